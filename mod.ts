@@ -1,0 +1,7 @@
+/**
+ * Policy bundle runtime: load a signed JSON bundle, verify it and evaluate
+ * decisions in-process.
+ *
+ * @module
+ */
+export * from "./src/engine/mod.ts";

@@ -1,0 +1,89 @@
+// This module is browser compatible.
+import type { Issue } from "./types.ts";
+
+/**
+ * Every stable error code the library and the CLI report. Callers match on
+ * these, never on messages. The codes of SPEC.md come first; the rest are
+ * the project's own (see `docs/errors.md`).
+ */
+export const ERROR_CODES = [
+  // Bundle load (SPEC.md "Bundle load codes")
+  "BUNDLE_READ_ERROR",
+  "BUNDLE_PARSE_ERROR",
+  "BUNDLE_INVALID",
+  "CHECKSUM_MISMATCH",
+  "BUNDLE_UNSIGNED",
+  "BUNDLE_SIGNATURE_MISSING",
+  "BUNDLE_SIGNATURE_UNVERIFIED",
+  "BUNDLE_SIGNATURE_INVALID",
+  "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
+  "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
+  // CONTRACT.md
+  "BUNDLE_TOO_LARGE",
+  "CONTEXT_KEY_NOT_ALLOWED",
+  "REMOTE_HMAC_REFUSED",
+  "BUNDLE_SCOPE_MISMATCH",
+  "REMOTE_UNAUTHORIZED",
+  "REMOTE_NOT_FOUND",
+  "REMOTE_UNAVAILABLE",
+  "LICENSE_REQUIRED",
+  // The project's own
+  "INVALID_REQUEST",
+  "INVALID_KEY",
+  "INVALID_OPTIONS",
+] as const;
+
+/** A stable error code. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Options of {@link PolicyError}. */
+export interface PolicyErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+  /** Validation issues (set on `BUNDLE_INVALID`). */
+  issues?: Issue[];
+}
+
+/**
+ * The one error class of the library. `code` is stable; `message` is for
+ * people and says what to do.
+ *
+ * @example Matching on the code
+ * ```ts
+ * import { PolicyError, isPolicyError } from "./policy_error.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new PolicyError("BUNDLE_UNSIGNED", "the bundle has no signature");
+ * assert.ok(isPolicyError(err, "BUNDLE_UNSIGNED"));
+ * assert.equal(err.name, "PolicyError");
+ * ```
+ */
+export class PolicyError extends Error {
+  /** The stable code. */
+  readonly code: ErrorCode;
+  /** Validation issues, for `BUNDLE_INVALID`; empty otherwise. */
+  readonly issues: readonly Issue[];
+
+  constructor(code: ErrorCode, message: string, options: PolicyErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "PolicyError";
+    this.code = code;
+    this.issues = options.issues ?? [];
+  }
+}
+
+/**
+ * True when `error` is a {@link PolicyError}, and, when `code` is given, has that code.
+ *
+ * @example
+ * ```ts
+ * import { PolicyError, isPolicyError } from "./policy_error.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isPolicyError(new Error("x")), false);
+ * assert.equal(isPolicyError(new PolicyError("BUNDLE_INVALID", "x"), "BUNDLE_PARSE_ERROR"), false);
+ * ```
+ */
+export function isPolicyError(error: unknown, code?: ErrorCode): error is PolicyError {
+  return error instanceof PolicyError && (code === undefined || error.code === code);
+}
