@@ -8,3 +8,7 @@
 export * from "./types.ts";
 export * from "./policy_error.ts";
 export * from "./canonical_payload.ts";
+export * from "./validate_bundle.ts";
+export * from "./compile_bundle.ts";
+export * from "./evaluate.ts";
+export * from "./trace_evaluation.ts";

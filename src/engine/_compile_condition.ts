@@ -1,0 +1,176 @@
+// This module is browser compatible.
+// Compiles a `when` tree once into closures (CONTRACT.md §3 "Conditions").
+import { PolicyError } from "./policy_error.ts";
+import {
+  isConditionValue,
+  isPlainObject,
+  isRecord,
+  MAX_CONDITION_DEPTH,
+  toComparableNumber,
+} from "./_guards.ts";
+
+/** A compiled condition: a test of the request context. */
+export type Test = (context: Record<string, unknown>) => boolean;
+
+const ALWAYS_FALSE: Test = () => false;
+
+/** Compiles a condition; malformed nodes and unknown operators compile to false. */
+export function compileCondition(node: unknown): Test {
+  return compileNode(node, 1);
+}
+
+function compileNode(node: unknown, depth: number): Test {
+  if (depth > MAX_CONDITION_DEPTH) {
+    throw new PolicyError(
+      "BUNDLE_INVALID",
+      `conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
+    );
+  }
+  if (!isRecord(node)) return ALWAYS_FALSE;
+  switch (node.op) {
+    case "eq":
+      return compileEq(node, false);
+    case "neq":
+    case "ne":
+      return compileEq(node, true);
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return compileOrdering(node, node.op);
+    case "in":
+      return compileIn(node);
+    case "exists": {
+      if (typeof node.path !== "string") return ALWAYS_FALSE;
+      const get = compilePath(node.path);
+      return (ctx) => {
+        const v = get(ctx);
+        return v !== undefined && v !== null;
+      };
+    }
+    case "and":
+    case "or": {
+      const list = node.conditions !== undefined ? node.conditions : node.args;
+      if (!Array.isArray(list) || list.length === 0) return ALWAYS_FALSE;
+      const tests = list.map((child) => compileNode(child, depth + 1));
+      return node.op === "and" ? all(tests) : any(tests);
+    }
+    case "not": {
+      const child = node.condition !== undefined ? node.condition : node.arg;
+      if (!isRecord(child)) return ALWAYS_FALSE;
+      const test = compileNode(child, depth + 1);
+      return (ctx) => !test(ctx);
+    }
+    default:
+      return ALWAYS_FALSE;
+  }
+}
+
+function all(tests: Test[]): Test {
+  if (tests.length === 1) return tests[0]!;
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) && b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i]!(ctx)) return false;
+    return true;
+  };
+}
+
+function any(tests: Test[]): Test {
+  if (tests.length === 1) return tests[0]!;
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) || b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(ctx)) return true;
+    return false;
+  };
+}
+
+/** `eq` compares JSON primitives strictly; an absent value compares as null. `neq` negates. */
+function compileEq(node: Record<string, unknown>, negate: boolean): Test {
+  const expected = node.value;
+  if (typeof node.path !== "string" || !isConditionValue(expected)) return ALWAYS_FALSE;
+  const get = compilePath(node.path);
+  if (expected === null) {
+    return negate
+      ? (ctx) => get(ctx) != null // present and not null
+      : (ctx) => get(ctx) == null; // absent or null
+  }
+  return negate ? (ctx) => get(ctx) !== expected : (ctx) => get(ctx) === expected;
+}
+
+function compileOrdering(node: Record<string, unknown>, op: "gt" | "gte" | "lt" | "lte"): Test {
+  const bound = toComparableNumber(node.value);
+  if (typeof node.path !== "string" || Number.isNaN(bound)) return ALWAYS_FALSE;
+  const get = compilePath(node.path);
+  switch (op) {
+    case "gt":
+      return (ctx) => toComparableNumber(get(ctx)) > bound;
+    case "gte":
+      return (ctx) => toComparableNumber(get(ctx)) >= bound;
+    case "lt":
+      return (ctx) => toComparableNumber(get(ctx)) < bound;
+    case "lte":
+      return (ctx) => toComparableNumber(get(ctx)) <= bound;
+  }
+}
+
+function compileIn(node: Record<string, unknown>): Test {
+  const values = node.values;
+  if (typeof node.path !== "string" || !Array.isArray(values)) return ALWAYS_FALSE;
+  const get = compilePath(node.path);
+  // Objects and arrays never match; an absent value compares as null.
+  const primitives = values.filter(isConditionValue);
+  const matchesNull = primitives.includes(null);
+  if (primitives.length <= 8) {
+    return (ctx) => {
+      const v = get(ctx);
+      if (v === undefined) return matchesNull;
+      for (let i = 0; i < primitives.length; i++) if (primitives[i] === v) return true;
+      return false;
+    };
+  }
+  const set = new Set<unknown>(primitives);
+  return (ctx) => {
+    const v = get(ctx);
+    // Set uses SameValueZero, which would match NaN with NaN; `===` never does.
+    return v === undefined ? matchesNull : v === v && set.has(v);
+  };
+}
+
+/**
+ * Compiles a dot path (one leading `ctx.` stripped) into a reader that goes
+ * through own properties of plain objects only. Inherited properties
+ * (`constructor`, `__proto__`, `toString`), arrays and class instances never
+ * resolve: the value is absent (`undefined`).
+ */
+export function compilePath(path: string): (context: Record<string, unknown>) => unknown {
+  const segments = (path.startsWith("ctx.") ? path.slice(4) : path).split(".");
+  if (segments.length === 1) {
+    const key = segments[0]!;
+    return (ctx) => Object.hasOwn(ctx, key) ? ctx[key] : undefined;
+  }
+  if (segments.length === 2) {
+    const [a, b] = segments as [string, string];
+    return (ctx) => {
+      if (!Object.hasOwn(ctx, a)) return undefined;
+      const inner = ctx[a];
+      return isPlainObject(inner) && Object.hasOwn(inner, b) ? inner[b] : undefined;
+    };
+  }
+  return (ctx) => {
+    let current: unknown = ctx;
+    for (let i = 0; i < segments.length; i++) {
+      if (i > 0 && !isPlainObject(current)) return undefined;
+      const key = segments[i]!;
+      const record = current as Record<string, unknown>;
+      if (!Object.hasOwn(record, key)) return undefined;
+      current = record[key];
+    }
+    return current;
+  };
+}

@@ -1,0 +1,88 @@
+// This module is browser compatible.
+// Shared value checks and vocabulary of the bundle format.
+import type { EffectType, Env } from "./types.ts";
+
+/** Effect types, strongest first (CONTRACT.md §3 selection order). */
+export const EFFECT_TYPES: readonly EffectType[] = [
+  "kill_switch",
+  "deny",
+  "throttle",
+  "allow",
+  "custom",
+];
+
+/** The four environments. */
+export const ENVS: readonly Env[] = ["prod", "staging", "dev", "test"];
+
+/** Conditions nest at most this deep; deeper is `CONDITION_TOO_DEEP`. */
+export const MAX_CONDITION_DEPTH = 64;
+
+/** True for an object that is not an array and not null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** True for a plain object: its prototype is `Object.prototype` or `null`. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Reads an own property only; inherited ones (`constructor`, `__proto__`, `toString`) are absent. */
+export function ownValue(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/** True for a string with at least one character. */
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0;
+}
+
+/** True for a finite number. */
+export function isFiniteNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+/** True for a JSON primitive usable as a condition value. */
+export function isConditionValue(value: unknown): value is string | number | boolean | null {
+  return value === null || typeof value === "string" || typeof value === "boolean" ||
+    isFiniteNumber(value);
+}
+
+/** True when `value` is one of the five effect types. */
+export function isEffectType(value: unknown): value is EffectType {
+  return typeof value === "string" && (EFFECT_TYPES as readonly string[]).includes(value);
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * Numeric coercion of ordering comparisons: a finite number, or a string that
+ * is exactly a JSON number literal with a finite value; anything else is NaN
+ * (so every comparison with it is false).
+ */
+export function toComparableNumber(value: unknown): number {
+  if (typeof value === "number") return Number.isFinite(value) ? value : NaN;
+  if (typeof value === "string" && JSON_NUMBER.test(value)) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
+
+/** Escapes one JSON Pointer reference token (RFC 6901). */
+export function pointerToken(token: string | number): string {
+  return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** True when `value` nests deeper than `limit` levels of objects and arrays. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit <= 0) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  for (const child of children) {
+    if (nestsDeeperThan(child, limit - 1)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,464 @@
+// This module is browser compatible.
+import type { Issue, ValidationResult } from "./types.ts";
+import {
+  ENVS,
+  isConditionValue,
+  isEffectType,
+  isFiniteNumber,
+  isNonEmptyString,
+  isRecord,
+  MAX_CONDITION_DEPTH,
+  nestsDeeperThan,
+  toComparableNumber,
+} from "./_guards.ts";
+
+/** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
+const MAX_RULE_JSON_DEPTH = 256;
+
+const COMPARISON_OPS = new Set(["eq", "neq", "ne", "gt", "gte", "lt", "lte"]);
+const ORDERING_OPS = new Set(["gt", "gte", "lt", "lte"]);
+const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
+const ISO_8601 =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+class Collector {
+  readonly errors: Issue[] = [];
+  readonly warnings: Issue[] = [];
+  error(code: string, path: string, message: string): void {
+    this.errors.push({ code, message, path });
+  }
+  warn(code: string, path: string, message: string): void {
+    this.warnings.push({ code, message, path });
+  }
+}
+
+/**
+ * Validates a parsed bundle document against the runtime's rules and
+ * collects every issue (not only the first). Errors make the bundle
+ * unloadable; warnings point at things that load but are probably not what
+ * the author meant (see `docs/errors.md` for every code).
+ *
+ * @example A valid bundle, and one with two errors
+ * ```ts
+ * import { validateBundle } from "./validate_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(validateBundle({ schemaVersion: 1, env: "prod", policies: [] }), {
+ *   valid: true,
+ *   errors: [],
+ *   warnings: [],
+ * });
+ * const result = validateBundle({ schemaVersion: 2, env: "qa", policies: [] });
+ * assert.equal(result.valid, false);
+ * assert.deepEqual(result.errors.map((e) => e.code), ["INVALID_SCHEMA_VERSION", "INVALID_ENV"]);
+ * ```
+ */
+export function validateBundle(document: unknown): ValidationResult {
+  const out = new Collector();
+  if (!isRecord(document)) {
+    out.error(
+      "DOCUMENT_NOT_OBJECT",
+      "",
+      "the document must be a JSON object with schemaVersion, env and policies",
+    );
+    return result(out);
+  }
+  if (document.schemaVersion !== 1) {
+    out.error(
+      "INVALID_SCHEMA_VERSION",
+      "/schemaVersion",
+      `schemaVersion must be the integer 1, found ${describe(document.schemaVersion)}`,
+    );
+  }
+  if (!(ENVS as readonly unknown[]).includes(document.env)) {
+    out.error(
+      "INVALID_ENV",
+      "/env",
+      `env must be one of ${ENVS.join(", ")}, found ${describe(document.env)}`,
+    );
+  }
+  checkOptionalTopLevel(document, out);
+  const policies = document.policies;
+  if (!Array.isArray(policies)) {
+    out.error(
+      "POLICIES_NOT_ARRAY",
+      "/policies",
+      `policies must be an array (it may be empty), found ${describe(policies)}`,
+    );
+    return result(out);
+  }
+  const seenKeys = new Map<string, number>();
+  policies.forEach((policy, index) => checkPolicy(policy, index, seenKeys, out));
+  return result(out);
+}
+
+function result(out: Collector): ValidationResult {
+  return { valid: out.errors.length === 0, errors: out.errors, warnings: out.warnings };
+}
+
+function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector): void {
+  for (const field of ["orgId", "projectId", "etag"]) {
+    if (document[field] !== undefined && typeof document[field] !== "string") {
+      out.error("INVALID_FIELD", `/${field}`, `${field} must be a string when present`);
+    }
+  }
+  const generatedAt = document.generatedAt;
+  if (
+    generatedAt !== undefined &&
+    (typeof generatedAt !== "string" || !ISO_8601.test(generatedAt) ||
+      Number.isNaN(Date.parse(generatedAt)))
+  ) {
+    out.error(
+      "INVALID_FIELD",
+      "/generatedAt",
+      "generatedAt must be an ISO 8601 date-time string when present",
+    );
+  }
+  const version = document.bundleVersion;
+  if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 1)) {
+    out.error(
+      "INVALID_FIELD",
+      "/bundleVersion",
+      `bundleVersion must be a whole number >= 1 when present, found ${describe(version)}`,
+    );
+  }
+  const checksum = document.checksum;
+  if (checksum !== undefined && (typeof checksum !== "string" || !CHECKSUM.test(checksum))) {
+    out.error(
+      "INVALID_FIELD",
+      "/checksum",
+      'checksum must be "sha256:" followed by 64 lowercase hex characters when present',
+    );
+  }
+  const signature = document.signature;
+  if (signature !== undefined) {
+    if (
+      !isRecord(signature) || typeof signature.algorithm !== "string" ||
+      typeof signature.keyId !== "string" || typeof signature.value !== "string"
+    ) {
+      out.error(
+        "INVALID_FIELD",
+        "/signature",
+        "signature must be an object with string algorithm, keyId and value",
+      );
+    }
+  }
+}
+
+function checkPolicy(
+  policy: unknown,
+  index: number,
+  seenKeys: Map<string, number>,
+  out: Collector,
+): void {
+  const at = `/policies/${index}`;
+  if (!isRecord(policy)) {
+    out.error("POLICY_NOT_OBJECT", at, `policy ${index} must be an object`);
+    return;
+  }
+  const key = policy.policyKey;
+  if (!isNonEmptyString(key)) {
+    out.error(
+      "MISSING_POLICY_KEY",
+      `${at}/policyKey`,
+      `policy ${index} needs a policyKey (a non-empty string)`,
+    );
+  } else if (seenKeys.has(key)) {
+    out.error(
+      "DUPLICATE_POLICY_KEY",
+      `${at}/policyKey`,
+      `policyKey "${key}" is already used by policy ${
+        seenKeys.get(key)
+      }; policy keys must be unique`,
+    );
+  } else {
+    seenKeys.set(key, index);
+  }
+  const name = isNonEmptyString(key) ? `policy "${key}"` : `policy ${index}`;
+  if (!isFiniteNumber(policy.activeVersion)) {
+    out.error(
+      "INVALID_ACTIVE_VERSION",
+      `${at}/activeVersion`,
+      `${name}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
+    );
+  }
+  const rules = policy.rules;
+  if (!Array.isArray(rules)) {
+    out.error(
+      "RULES_NOT_ARRAY",
+      `${at}/rules`,
+      `${name}: rules must be an array (it may be empty), found ${describe(rules)}`,
+    );
+  } else {
+    const seenIds = new Map<string, number>();
+    rules.forEach((rule, i) => checkRule(rule, `${at}/rules/${i}`, i, seenIds, name, out));
+  }
+  if (policy.defaults !== undefined) {
+    checkDefaults(policy.defaults, `${at}/defaults`, name, out);
+    if (Array.isArray(rules) && rules.length === 0) {
+      out.warn(
+        "DEFAULTS_UNREACHABLE",
+        `${at}/defaults`,
+        `${name} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
+      );
+    }
+  }
+}
+
+function checkRule(
+  rule: unknown,
+  at: string,
+  index: number,
+  seenIds: Map<string, number>,
+  policyName: string,
+  out: Collector,
+): void {
+  if (!isRecord(rule)) {
+    out.error("RULE_NOT_OBJECT", at, `${policyName}: rule ${index} must be an object`);
+    return;
+  }
+  const id = rule.id;
+  if (!isNonEmptyString(id)) {
+    out.error(
+      "MISSING_RULE_ID",
+      `${at}/id`,
+      `${policyName}: rule ${index} needs an id (a non-empty string)`,
+    );
+  } else if (seenIds.has(id)) {
+    out.error(
+      "DUPLICATE_RULE_ID",
+      `${at}/id`,
+      `${policyName}: rule id "${id}" is already used by rule ${seenIds.get(id)} of this policy`,
+    );
+  } else {
+    seenIds.set(id, index);
+  }
+  const name = `${policyName}, rule ${isNonEmptyString(id) ? `"${id}"` : index}`;
+  if (rule.status !== "active" && rule.status !== "disabled") {
+    out.error(
+      "INVALID_RULE_STATUS",
+      `${at}/status`,
+      `${name}: status must be "active" or "disabled", found ${describe(rule.status)}`,
+    );
+  }
+  if (!isFiniteNumber(rule.priority)) {
+    out.error(
+      "INVALID_RULE_PRIORITY",
+      `${at}/priority`,
+      `${name}: priority must be a number, found ${describe(rule.priority)}`,
+    );
+  }
+  checkTarget(rule.target, `${at}/target`, name, out);
+  if (rule.effect === undefined) {
+    out.error("INVALID_RULE_EFFECT", `${at}/effect`, `${name}: effect is required`);
+  } else {
+    checkEffect(rule.effect, `${at}/effect`, name, out);
+  }
+  for (const branch of ["thenEffect", "elseEffect"] as const) {
+    if (rule[branch] !== undefined) checkEffect(rule[branch], `${at}/${branch}`, name, out);
+  }
+  if (rule.when === undefined) {
+    for (const branch of ["thenEffect", "elseEffect"] as const) {
+      if (rule[branch] !== undefined) {
+        out.warn(
+          "RULE_BRANCH_UNUSED",
+          `${at}/${branch}`,
+          `${name}: ${branch} is never used because the rule has no when; the rule applies effect`,
+        );
+      }
+    }
+  } else if (!checkCondition(rule.when, `${at}/when`, 1, name, out)) {
+    return; // too deep: the generic depth check below would only repeat it
+  }
+  if (rule.description !== undefined && typeof rule.description !== "string") {
+    out.error("INVALID_FIELD", `${at}/description`, `${name}: description must be a string`);
+  }
+  if (nestsDeeperThan(rule, MAX_RULE_JSON_DEPTH)) {
+    out.error(
+      "DOCUMENT_TOO_DEEP",
+      at,
+      `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
+    );
+  }
+}
+
+function checkTarget(target: unknown, at: string, name: string, out: Collector): void {
+  if (!isRecord(target)) {
+    out.error(
+      "INVALID_RULE_TARGET",
+      at,
+      `${name}: target must be an object with service, resource and action`,
+    );
+    return;
+  }
+  for (const field of ["service", "resource", "action"]) {
+    const value = target[field];
+    if (!isNonEmptyString(value)) {
+      out.error(
+        "INVALID_RULE_TARGET",
+        `${at}/${field}`,
+        `${name}: target.${field} must be a non-empty string, found ${describe(value)}`,
+      );
+    } else if (value.includes("*")) {
+      out.warn(
+        "TARGET_WILDCARD_LITERAL",
+        `${at}/${field}`,
+        `${name}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
+      );
+    }
+  }
+}
+
+function checkEffect(effect: unknown, at: string, name: string, out: Collector): void {
+  const problem = effectProblem(effect, "value");
+  if (problem !== null) out.error("INVALID_RULE_EFFECT", at, `${name}: ${problem}`);
+}
+
+function checkDefaults(defaults: unknown, at: string, name: string, out: Collector): void {
+  if (!isRecord(defaults) || !isEffectType(defaults.effect)) {
+    out.error(
+      "INVALID_DEFAULT_EFFECT",
+      at,
+      `${name}: defaults must be an object whose effect is allow, deny, throttle, kill_switch or custom`,
+    );
+    return;
+  }
+  const type = defaults.effect;
+  if (
+    (type === "kill_switch" || type === "throttle") && defaults[descriptorKey(type)] === undefined
+  ) {
+    out.warn(
+      "DEFAULT_DESCRIPTOR_MISSING",
+      at,
+      `${name}: a ${type} default without its ${
+        descriptorKey(type)
+      } descriptor is ignored; add the descriptor or change the effect`,
+    );
+    return;
+  }
+  const problem = effectProblem({ ...defaults, type }, "customEffect");
+  if (problem !== null) out.error("INVALID_DEFAULT_EFFECT", at, `${name}: defaults ${problem}`);
+}
+
+function descriptorKey(type: "kill_switch" | "throttle"): "killSwitch" | "throttle" {
+  return type === "kill_switch" ? "killSwitch" : "throttle";
+}
+
+/** What is wrong with an effect (`type` plus descriptor), or null. */
+function effectProblem(effect: unknown, customField: "value" | "customEffect"): string | null {
+  if (!isRecord(effect)) return "an effect must be an object with a type";
+  const type = effect.type;
+  if (!isEffectType(type)) {
+    return `effect type must be allow, deny, throttle, kill_switch or custom, found ${
+      describe(type)
+    }`;
+  }
+  if (type === "kill_switch") {
+    const ks = effect.killSwitch;
+    if (!isRecord(ks) || !isNonEmptyString(ks.service)) {
+      return "a kill_switch effect needs killSwitch: {service, reason?} with a non-empty service";
+    }
+    if (ks.reason !== undefined && typeof ks.reason !== "string") {
+      return "killSwitch.reason must be a string";
+    }
+  } else if (type === "throttle") {
+    const t = effect.throttle;
+    if (
+      !isRecord(t) || !isFiniteNumber(t.limit) || t.limit < 0 ||
+      !isFiniteNumber(t.windowSeconds) || t.windowSeconds <= 0 || typeof t.key !== "string"
+    ) {
+      return "a throttle effect needs throttle: {limit >= 0, windowSeconds > 0, key (string)}";
+    }
+  } else if (type === "custom" && typeof effect[customField] !== "string") {
+    return `a custom effect needs ${customField} (a string, often JSON-encoded)`;
+  }
+  return null;
+}
+
+/** Checks a condition tree; returns false when it is too deep (an error). */
+function checkCondition(
+  node: unknown,
+  at: string,
+  depth: number,
+  name: string,
+  out: Collector,
+): boolean {
+  if (depth > MAX_CONDITION_DEPTH) {
+    out.error(
+      "CONDITION_TOO_DEEP",
+      at,
+      `${name}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
+    );
+    return false;
+  }
+  const malformed = (detail: string) =>
+    out.warn("CONDITION_MALFORMED", at, `${name}: ${detail}; this condition is always false`);
+  if (!isRecord(node)) {
+    malformed("a condition must be an object with an op");
+    return true;
+  }
+  const op = node.op;
+  if (typeof op !== "string") {
+    malformed("a condition needs an op (a string)");
+    return true;
+  }
+  if (COMPARISON_OPS.has(op) || op === "in" || op === "exists") {
+    if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`);
+    if (COMPARISON_OPS.has(op)) {
+      if (!isConditionValue(node.value)) {
+        malformed(`${op} needs a value that is a string, number, boolean or null`);
+      } else if (ORDERING_OPS.has(op) && Number.isNaN(toComparableNumber(node.value))) {
+        malformed(`${op} compares numbers but its value ${describe(node.value)} is not numeric`);
+      }
+    } else if (op === "in") {
+      const values = node.values;
+      if (!Array.isArray(values)) {
+        malformed("in needs values (an array)");
+      } else if (!values.every(isConditionValue)) {
+        out.warn(
+          "CONDITION_MALFORMED",
+          `${at}/values`,
+          `${name}: in values that are objects or arrays never match`,
+        );
+      }
+    }
+    return true;
+  }
+  if (op === "and" || op === "or") {
+    const listKey = node.conditions !== undefined ? "conditions" : "args";
+    const list = node[listKey];
+    if (!Array.isArray(list) || list.length === 0) {
+      malformed(`${op} needs conditions (a non-empty array)`);
+      return true;
+    }
+    return list.every((child, i) =>
+      checkCondition(child, `${at}/${listKey}/${i}`, depth + 1, name, out)
+    );
+  }
+  if (op === "not") {
+    const childKey = node.condition !== undefined ? "condition" : "arg";
+    const child = node[childKey];
+    if (!isRecord(child)) {
+      malformed("not needs condition (one condition object)");
+      return true;
+    }
+    return checkCondition(child, `${at}/${childKey}`, depth + 1, name, out);
+  }
+  out.warn(
+    "CONDITION_UNKNOWN_OPERATOR",
+    `${at}/op`,
+    `${name}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
+  );
+  return true;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
+  }
+  return String(value);
+}
