@@ -42,11 +42,10 @@ function compileNode(node: unknown, depth: number): Test {
       return compileIn(node);
     case "exists": {
       if (typeof node.path !== "string") return ALWAYS_FALSE;
+      const key = singleKey(node.path);
+      if (key !== null) return (ctx) => ctx[key] != null && Object.hasOwn(ctx, key);
       const get = compilePath(node.path);
-      return (ctx) => {
-        const v = get(ctx);
-        return v !== undefined && v !== null;
-      };
+      return (ctx) => get(ctx) != null;
     }
     case "and":
     case "or": {
@@ -94,6 +93,18 @@ function any(tests: Test[]): Test {
 function compileEq(node: Record<string, unknown>, negate: boolean): Test {
   const expected = node.value;
   if (typeof node.path !== "string" || !isConditionValue(expected)) return ALWAYS_FALSE;
+  const key = singleKey(node.path);
+  if (key !== null) {
+    // Fast path: read, then prove ownership only when the result depends on it.
+    if (expected === null) {
+      return negate
+        ? (ctx) => ctx[key] != null && Object.hasOwn(ctx, key)
+        : (ctx) => ctx[key] == null || !Object.hasOwn(ctx, key);
+    }
+    return negate
+      ? (ctx) => ctx[key] !== expected || !Object.hasOwn(ctx, key)
+      : (ctx) => ctx[key] === expected && Object.hasOwn(ctx, key);
+  }
   const get = compilePath(node.path);
   if (expected === null) {
     return negate
@@ -106,40 +117,56 @@ function compileEq(node: Record<string, unknown>, negate: boolean): Test {
 function compileOrdering(node: Record<string, unknown>, op: "gt" | "gte" | "lt" | "lte"): Test {
   const bound = toComparableNumber(node.value);
   if (typeof node.path !== "string" || Number.isNaN(bound)) return ALWAYS_FALSE;
-  const get = compilePath(node.path);
-  switch (op) {
-    case "gt":
-      return (ctx) => toComparableNumber(get(ctx)) > bound;
-    case "gte":
-      return (ctx) => toComparableNumber(get(ctx)) >= bound;
-    case "lt":
-      return (ctx) => toComparableNumber(get(ctx)) < bound;
-    case "lte":
-      return (ctx) => toComparableNumber(get(ctx)) <= bound;
-  }
+  const key = singleKey(node.path);
+  const get = key === null ? compilePath(node.path) : null;
+  const compare = (v: unknown): boolean => {
+    const n = typeof v === "number" ? v : toComparableNumber(v);
+    switch (op) {
+      case "gt":
+        return n > bound;
+      case "gte":
+        return n >= bound;
+      case "lt":
+        return n < bound;
+      case "lte":
+        return n <= bound;
+    }
+  };
+  if (get !== null) return (ctx) => compare(get(ctx));
+  const k = key!;
+  return (ctx) => compare(ctx[k]) && Object.hasOwn(ctx, k);
 }
 
 function compileIn(node: Record<string, unknown>): Test {
   const values = node.values;
   if (typeof node.path !== "string" || !Array.isArray(values)) return ALWAYS_FALSE;
-  const get = compilePath(node.path);
   // Objects and arrays never match; an absent value compares as null.
   const primitives = values.filter(isConditionValue);
   const matchesNull = primitives.includes(null);
-  if (primitives.length <= 8) {
-    return (ctx) => {
-      const v = get(ctx);
-      if (v === undefined) return matchesNull;
-      for (let i = 0; i < primitives.length; i++) if (primitives[i] === v) return true;
-      return false;
-    };
-  }
-  const set = new Set<unknown>(primitives);
-  return (ctx) => {
-    const v = get(ctx);
+  const set = primitives.length > 8 ? new Set<unknown>(primitives) : null;
+  const matches = (v: unknown): boolean => {
+    if (v === undefined) return matchesNull;
     // Set uses SameValueZero, which would match NaN with NaN; `===` never does.
-    return v === undefined ? matchesNull : v === v && set.has(v);
+    if (set !== null) return v === v && set.has(v);
+    for (let i = 0; i < primitives.length; i++) if (primitives[i] === v) return true;
+    return false;
   };
+  const key = singleKey(node.path);
+  if (key === null) {
+    const get = compilePath(node.path);
+    return (ctx) => matches(get(ctx));
+  }
+  return (ctx) => {
+    const v = ctx[key];
+    if (v === undefined) return matchesNull;
+    return Object.hasOwn(ctx, key) ? matches(v) : matchesNull;
+  };
+}
+
+/** The key of a one-segment path (after stripping `ctx.`), or null. */
+function singleKey(path: string): string | null {
+  const stripped = path.startsWith("ctx.") ? path.slice(4) : path;
+  return stripped.includes(".") ? null : stripped;
 }
 
 /**

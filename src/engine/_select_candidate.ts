@@ -1,7 +1,8 @@
 // This module is browser compatible.
 // The hot path shared by evaluate and traceEvaluation.
-import type { EvaluationRequest } from "./types.ts";
-import type { Candidate, TargetEntry } from "./compile_bundle.ts";
+import type { Decision, EvaluationRequest } from "./types.ts";
+import { type Candidate, NO_RANK, type TargetEntry } from "./compile_bundle.ts";
+import type { Test } from "./_compile_condition.ts";
 import { PolicyError } from "./policy_error.ts";
 import { isPlainObject } from "./_guards.ts";
 
@@ -10,37 +11,68 @@ const EMPTY_CONTEXT: Record<string, unknown> = Object.freeze(Object.create(null)
 /**
  * The winning candidate at a target, or null. Every active rule of every
  * applicable policy is considered; a policy's default is a candidate only
- * when none of its rules fired. Ranks were fixed at compile time.
+ * when none of its rules fired. Ranks were fixed at compile time, so this is
+ * a minimum over the candidates that fired, read from the flat program.
  */
 export function selectCandidate(
   entry: TargetEntry,
   context: Record<string, unknown>,
 ): Candidate | null {
-  let best: Candidate | null = null;
-  let bestRank = Infinity;
-  const policies = entry.policies;
-  for (let p = 0; p < policies.length; p++) {
-    const policy = policies[p]!;
-    const rules = policy.activeRules;
+  const program = entry.program;
+  const length = program.length;
+  let best: unknown = null;
+  let bestRank = NO_RANK;
+  let i = 0;
+  while (i < length) {
+    const start = i;
+    const end = start + 3 + (program[start] as number) * 5;
     let fired = false;
-    for (let r = 0; r < rules.length; r++) {
-      const rule = rules[r]!;
-      const c = rule.test === null || rule.test(context) ? rule.onTrue : rule.onFalse;
-      if (c !== null) {
+    for (i += 3; i < end; i += 5) {
+      const test = program[i] as Test | null;
+      if (test === null || test(context)) {
         fired = true;
-        if (c.rank < bestRank) {
-          best = c;
-          bestRank = c.rank;
+        const rank = program[i + 1] as number;
+        if (rank < bestRank) {
+          bestRank = rank;
+          best = program[i + 2];
+        }
+      } else {
+        const rank = program[i + 3] as number;
+        if (rank !== NO_RANK) {
+          fired = true;
+          if (rank < bestRank) {
+            bestRank = rank;
+            best = program[i + 4];
+          }
         }
       }
     }
-    const fallback = policy.fallback;
-    if (!fired && fallback !== null && fallback.rank < bestRank) {
-      best = fallback;
-      bestRank = fallback.rank;
+    if (!fired && (program[start + 1] as number) < bestRank) {
+      bestRank = program[start + 1] as number;
+      best = program[start + 2];
     }
   }
-  return best;
+  return best as Candidate | null;
+}
+
+/** A fresh decision object with exactly the fields SPEC.md lists for the candidate's type. */
+export function makeDecision(c: Candidate, parseCustomEffect: boolean): Decision {
+  const d: Decision = c.reason === "rule"
+    ? { decision: c.type, reason: "rule", policyKey: c.policyKey, ruleId: c.ruleId }
+    : { decision: c.type, reason: "default", policyKey: c.policyKey };
+  const t = c.throttle;
+  if (t !== null) d.throttle = { limit: t.limit, windowSeconds: t.windowSeconds, key: t.key };
+  const ks = c.killSwitch;
+  if (ks !== null) {
+    d.killSwitch = ks.reason === null
+      ? { service: ks.service }
+      : { service: ks.service, reason: ks.reason };
+  }
+  if (c.value !== null) {
+    d.value = c.value;
+    if (parseCustomEffect && c.valueIsJson) d.parsedValue = JSON.parse(c.value);
+  }
+  return d;
 }
 
 /**

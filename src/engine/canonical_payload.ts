@@ -31,6 +31,10 @@ export function canonicalJson(value: unknown): string {
   return serialise(value, 0);
 }
 
+/** JSON-quoted object keys followed by ":", cached because bundles repeat their keys. */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+
 function serialise(value: unknown, depth: number): string {
   if (value === null || typeof value !== "object") {
     // Primitives: JSON.stringify gives the escaping and number format (NaN and ±Infinity become null).
@@ -51,17 +55,38 @@ function serialise(value: unknown, depth: number): string {
     return out + "]";
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = sortKeys(Object.keys(record));
   let out = "{";
   let first = true;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const v = record[key];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-    if (!first) out += ",";
+    let quoted = quotedKeys.get(key);
+    if (quoted === undefined) {
+      quoted = JSON.stringify(key) + ":";
+      if (quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, quoted);
+    }
+    out += first ? quoted : "," + quoted;
     first = false;
-    out += JSON.stringify(key) + ":" + serialise(v, depth + 1);
+    out += serialise(v, depth + 1);
   }
   return out + "}";
+}
+
+/** Sorts keys by UTF-16 code units; insertion sort for the small objects bundles are made of. */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /**

@@ -1,25 +1,23 @@
 // This module is browser compatible.
-import type {
-  Decision,
-  Effect,
-  EffectType,
-  Policy,
-  PolicyDefault,
-  Rule,
-  RuntimeBundleV1,
-} from "./types.ts";
+import type { Effect, EffectType, Policy, PolicyDefault, Rule, RuntimeBundleV1 } from "./types.ts";
 import { PolicyError } from "./policy_error.ts";
 import { validateBundle } from "./validate_bundle.ts";
 import { compileCondition, type Test } from "./_compile_condition.ts";
+import { canonicalJson } from "./canonical_payload.ts";
 import { EFFECT_TYPES } from "./_guards.ts";
 
 /** Version of the compiled form; changes when its shape does. */
 export const COMPILER_VERSION = 1;
 
+/** Rank of "no candidate"; a small integer so flat programs hold only small integers. */
+export const NO_RANK = 0x3fffffff;
+
 /**
  * One way a decision can be made at a target: a rule's outcome (effect,
  * thenEffect or elseEffect) or a policy default. `rank` orders every
  * candidate of a target by CONTRACT.md §3 selection; the lowest fired wins.
+ * Every candidate has the same shape (absent descriptors are null), so the
+ * code that reads them stays monomorphic.
  */
 export interface Candidate {
   readonly rank: number;
@@ -29,11 +27,19 @@ export interface Candidate {
   /** The rule id, or `__default__` for a policy default. */
   readonly ruleId: string;
   readonly reason: "rule" | "default";
-  /** Builds a fresh decision object. */
-  readonly decide: (parseCustomEffect: boolean) => Decision;
+  readonly throttle: {
+    readonly limit: number;
+    readonly windowSeconds: number;
+    readonly key: string;
+  } | null;
+  readonly killSwitch: { readonly service: string; readonly reason: string | null } | null;
+  /** The custom value, or null. */
+  readonly value: string | null;
+  /** True when `value` parses as JSON. */
+  readonly valueIsJson: boolean;
 }
 
-/** A compiled rule at its target. */
+/** A compiled rule at its target, as traces see it. */
 export interface CompiledRule {
   readonly id: string;
   readonly active: boolean;
@@ -49,16 +55,21 @@ export interface CompiledRule {
 /** A policy as it applies at one target. */
 export interface PolicyAtTarget {
   readonly policyKey: string;
-  /** Active rules naming the target, in bundle order: the only ones evaluated. */
-  readonly activeRules: readonly CompiledRule[];
-  /** Every rule naming the target, active or disabled (for traces). */
-  readonly allRules: readonly CompiledRule[];
+  /** Every rule naming the target, active or disabled, in bundle order. */
+  readonly rules: readonly CompiledRule[];
   /** The default as a candidate, or null when absent or ignored. */
   readonly fallback: Candidate | null;
 }
 
-/** Everything that applies at one exact target. */
+/**
+ * Everything that applies at one exact target. `program` is the flat form
+ * the hot path runs: per applicable policy `[activeRuleCount, fallbackRank,
+ * fallback]` followed, per active rule, by `[test, rankIfTrue, ifTrue,
+ * rankIfFalse, ifFalse]` (ranks are small integers, NO_RANK for none).
+ * Keeping it in one array means an evaluation touches few objects.
+ */
 export interface TargetEntry {
+  readonly program: readonly unknown[];
   readonly policies: readonly PolicyAtTarget[];
 }
 
@@ -82,7 +93,8 @@ export interface CompileOptions {
 /**
  * Validates a bundle and compiles it into an immutable index: an exact
  * target lookup (nested maps, no scanning), conditions compiled once into
- * closures, and every candidate decision ranked in advance.
+ * closures (identical conditions share one), and every candidate decision
+ * ranked in advance.
  *
  * @throws {PolicyError} `BUNDLE_INVALID` with the validation issues.
  *
@@ -100,34 +112,43 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
   if (!options.skipValidation) {
     const result = validateBundle(document);
     if (!result.valid) {
+      const first = result.errors[0]!;
       throw new PolicyError(
         "BUNDLE_INVALID",
-        `the bundle is invalid: ${result.errors[0]!.message} (${result.errors[0]!.path})` +
+        `the bundle is invalid: ${first.message} (at ${first.path || "/"})` +
           (result.errors.length > 1 ? ` and ${result.errors.length - 1} more issue(s)` : ""),
         { issues: result.errors },
       );
     }
   }
   const bundle = document as RuntimeBundleV1;
-  const index = new Map<string, Map<string, Map<string, Builder>>>();
+  // Identical conditions share one compiled test: less memory, and call sites stay monomorphic.
+  const tests = new Map<string, Test>();
+  const testFor = (when: unknown): Test => {
+    const key = canonicalJson(when);
+    let test = tests.get(key);
+    if (test === undefined) tests.set(key, test = compileCondition(when));
+    return test;
+  };
+  const builders = new Map<string, Map<string, Map<string, Builder>>>();
   let ruleCount = 0;
   bundle.policies.forEach((policy, policyIndex) => {
     ruleCount += policy.rules.length;
     policy.rules.forEach((rule, ruleIndex) => {
       const { service, resource, action } = rule.target;
-      let byResource = index.get(service);
-      if (!byResource) index.set(service, byResource = new Map());
+      let byResource = builders.get(service);
+      if (!byResource) builders.set(service, byResource = new Map());
       let byAction = byResource.get(resource);
       if (!byAction) byResource.set(resource, byAction = new Map());
       let builder = byAction.get(action);
-      if (!builder) byAction.set(action, builder = new Builder());
+      if (!builder) byAction.set(action, builder = new Builder(testFor));
       builder.add(policy, policyIndex, rule, ruleIndex);
     });
   });
-  const entries = new Map<string, Map<string, Map<string, TargetEntry>>>();
-  for (const [service, byResource] of index) {
+  const index = new Map<string, Map<string, Map<string, TargetEntry>>>();
+  for (const [service, byResource] of builders) {
     const r = new Map<string, Map<string, TargetEntry>>();
-    entries.set(service, r);
+    index.set(service, r);
     for (const [resource, byAction] of byResource) {
       const a = new Map<string, TargetEntry>();
       r.set(resource, a);
@@ -140,28 +161,24 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     policyCount: bundle.policies.length,
     ruleCount,
     lookup: (service: string, resource: string, action: string) =>
-      entries.get(service)?.get(resource)?.get(action),
+      index.get(service)?.get(resource)?.get(action),
   });
 }
 
-/** Sort data of a candidate before ranks are assigned. */
+/** A candidate before ranks are assigned, with its sort data. */
 interface Draft {
-  type: EffectType;
+  candidate: Omit<Candidate, "rank">;
   rate: number;
-  priority: number;
   isDefault: boolean;
   policyIndex: number;
   ruleIndex: number;
   branch: number;
-  policyKey: string;
-  ruleId: string;
-  decide: (parseCustomEffect: boolean) => Decision;
   rank: number;
 }
 
 interface PolicyDraft {
   policyKey: string;
-  rules: { rule: Rule; onTrue: Draft; onFalse: Draft | null; test: Test | null }[];
+  rules: { rule: Rule; test: Test | null; onTrue: Draft; onFalse: Draft | null }[];
   fallback: Draft | null;
 }
 
@@ -170,6 +187,11 @@ class Builder {
   readonly #policies: PolicyDraft[] = [];
   readonly #byPolicy = new Map<number, PolicyDraft>();
   readonly #drafts: Draft[] = [];
+  readonly #testFor: (when: unknown) => Test;
+
+  constructor(testFor: (when: unknown) => Test) {
+    this.#testFor = testFor;
+  }
 
   add(policy: Policy, policyIndex: number, rule: Rule, ruleIndex: number): void {
     let p = this.#byPolicy.get(policyIndex);
@@ -181,20 +203,25 @@ class Builder {
       this.#byPolicy.set(policyIndex, p);
       this.#policies.push(p);
     }
-    const key = policy.policyKey;
     const draft = (effect: Effect, branch: number) =>
-      this.#draft(effect.type, effectRate(effect), rule.priority, false, policyIndex, ruleIndex, {
+      this.#draft({
+        candidate: candidateData(effect, effect.value, {
+          priority: rule.priority,
+          policyKey: policy.policyKey,
+          ruleId: rule.id,
+          reason: "rule",
+        }),
+        rate: effectRate(effect),
+        isDefault: false,
+        policyIndex,
+        ruleIndex,
         branch,
-        policyKey: key,
-        ruleId: rule.id,
-        decide: decisionFactory(effect.type, "rule", key, rule.id, effect, effect.value),
       });
     const hasWhen = rule.when !== undefined;
-    const thenEffect = hasWhen && rule.thenEffect !== undefined ? rule.thenEffect : rule.effect;
     p.rules.push({
       rule,
-      test: hasWhen ? compileCondition(rule.when) : null,
-      onTrue: draft(thenEffect, 0),
+      test: hasWhen ? this.#testFor(rule.when) : null,
+      onTrue: draft(hasWhen && rule.thenEffect !== undefined ? rule.thenEffect : rule.effect, 0),
       onFalse: hasWhen && rule.elseEffect !== undefined ? draft(rule.elseEffect, 1) : null,
     });
   }
@@ -203,60 +230,52 @@ class Builder {
     // A kill_switch or throttle default without its descriptor is ignored.
     if (d.effect === "kill_switch" && d.killSwitch === undefined) return null;
     if (d.effect === "throttle" && d.throttle === undefined) return null;
-    return this.#draft(d.effect, effectRate(d), -1, true, policyIndex, -1, {
+    return this.#draft({
+      candidate: candidateData({ ...d, type: d.effect }, d.customEffect, {
+        priority: -1,
+        policyKey,
+        ruleId: "__default__",
+        reason: "default",
+      }),
+      rate: effectRate(d),
+      isDefault: true,
+      policyIndex,
+      ruleIndex: -1,
       branch: 0,
-      policyKey,
-      ruleId: "__default__",
-      decide: decisionFactory(d.effect, "default", policyKey, undefined, d, d.customEffect),
     });
   }
 
-  #draft(
-    type: EffectType,
-    rate: number,
-    priority: number,
-    isDefault: boolean,
-    policyIndex: number,
-    ruleIndex: number,
-    rest: Pick<Draft, "branch" | "policyKey" | "ruleId" | "decide">,
-  ): Draft {
-    const d: Draft = { type, rate, priority, isDefault, policyIndex, ruleIndex, rank: 0, ...rest };
-    this.#drafts.push(d);
-    return d;
+  #draft(d: Omit<Draft, "rank">): Draft {
+    const draft: Draft = { ...d, rank: NO_RANK };
+    this.#drafts.push(draft);
+    return draft;
   }
 
   build(): TargetEntry {
-    [...this.#drafts].sort(compareDrafts).forEach((d, rank) => d.rank = rank);
-    const candidate = (d: Draft): Candidate =>
-      Object.freeze({
-        rank: d.rank,
-        type: d.type,
-        priority: d.priority,
-        policyKey: d.policyKey,
-        ruleId: d.ruleId,
-        reason: d.isDefault ? "default" : "rule",
-        decide: d.decide,
-      });
-    return Object.freeze({
-      policies: Object.freeze(this.#policies.map((p) => {
-        const allRules = p.rules.map(({ rule, test, onTrue, onFalse }) =>
-          Object.freeze({
-            id: rule.id,
-            active: rule.status === "active",
-            priority: rule.priority,
-            test,
-            onTrue: candidate(onTrue),
-            onFalse: onFalse === null ? null : candidate(onFalse),
-          })
-        );
-        return Object.freeze({
-          policyKey: p.policyKey,
-          activeRules: Object.freeze(allRules.filter((r) => r.active)),
-          allRules: Object.freeze(allRules),
-          fallback: p.fallback === null ? null : candidate(p.fallback),
-        });
-      })),
+    const ranked = [...this.#drafts].sort(compareDrafts);
+    const candidates = new Map<Draft, Candidate>();
+    ranked.forEach((d, rank) => candidates.set(d, Object.freeze({ rank, ...d.candidate })));
+    const program: unknown[] = [];
+    const policies = this.#policies.map((p) => {
+      const fallback = p.fallback === null ? null : candidates.get(p.fallback)!;
+      const rules = p.rules.map(({ rule, test, onTrue, onFalse }) =>
+        Object.freeze({
+          id: rule.id,
+          active: rule.status === "active",
+          priority: rule.priority,
+          test,
+          onTrue: candidates.get(onTrue)!,
+          onFalse: onFalse === null ? null : candidates.get(onFalse)!,
+        })
+      );
+      const active = rules.filter((r) => r.active);
+      program.push(active.length, fallback?.rank ?? NO_RANK, fallback);
+      for (const r of active) {
+        program.push(r.test, r.onTrue.rank, r.onTrue, r.onFalse?.rank ?? NO_RANK, r.onFalse);
+      }
+      return Object.freeze({ policyKey: p.policyKey, rules: Object.freeze(rules), fallback });
     });
+    return Object.freeze({ program: Object.freeze(program), policies: Object.freeze(policies) });
   }
 }
 
@@ -268,9 +287,10 @@ const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
  * priority; then rules before defaults; then bundle order.
  */
 function compareDrafts(a: Draft, b: Draft): number {
-  return STRENGTH.get(a.type)! - STRENGTH.get(b.type)! ||
-    (a.type === "throttle" ? a.rate - b.rate : 0) ||
-    b.priority - a.priority ||
+  const ta = a.candidate.type;
+  return STRENGTH.get(ta)! - STRENGTH.get(b.candidate.type)! ||
+    (ta === "throttle" ? a.rate - b.rate : 0) ||
+    b.candidate.priority - a.candidate.priority ||
     Number(a.isDefault) - Number(b.isDefault) ||
     a.policyIndex - b.policyIndex ||
     a.ruleIndex - b.ruleIndex ||
@@ -281,52 +301,24 @@ function effectRate(effect: { throttle?: { limit: number; windowSeconds: number 
   return effect.throttle ? effect.throttle.limit / effect.throttle.windowSeconds : 0;
 }
 
-/**
- * Builds the function that makes a fresh decision object for one candidate,
- * with exactly the fields SPEC.md's Decision table lists for its type.
- */
-function decisionFactory(
-  type: EffectType,
-  reason: "rule" | "default",
-  policyKey: string,
-  ruleId: string | undefined,
-  descriptor: Pick<Effect, "killSwitch" | "throttle">,
+/** The candidate fields of an effect, in the one shape every candidate has. */
+function candidateData(
+  effect: Pick<Effect, "type" | "killSwitch" | "throttle">,
   customValue: string | undefined,
-): (parseCustomEffect: boolean) => Decision {
-  const base = (): Decision =>
-    ruleId === undefined
-      ? { decision: type, reason, policyKey }
-      : { decision: type, reason, policyKey, ruleId };
-  switch (type) {
-    case "throttle": {
-      const { limit, windowSeconds, key } = descriptor.throttle!;
-      return () => {
-        const d = base();
-        d.throttle = { limit, windowSeconds, key };
-        return d;
-      };
-    }
-    case "kill_switch": {
-      const { service, reason: why } = descriptor.killSwitch!;
-      return () => {
-        const d = base();
-        d.killSwitch = why === undefined ? { service } : { service, reason: why };
-        return d;
-      };
-    }
-    case "custom": {
-      const value = customValue!;
-      const parses = parsesAsJson(value);
-      return (parseCustomEffect) => {
-        const d = base();
-        d.value = value;
-        if (parseCustomEffect && parses) d.parsedValue = JSON.parse(value);
-        return d;
-      };
-    }
-    default:
-      return base;
-  }
+  origin: Pick<Candidate, "priority" | "policyKey" | "ruleId" | "reason">,
+): Omit<Candidate, "rank"> {
+  const type = effect.type;
+  const t = type === "throttle" ? effect.throttle! : null;
+  const ks = type === "kill_switch" ? effect.killSwitch! : null;
+  const value = type === "custom" ? customValue! : null;
+  return {
+    type,
+    ...origin,
+    throttle: t && Object.freeze({ limit: t.limit, windowSeconds: t.windowSeconds, key: t.key }),
+    killSwitch: ks && Object.freeze({ service: ks.service, reason: ks.reason ?? null }),
+    value,
+    valueIsJson: value !== null && parsesAsJson(value),
+  };
 }
 
 function parsesAsJson(text: string): boolean {

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 import type { ContextPolicy, Decision, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
-import { checkRequest, selectCandidate } from "./_select_candidate.ts";
+import { checkRequest, makeDecision, selectCandidate } from "./_select_candidate.ts";
 
 /** Options of {@link createEvaluator} and {@link evaluate}. */
 export interface EvaluateOptions {
@@ -61,7 +61,7 @@ export function createEvaluator(
     const { service, resource, action } = request.target;
     const entry = compiled.lookup(service, resource, action);
     const winner = entry === undefined ? null : selectCandidate(entry, context);
-    return winner === null ? { decision: "deny", reason: "default" } : winner.decide(parse);
+    return winner === null ? { decision: "deny", reason: "default" } : makeDecision(winner, parse);
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
 import type { Candidate, CompiledBundle } from "./compile_bundle.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
-import { checkRequest, selectCandidate } from "./_select_candidate.ts";
+import { checkRequest, makeDecision, selectCandidate } from "./_select_candidate.ts";
 
 /** What happened to one rule naming the target. */
 export type RuleOutcome =
@@ -100,7 +100,7 @@ export function traceEvaluation(
   for (const policy of entry.policies) {
     trace.policiesSeen.push(policy.policyKey);
     let policyFired = false;
-    for (const rule of policy.allRules) {
+    for (const rule of policy.rules) {
       trace.rulesSeen++;
       const base = { policyKey: policy.policyKey, ruleId: rule.id, priority: rule.priority };
       if (!rule.active) {
@@ -130,7 +130,7 @@ export function traceEvaluation(
   const winner = selectCandidate(entry, context);
   if (winner !== null) {
     trace.selected = describeCandidate(winner);
-    trace.decision = winner.decide(options.parseCustomEffect === true);
+    trace.decision = makeDecision(winner, options.parseCustomEffect === true);
   }
   return trace;
 }
