@@ -67,7 +67,10 @@ const TMP_ROOT = new URL("../.tmp/", import.meta.url);
 /** Runs `fn` with a fresh temporary folder under `.tmp/`, removed afterwards. */
 export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   await Deno.mkdir(TMP_ROOT, { recursive: true });
-  const dir = await Deno.makeTempDir({ dir: TMP_ROOT.pathname, prefix: "verify-" });
+  const dir = await Deno.makeTempDir({
+    dir: decodeURIComponent(TMP_ROOT.pathname),
+    prefix: "verify-",
+  });
   try {
     return await fn(dir);
   } finally {
