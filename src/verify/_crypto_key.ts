@@ -23,18 +23,24 @@ export function isCryptoKey(value: unknown): value is CryptoKey {
 
 /** Returns `key` when it meets `requirement`, else throws `INVALID_KEY`. */
 export function checkCryptoKey(key: CryptoKey, requirement: KeyRequirement): CryptoKey {
-  const problem = requirement.algorithmProblem(key.algorithm) ??
-    (key.type !== requirement.type
-      ? `the CryptoKey is a ${key.type} key, not a ${requirement.type} key`
-      : !key.usages.includes(requirement.usage)
-      ? `the CryptoKey does not allow "${requirement.usage}" (its usages: ${
-        key.usages.join(", ") || "none"
-      })`
-      : undefined);
+  const problem = keyProblem(key, requirement);
   if (problem !== undefined) {
     throw new PolicyError("INVALID_KEY", `${requirement.subject}: ${problem}`);
   }
   return key;
+}
+
+function keyProblem(key: CryptoKey, requirement: KeyRequirement): string | undefined {
+  const algorithmProblem = requirement.algorithmProblem(key.algorithm);
+  if (algorithmProblem !== undefined) return algorithmProblem;
+  if (key.type !== requirement.type) {
+    return `the CryptoKey is a ${key.type} key, not a ${requirement.type} key`;
+  }
+  if (!key.usages.includes(requirement.usage)) {
+    const usages = key.usages.join(", ") || "none";
+    return `the CryptoKey does not allow "${requirement.usage}" (its usages: ${usages})`;
+  }
+  return undefined;
 }
 
 /** Problem of a CryptoKey algorithm for ECDSA P-256, or `undefined`. */

@@ -14,7 +14,6 @@ export const TAG = {
   INTEGER: 0x02,
   BIT_STRING: 0x03,
   OCTET_STRING: 0x04,
-  NULL: 0x05,
   OID: 0x06,
   SEQUENCE: 0x30,
   CONTEXT_0: 0xa0,

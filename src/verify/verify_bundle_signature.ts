@@ -8,6 +8,7 @@
 import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
+import { describeType } from "./_crypto_key.ts";
 import { importVerifyKey, quote, unsupported } from "./_import_key.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
@@ -106,7 +107,7 @@ export async function verifyBundleSignature(
     if (!isRecord(verify)) {
       throw new PolicyError(
         "INVALID_OPTIONS",
-        `verify must be an object { algorithm, publicKey }; got ${quote(verify)}`,
+        `verify must be an object { algorithm, publicKey }; got ${describeType(verify)}`,
       );
     }
     if (!isSignatureAlgorithm(verify.algorithm)) throw unsupported(verify.algorithm);
