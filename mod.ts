@@ -5,3 +5,4 @@
  * @module
  */
 export * from "./src/engine/mod.ts";
+export * from "./src/verify/mod.ts";

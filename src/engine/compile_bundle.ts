@@ -1,7 +1,6 @@
 // This module is browser compatible.
 import type { Effect, EffectType, Policy, PolicyDefault, Rule, RuntimeBundleV1 } from "./types.ts";
-import { PolicyError } from "./policy_error.ts";
-import { validateBundle } from "./validate_bundle.ts";
+import { assertValidBundle } from "./validate_bundle.ts";
 import { compileCondition, type Test } from "./_compile_condition.ts";
 import { canonicalJson } from "./canonical_payload.ts";
 import { EFFECT_TYPES } from "./_guards.ts";
@@ -109,18 +108,7 @@ export interface CompileOptions {
  * ```
  */
 export function compileBundle(document: unknown, options: CompileOptions = {}): CompiledBundle {
-  if (!options.skipValidation) {
-    const result = validateBundle(document);
-    if (!result.valid) {
-      const first = result.errors[0]!;
-      throw new PolicyError(
-        "BUNDLE_INVALID",
-        `the bundle is invalid: ${first.message} (at ${first.path || "/"})` +
-          (result.errors.length > 1 ? ` and ${result.errors.length - 1} more issue(s)` : ""),
-        { issues: result.errors },
-      );
-    }
-  }
+  if (!options.skipValidation) assertValidBundle(document);
   const bundle = document as RuntimeBundleV1;
   // Identical conditions share one compiled test: less memory, and call sites stay monomorphic.
   const tests = new Map<string, Test>();

@@ -1,5 +1,6 @@
 // This module is browser compatible.
 import type { Issue, ValidationResult } from "./types.ts";
+import { PolicyError } from "./policy_error.ts";
 import {
   ENVS,
   isConditionValue,
@@ -90,6 +91,35 @@ export function validateBundle(document: unknown): ValidationResult {
   const seenKeys = new Map<string, number>();
   policies.forEach((policy, index) => checkPolicy(policy, index, seenKeys, out));
   return result(out);
+}
+
+/**
+ * Validates and throws when the bundle is invalid; returns the warnings.
+ *
+ * @throws {PolicyError} `BUNDLE_INVALID`, carrying every error in `issues`.
+ *
+ * @example
+ * ```ts
+ * import { assertValidBundle } from "./validate_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(assertValidBundle({ schemaVersion: 1, env: "dev", policies: [] }), []);
+ * assert.throws(() => assertValidBundle({ env: "dev" }), { code: "BUNDLE_INVALID" });
+ * ```
+ */
+export function assertValidBundle(document: unknown): Issue[] {
+  const validation = validateBundle(document);
+  if (!validation.valid) {
+    const first = validation.errors[0]!;
+    const more = validation.errors.length - 1;
+    throw new PolicyError(
+      "BUNDLE_INVALID",
+      `the bundle is invalid: ${first.message} (at ${first.path || "/"})` +
+        (more > 0 ? ` and ${more} more issue(s)` : ""),
+      { issues: validation.errors },
+    );
+  }
+  return validation.warnings;
 }
 
 function result(out: Collector): ValidationResult {

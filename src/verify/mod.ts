@@ -33,4 +33,10 @@ export * from "./import_hmac_key.ts";
 export * from "./sign_payload.ts";
 export * from "./verify_payload.ts";
 export * from "./sign_bundle.ts";
-export * from "./verify_bundle_signature.ts";
+export {
+  type BundleSignatureStatus,
+  verifyBundleSignature,
+  type VerifyBundleSignatureOptions,
+  type VerifyKeyOptions,
+} from "./verify_bundle_signature.ts";
+export * from "./load_bundle.ts";

@@ -87,9 +87,21 @@ const keyCache = new WeakMap<
  * await assert.rejects(verifyBundleSignature(bundle), { code: "BUNDLE_UNSIGNED" });
  * ```
  */
-export async function verifyBundleSignature(
+export function verifyBundleSignature(
   bundle: RuntimeBundleV1,
   options: VerifyBundleSignatureOptions = {},
+): Promise<BundleSignatureStatus> {
+  return checkSignature(bundle, () => canonicalPayloadBytes(bundle), options);
+}
+
+/**
+ * {@link verifyBundleSignature} with the canonical payload supplied by the
+ * caller (the load pipeline has it already). Internal: not re-exported.
+ */
+export async function checkSignature(
+  bundle: RuntimeBundleV1,
+  payload: () => Uint8Array<ArrayBuffer>,
+  options: VerifyBundleSignatureOptions,
 ): Promise<BundleSignatureStatus> {
   const signature: unknown = bundle.signature;
   const signatureAlgorithm = isRecord(signature) ? signature.algorithm : undefined;
@@ -169,7 +181,7 @@ export async function verifyBundleSignature(
     );
   }
   const key = await cachedKey(verify);
-  if (!await verifyPayload(algorithm, key, canonicalPayloadBytes(bundle), value)) {
+  if (!await verifyPayload(algorithm, key, payload(), value)) {
     throw new PolicyError(
       "BUNDLE_SIGNATURE_INVALID",
       `the bundle's signature (${signedWith}) does not match: the bundle changed after signing, or it was signed with another key`,
