@@ -1,0 +1,1 @@
+module.exports = (p) => p.evaluate({ target: { service: 'cache', resource: 'hidden', action: 'skipped' } })

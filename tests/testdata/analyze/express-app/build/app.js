@@ -1,0 +1,1 @@
+"use strict";exports.x=(p)=>p.evaluate({target:{service:"build",resource:"stale",action:"skipped"}});

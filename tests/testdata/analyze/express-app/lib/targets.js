@@ -1,0 +1,3 @@
+module.exports = {
+  ORDER_READ: { service: 'orders', resource: 'order', action: 'read' }
+}

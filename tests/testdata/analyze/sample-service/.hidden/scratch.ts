@@ -1,0 +1,1 @@
+export const scratch = (c: any) => c.evaluate({ target: { service: "hidden", resource: "folder", action: "skipped" } });

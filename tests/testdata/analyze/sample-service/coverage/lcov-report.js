@@ -1,0 +1,1 @@
+export const cov = (c) => c.evaluate({ target: { service: "coverage", resource: "report", action: "skipped" } });
