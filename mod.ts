@@ -6,3 +6,4 @@
  */
 export * from "./src/engine/mod.ts";
 export * from "./src/verify/mod.ts";
+export * from "./src/clients/mod.ts";
