@@ -30,7 +30,7 @@ for (const n of [10, 1_000, 10_000]) {
   });
 }
 
-const text = JSON.stringify(scenarioBundle(10_000), null, 1);
+const text = JSON.stringify(scenarioBundle(10_000));
 console.log(`load bench: ${(text.length / 1048576).toFixed(1)} MiB bundle, 10,000 targets`);
 Deno.bench({
   name: "JSON.parse",

@@ -29,11 +29,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/** Reads an own property only; inherited ones (`constructor`, `__proto__`, `toString`) are absent. */
-export function ownValue(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
 /** True for a string with at least one character. */
 export function isNonEmptyString(value: unknown): value is string {
   return typeof value === "string" && value.length > 0;
@@ -69,11 +64,6 @@ export function toComparableNumber(value: unknown): number {
     return Number.isFinite(n) ? n : NaN;
   }
   return NaN;
-}
-
-/** Escapes one JSON Pointer reference token (RFC 6901). */
-export function pointerToken(token: string | number): string {
-  return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** True when `value` nests deeper than `limit` levels of objects and arrays. */

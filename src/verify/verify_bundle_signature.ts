@@ -6,6 +6,7 @@
  * @module
  */
 import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
+import { isRecord } from "../engine/_guards.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
@@ -196,8 +197,4 @@ function cachedKey(verify: VerifyKeyOptions): Promise<CryptoKey> {
   const key = importVerifyKey(verify.algorithm, verify.publicKey);
   keyCache.set(verify, { algorithm: verify.algorithm, publicKey: verify.publicKey, key });
   return key;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
