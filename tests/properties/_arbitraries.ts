@@ -1,0 +1,181 @@
+/**
+ * fast-check generators for bundles, conditions and contexts. Names come from
+ * small alphabets so that targets collide and conditions meet their paths;
+ * generated conditions include unknown operators, legacy spellings and
+ * malformed nodes on purpose.
+ */
+import fc from "fast-check";
+import type { RuntimeBundleV1 } from "../../mod.ts";
+
+export { fc };
+
+const PATHS = [
+  "plan",
+  "ctx.plan",
+  "seats",
+  "region",
+  "user.tier",
+  "ctx.user.tier",
+  "flag",
+  "constructor",
+  "__proto__",
+  "toString",
+];
+const STRINGS = ["free", "pro", "eu", "us", "5", "6", "", "gold", "1e1", "x"];
+
+export const primitive = fc.oneof(
+  fc.constantFrom(...STRINGS),
+  fc.integer({ min: -10, max: 10 }),
+  fc.double({ min: -10, max: 10, noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+
+export const target = fc.record({
+  service: fc.constantFrom("billing", "search"),
+  resource: fc.constantFrom("invoice", "catalog", "*"),
+  action: fc.constantFrom("read", "write"),
+});
+
+const leaf = fc.oneof(
+  fc.record({
+    op: fc.constantFrom("eq", "neq", "ne"),
+    path: fc.constantFrom(...PATHS),
+    value: primitive,
+  }),
+  fc.record({
+    op: fc.constantFrom("gt", "gte", "lt", "lte"),
+    path: fc.constantFrom(...PATHS),
+    value: primitive,
+  }),
+  fc.record({
+    op: fc.constant("in"),
+    path: fc.constantFrom(...PATHS),
+    values: fc.array(primitive, { maxLength: 12 }),
+  }),
+  fc.record({ op: fc.constant("exists"), path: fc.constantFrom(...PATHS) }),
+  fc.record({
+    op: fc.constantFrom("regex", "startsWith"),
+    path: fc.constantFrom(...PATHS),
+    value: primitive,
+  }),
+  fc.constantFrom({ op: "eq", path: "plan" }, { op: "in", path: "plan", values: "free" }, {
+    path: "plan",
+  }),
+);
+
+export const condition: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    fc.record({
+      op: fc.constantFrom("and", "or"),
+      conditions: fc.array(tie("node"), { maxLength: 3 }),
+    }),
+    fc.record({
+      op: fc.constantFrom("and", "or"),
+      args: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
+    }),
+    fc.record({ op: fc.constant("not"), condition: tie("node") }),
+    fc.record({ op: fc.constant("not"), arg: tie("node") }),
+  ),
+})).node;
+
+export const effect = fc.oneof(
+  fc.constant({ type: "allow" }),
+  fc.constant({ type: "deny" }),
+  fc.record(
+    {
+      type: fc.constant("kill_switch"),
+      killSwitch: fc.record({
+        service: fc.constantFrom("billing", "search"),
+        reason: fc.constantFrom("incident", "maintenance"),
+      }, { requiredKeys: ["service"] }),
+    },
+  ),
+  fc.record({
+    type: fc.constant("throttle"),
+    throttle: fc.record({
+      limit: fc.integer({ min: 0, max: 100 }),
+      windowSeconds: fc.constantFrom(1, 10, 60),
+      key: fc.constantFrom("ip", "user", "tenant"),
+    }),
+  }),
+  fc.record({
+    type: fc.constant("custom"),
+    value: fc.constantFrom('{"a":1}', "plain", "[1,2]", ""),
+  }),
+);
+
+const policyDefault = fc.oneof(
+  fc.constant({ effect: "allow" }),
+  fc.constant({ effect: "deny" }),
+  fc.constant({ effect: "throttle" }),
+  fc.constant({ effect: "kill_switch" }),
+  fc.record({
+    effect: fc.constant("throttle"),
+    throttle: fc.record({
+      limit: fc.integer({ min: 0, max: 50 }),
+      windowSeconds: fc.constantFrom(1, 60),
+      key: fc.constant("ip"),
+    }),
+  }),
+  fc.record({
+    effect: fc.constant("kill_switch"),
+    killSwitch: fc.record({ service: fc.constant("billing") }),
+  }),
+  fc.record({ effect: fc.constant("custom"), customEffect: fc.constantFrom('{"d":true}', "text") }),
+);
+
+const ruleBody = fc.record(
+  {
+    status: fc.constantFrom("active", "active", "active", "disabled"),
+    priority: fc.integer({ min: -3, max: 3 }),
+    target,
+    effect,
+    when: condition,
+    thenEffect: effect,
+    elseEffect: effect,
+    description: fc.constantFrom("a rule", "ünïcødé ✓"),
+  },
+  { requiredKeys: ["status", "priority", "target", "effect"] },
+);
+
+/** A valid bundle: unique policy keys and rule ids, every field well-typed. */
+export const bundle = fc.record({
+  env: fc.constantFrom("prod", "staging", "dev", "test"),
+  orgId: fc.constantFrom("acme", "globex"),
+  policies: fc.array(
+    fc.record(
+      {
+        activeVersion: fc.integer({ min: 1, max: 9 }),
+        rules: fc.array(ruleBody, { maxLength: 5 }),
+        defaults: policyDefault,
+      },
+      { requiredKeys: ["activeVersion", "rules"] },
+    ),
+    { maxLength: 5 },
+  ),
+}).map(({ env, orgId, policies }): RuntimeBundleV1 => ({
+  schemaVersion: 1 as const,
+  env,
+  orgId,
+  policies: policies.map((p, i) => ({
+    policyKey: `policy-${i}`,
+    ...p,
+    rules: p.rules.map((r, j) => ({ id: `rule-${j}`, ...r })),
+  })),
+} as unknown as RuntimeBundleV1));
+
+/** A context whose keys meet the generated paths, with odd values mixed in. */
+export const context = fc.record(
+  {
+    plan: fc.oneof(primitive, fc.constant(["free"]), fc.constant({ plan: "free" })),
+    seats: primitive,
+    region: primitive,
+    user: fc.oneof(fc.record({ tier: primitive }), primitive),
+    flag: fc.boolean(),
+    ctx: fc.record({ plan: primitive }),
+  },
+  { requiredKeys: [] },
+);

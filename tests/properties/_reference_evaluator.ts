@@ -1,0 +1,204 @@
+/**
+ * A deliberately naive evaluator written from CONTRACT.md §3 alone, sharing no
+ * code with the engine: it scans every rule of every policy, interprets
+ * conditions recursively and sorts the candidates. Property tests compare the
+ * engine against it.
+ */
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlain = (v: unknown): v is Obj =>
+  isObj(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+const isPrimitive = (v: unknown) =>
+  v === null || typeof v === "string" || typeof v === "boolean" ||
+  (typeof v === "number" && Number.isFinite(v));
+
+function resolve(context: Obj, path: string): unknown {
+  const segments = (path.startsWith("ctx.") ? path.slice(4) : path).split(".");
+  let current: unknown = context;
+  for (const segment of segments) {
+    if (!isPlain(current) || !Object.hasOwn(current, segment)) return undefined;
+    current = current[segment];
+  }
+  return current;
+}
+
+function toNumber(v: unknown): number {
+  if (typeof v === "number") return Number.isFinite(v) ? v : NaN;
+  if (typeof v === "string" && /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(v)) {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
+
+export function referenceCondition(node: unknown, context: Obj): boolean {
+  if (!isObj(node)) return false;
+  const op = node.op;
+  const value = () => {
+    const v = resolve(context, node.path as string);
+    return v === undefined ? null : v;
+  };
+  switch (op) {
+    case "eq":
+    case "neq":
+    case "ne": {
+      if (typeof node.path !== "string" || !isPrimitive(node.value)) return false;
+      const equal = value() === node.value;
+      return op === "eq" ? equal : !equal;
+    }
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      if (typeof node.path !== "string") return false;
+      const a = toNumber(resolve(context, node.path));
+      const b = toNumber(node.value);
+      if (Number.isNaN(a) || Number.isNaN(b)) return false;
+      return op === "gt" ? a > b : op === "gte" ? a >= b : op === "lt" ? a < b : a <= b;
+    }
+    case "in": {
+      if (typeof node.path !== "string" || !Array.isArray(node.values)) return false;
+      const v = value();
+      return node.values.some((x) => isPrimitive(x) && x === v);
+    }
+    case "exists": {
+      if (typeof node.path !== "string") return false;
+      const v = resolve(context, node.path);
+      return v !== undefined && v !== null;
+    }
+    case "and":
+    case "or": {
+      const list = node.conditions !== undefined ? node.conditions : node.args;
+      if (!Array.isArray(list) || list.length === 0) return false;
+      return op === "and"
+        ? list.every((c) => referenceCondition(c, context))
+        : list.some((c) => referenceCondition(c, context));
+    }
+    case "not": {
+      const child = node.condition !== undefined ? node.condition : node.arg;
+      return isObj(child) ? !referenceCondition(child, context) : false;
+    }
+    default:
+      return false;
+  }
+}
+
+interface Candidate {
+  effect: Obj;
+  customField: "value" | "customEffect";
+  priority: number;
+  isDefault: boolean;
+  policyIndex: number;
+  ruleIndex: number;
+  policyKey: string;
+  ruleId?: string;
+}
+
+const STRENGTH = ["kill_switch", "deny", "throttle", "allow", "custom"];
+
+/** The decision CONTRACT.md §3 prescribes, computed the slow and obvious way. */
+export function referenceEvaluate(
+  bundle: unknown,
+  target: { service: string; resource: string; action: string },
+  context: Obj,
+  parseCustomEffect = false,
+): Json {
+  const candidates: Candidate[] = [];
+  (bundle as { policies: Obj[] }).policies.forEach((policy, policyIndex) => {
+    const rules = policy.rules as Obj[];
+    const naming = rules.filter((r) => {
+      const t = r.target as Obj;
+      return t.service === target.service && t.resource === target.resource &&
+        t.action === target.action;
+    });
+    if (naming.length === 0) return;
+    let fired = false;
+    for (const rule of naming) {
+      if (rule.status !== "active") continue;
+      let effect: unknown;
+      if (rule.when === undefined) effect = rule.effect;
+      else if (referenceCondition(rule.when, context)) effect = rule.thenEffect ?? rule.effect;
+      else effect = rule.elseEffect;
+      if (effect === undefined) continue;
+      fired = true;
+      candidates.push({
+        effect: effect as Obj,
+        customField: "value",
+        priority: rule.priority as number,
+        isDefault: false,
+        policyIndex,
+        ruleIndex: rules.indexOf(rule),
+        policyKey: policy.policyKey as string,
+        ruleId: rule.id as string,
+      });
+    }
+    const d = policy.defaults as Obj | undefined;
+    if (!fired && d !== undefined) {
+      const ignored = (d.effect === "kill_switch" && d.killSwitch === undefined) ||
+        (d.effect === "throttle" && d.throttle === undefined);
+      if (!ignored) {
+        candidates.push({
+          effect: { ...d, type: d.effect },
+          customField: "customEffect",
+          priority: -1,
+          isDefault: true,
+          policyIndex,
+          ruleIndex: -1,
+          policyKey: policy.policyKey as string,
+        });
+      }
+    }
+  });
+  const rate = (c: Candidate) => {
+    const t = c.effect.throttle as Obj;
+    return (t.limit as number) / (t.windowSeconds as number);
+  };
+  candidates.sort((a, b) => {
+    const sa = STRENGTH.indexOf(a.effect.type as string);
+    const sb = STRENGTH.indexOf(b.effect.type as string);
+    if (sa !== sb) return sa - sb;
+    if (a.effect.type === "throttle" && rate(a) !== rate(b)) return rate(a) - rate(b);
+    if (a.priority !== b.priority) return b.priority - a.priority;
+    if (a.isDefault !== b.isDefault) return a.isDefault ? 1 : -1;
+    if (a.policyIndex !== b.policyIndex) return a.policyIndex - b.policyIndex;
+    return a.ruleIndex - b.ruleIndex;
+  });
+  const winner = candidates[0];
+  if (winner === undefined) return { decision: "deny", reason: "default" };
+  const type = winner.effect.type as string;
+  const out: Record<string, Json> = {
+    decision: type,
+    reason: winner.isDefault ? "default" : "rule",
+    policyKey: winner.policyKey,
+  };
+  if (winner.ruleId !== undefined) out.ruleId = winner.ruleId;
+  if (type === "throttle") {
+    const t = winner.effect.throttle as Obj;
+    out.throttle = {
+      limit: t.limit as number,
+      windowSeconds: t.windowSeconds as number,
+      key: t.key as string,
+    };
+  }
+  if (type === "kill_switch") {
+    const k = winner.effect.killSwitch as Obj;
+    out.killSwitch = k.reason === undefined
+      ? { service: k.service as string }
+      : { service: k.service as string, reason: k.reason as string };
+  }
+  if (type === "custom") {
+    const value = winner.effect[winner.customField] as string;
+    out.value = value;
+    if (parseCustomEffect) {
+      try {
+        out.parsedValue = JSON.parse(value);
+      } catch {
+        // not JSON: no parsedValue
+      }
+    }
+  }
+  return out;
+}
