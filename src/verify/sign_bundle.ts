@@ -1,0 +1,73 @@
+// This module is browser compatible.
+/**
+ * Signing a bundle: checksum and detached signature over its canonical payload.
+ *
+ * @module
+ */
+import { canonicalPayloadBytes, computeDigest } from "../engine/canonical_payload.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import type { RuntimeBundleV1, Signature, SignatureAlgorithm } from "../engine/types.ts";
+import { quote, unsupported } from "./_import_key.ts";
+import { signPayload } from "./sign_payload.ts";
+import { isSignatureAlgorithm } from "./signature_algorithms.ts";
+
+/** Options of {@link signBundle}. */
+export interface SignBundleOptions {
+  /** The signature algorithm. */
+  algorithm: SignatureAlgorithm;
+  /**
+   * For `ECDSA_SHA_256`, PKCS#8 or SEC1 PEM text of a P-256 private key, or
+   * a private `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
+   */
+  key: string | CryptoKey;
+  /** The identifier recorded in `signature.keyId` (not empty). */
+  keyId: string;
+}
+
+/**
+ * Returns a copy of `bundle` with `checksum` (`sha256:` of the canonical
+ * payload) and `signature: { algorithm, keyId, value }` set. The input is
+ * not modified, and the copy shares no objects with it.
+ *
+ * @throws {PolicyError} `INVALID_KEY` for an unusable key, `INVALID_OPTIONS`
+ * for an unsupported algorithm or an empty `keyId`.
+ *
+ * @example Signing with an ECDSA P-256 key
+ * ```ts
+ * import { signBundle } from "./sign_bundle.ts";
+ * import { verifyBundleSignature } from "./verify_bundle_signature.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
+ * const bundle = { schemaVersion: 1 as const, env: "prod" as const, policies: [] };
+ *
+ * const signed = await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "release-1" });
+ * assert.match(signed.checksum, /^sha256:[0-9a-f]{64}$/);
+ * assert.equal(signed.signature.keyId, "release-1");
+ * assert.equal("signature" in bundle, false);
+ *
+ * const result = await verifyBundleSignature(signed, {
+ *   verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
+ * });
+ * assert.deepEqual(result, { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "release-1" });
+ * ```
+ */
+export async function signBundle<T extends RuntimeBundleV1>(
+  bundle: T,
+  options: SignBundleOptions,
+): Promise<T & { checksum: string; signature: Signature }> {
+  const { algorithm, key, keyId } = options;
+  if (!isSignatureAlgorithm(algorithm)) throw unsupported(algorithm);
+  if (typeof keyId !== "string" || keyId === "") {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      `keyId must be a non-empty string naming the signing key; got ${quote(keyId)}`,
+    );
+  }
+  const copy = structuredClone(bundle);
+  const [{ checksum }, value] = await Promise.all([
+    computeDigest(copy),
+    signPayload(algorithm, key, canonicalPayloadBytes(copy)),
+  ]);
+  return { ...copy, checksum, signature: { algorithm, keyId, value } };
+}
