@@ -116,6 +116,15 @@ export const runAddRule = defineCommand(
         out.info(`  rule id:  ${added.id}`);
         out.info(`  priority: ${added.priority}`);
         out.info(`  effect:   ${describeEffect(added.effect.type, added.effect)}`);
+        if (added.when !== undefined) {
+          const then = added.thenEffect ?? added.effect;
+          const otherwise = added.elseEffect;
+          out.info(
+            `  when:     true -> ${describeEffect(then.type, then)}, false -> ${
+              otherwise === undefined ? "skipped" : describeEffect(otherwise.type, otherwise)
+            }`,
+          );
+        }
         out.info(`  target:   ${describeTarget(added.target)}`);
       },
     );
