@@ -1,25 +1,36 @@
 /** "Did you mean" suggestions for mistyped commands, flags and values. */
 
-/** Edit distance (insertions, deletions, substitutions) between two short strings. */
+/**
+ * Edit distance counting insertions, deletions, substitutions and swaps of
+ * two neighbouring characters (optimal string alignment), so `bulid` is one
+ * edit from `build`.
+ */
 export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    rows.push([i]);
     for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        rows[0]![j] = j;
+        continue;
+      }
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = d;
     }
-    previous = current;
   }
-  return previous[b.length]!;
+  return rows[a.length]![b.length]!;
 }
 
 /**
  * The closest candidate to `input` when it is close enough to be a typo
- * (at most a third of its length, and at most 3 edits), else undefined.
+ * (1 edit up to 3 characters, 2 up to 6, else 3), else undefined.
  */
 export function suggest(input: string, candidates: Iterable<string>): string | undefined {
-  const limit = Math.min(3, Math.max(1, Math.floor(input.length / 3)));
+  const limit = input.length <= 3 ? 1 : input.length <= 6 ? 2 : 3;
   let best: string | undefined;
   let bestDistance = Infinity;
   const lower = input.toLowerCase();

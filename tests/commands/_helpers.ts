@@ -4,7 +4,12 @@
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { type CliIo, runCli } from "../../src/commands/mod.ts";
+
+const FIXTURES = new URL("../testdata/commands/", import.meta.url);
+/** The repository's `.tmp/` (ignored by git): scratch folders live there, so tests need no access outside the repository. */
+const TMP_ROOT = new URL("../../.tmp/", import.meta.url);
 
 /** The fixed clock of in-process runs. */
 export const NOW = new Date("2026-11-21T09:30:00.000Z");
@@ -39,14 +44,19 @@ export interface Scratch {
   /** Runs with `--format json` and parses stdout. */
   json(args: string[], options?: RunOptions): Promise<RunResult & { doc: Record<string, unknown> }>;
   write(relative: string, content: string | unknown): Promise<string>;
+  /** Copies `tests/testdata/commands/<name>` to `relative` in the working folder. */
+  fixture(name: string, relative?: string): Promise<string>;
   read(relative: string): Promise<string>;
   readJson(relative: string): Promise<Record<string, unknown>>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Makes a scratch folder: `root/wf` is the working folder (passed as `-w` by default). */
+/** Makes a scratch folder under `.tmp/`: `root/wf` is the working folder and the current folder. */
 export async function scratch(): Promise<Scratch> {
-  const root = await Deno.makeTempDir({ prefix: "policy-cli-" });
+  await Deno.mkdir(TMP_ROOT, { recursive: true });
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ dir: fileURLToPath(TMP_ROOT), prefix: "cli-" }),
+  );
   const wf = path.join(root, "wf");
   const home = path.join(root, "home");
   await Deno.mkdir(wf);
@@ -91,6 +101,8 @@ export async function scratch(): Promise<Scratch> {
       return { ...result, doc };
     },
     write,
+    fixture: async (name, relative = name) =>
+      await write(relative, await Deno.readTextFile(new URL(name, FIXTURES))),
     read: (relative) => Deno.readTextFile(path.resolve(wf, relative)),
     readJson: async (relative) => JSON.parse(await Deno.readTextFile(path.resolve(wf, relative))),
     [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
