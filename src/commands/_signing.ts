@@ -192,6 +192,8 @@ export interface ResolveVerifyKeyOptions {
   publicKeyFlag?: string | undefined;
   /** The merged signing blocks (sign.signing over build.signing), the last source of keys. */
   signing: SigningBlock | null;
+  /** When nothing else is configured, use the HMAC secret in POLICY_HMAC_SECRET (inspect). */
+  conventionalHmacSecret?: boolean;
 }
 
 /**
@@ -200,7 +202,8 @@ export interface ResolveVerifyKeyOptions {
  * `POLICY_PUBLIC_KEY_PATH` (from the current folder),
  * `signature.publicKeyPath` (from the working folder), then the signing
  * blocks: an HMAC block's secret variable, or the public half of an ECDSA
- * block's PKCS#8 private key.
+ * block's PKCS#8 private key; last, with `conventionalHmacSecret`, the
+ * secret in `POLICY_HMAC_SECRET`.
  *
  * @throws {CliError|PolicyError} `PUBLIC_KEY_MISSING`, `SIGNING_KEY_MISSING`,
  * `INVALID_KEY`, read errors.
@@ -228,8 +231,7 @@ export async function resolveVerifyKey(
       config.publicKeyPath,
     );
   }
-  const block = options.signing;
-  if (block === null) return null;
+  const block = options.signing ?? {};
   const algorithm = block.algorithm?.toUpperCase() ??
     (block.hmacSecretEnv !== undefined
       ? "HMAC_SHA256"
@@ -259,6 +261,16 @@ export async function resolveVerifyKey(
       );
     }
     return { algorithm, publicKey, source: `public half of ${file}` };
+  }
+  if (options.conventionalHmacSecret) {
+    const secret = session.env(DEFAULT_HMAC_SECRET_ENV);
+    if (secret !== undefined) {
+      return {
+        algorithm: "HMAC_SHA256",
+        publicKey: secret,
+        source: `environment variable ${DEFAULT_HMAC_SECRET_ENV}`,
+      };
+    }
   }
   return null;
 }

@@ -32,7 +32,8 @@ export const runInspect = defineCommand(
       "algorithm and key id; invalid exits 1. The key is, in order: --public-key (resolved",
       "from the current folder), POLICY_PUBLIC_KEY (inline), POLICY_PUBLIC_KEY_PATH,",
       "signature.publicKeyPath, then the signing blocks (sign.signing over build.signing):",
-      "the HMAC secret variable, or the public half of the ECDSA private key. An SPKI PEM",
+      "the HMAC secret variable, or the public half of the ECDSA private key; last,",
+      "POLICY_HMAC_SECRET. An SPKI PEM",
       "key verifies ECDSA_SHA_256; 64 hex characters verify HMAC_SHA256.",
     ].join("\n"),
     flags: {
@@ -67,6 +68,7 @@ export const runInspect = defineCommand(
       const key = await resolveVerifyKey(session, {
         publicKeyFlag: session.string("public-key"),
         signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+        conventionalHmacSecret: true,
       });
       if (key === null) {
         throw new CliError("PUBLIC_KEY_MISSING", "no key to verify the signature with", {

@@ -80,6 +80,7 @@ async function show(
   const out = session.out;
   const userConfig = userConfigPath(session.io) ?? null;
   const exists = await isDirectory(folder.path);
+  out.note(`user config: ${userConfig ?? "(none: neither POLICY_HOME nor HOME is set)"}`);
   out.result(
     {
       action,

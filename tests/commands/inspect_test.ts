@@ -222,3 +222,20 @@ Deno.test("inspect refuses an invalid bundle (exit 1) and a missing one (exit 2)
   await s.write("policy-bundle.json", { schemaVersion: 2, env: "prod", policies: [] });
   assertError(await s.run(["inspect"]), 1, "BUNDLE_INVALID");
 });
+
+Deno.test("inspect --signature falls back to POLICY_HMAC_SECRET when no other key is configured", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const env = { POLICY_HMAC_SECRET: HMAC_SECRET };
+  const built = await s.run(
+    ["build", "--signed", "--signing-algorithm", "HMAC_SHA256", "--signing-key-id", "h"],
+    { env },
+  );
+  assert.equal(built.code, 0, built.stderr);
+  const r = await s.json(["inspect", "--signature"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    (r.doc.verification as { keySource: string }).keySource,
+    "environment variable POLICY_HMAC_SECRET",
+  );
+});
