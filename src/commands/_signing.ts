@@ -79,6 +79,12 @@ export async function resolveSigningKey(
   block: SigningBlock | null,
   blockName: string,
 ): Promise<SigningKey> {
+  const requested = session.string("signing-algorithm");
+  if (requested !== undefined && /^(ed25519|eddsa)$/i.test(requested)) {
+    throw usageError(
+      `--signing-algorithm ${requested}: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
+    );
+  }
   const algorithm = session.choice("signing-algorithm", SIGNATURE_ALGORITHMS) ??
     configAlgorithm(block, blockName) ?? inferAlgorithm(session, block, blockName);
   const keyId = session.string("signing-key-id") ?? block?.keyId;

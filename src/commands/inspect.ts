@@ -5,7 +5,7 @@
  */
 import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
 import { isPolicyError } from "../engine/policy_error.ts";
-import { CliError } from "./_errors.ts";
+import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
 import { bundleFile, checkChecksum, loadBundle } from "./_bundle.ts";
 import { countRules } from "./_draft.ts";
@@ -131,7 +131,7 @@ export const runInspect = defineCommand(
         }
       },
     );
-    return verification?.status === "invalid" ? 1 : 0;
+    return verification === null || verification.code === null ? 0 : exitCodeFor(verification.code);
   },
 );
 

@@ -7,7 +7,7 @@
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { computeDigest } from "../engine/canonical_payload.ts";
-import { CliError } from "./_errors.ts";
+import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { countRules, detectDocumentType, validateDraft } from "./_draft.ts";
 import { type DocumentKind, exists } from "./_read_document.ts";
@@ -68,7 +68,7 @@ export const runValidate = defineCommand(
         }
       },
     );
-    return valid ? 0 : 1;
+    return valid ? 0 : exitCodeFor("VALIDATION_FAILED");
   },
 );
 
