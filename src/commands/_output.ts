@@ -56,6 +56,11 @@ export class Output {
     if (!this.json && !this.quiet) this.#io.stdout(text + "\n");
   }
 
+  /** Advice beside the result, on stderr so stdout holds only the result; hidden by `--quiet`. */
+  aside(text: string): void {
+    if (!this.quiet) this.#io.stderr(text + "\n");
+  }
+
   /** A warning: always on stderr (also with `--quiet`), and listed in JSON documents. */
   warn(code: string, message: string): void {
     this.warnings.push({ code, message });

@@ -53,11 +53,9 @@ export const runKeysGenerate = defineCommand(
       const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
       out.result({ algorithm, secret, privateKeyPath: null, publicKeyPath: null }, () => {
         out.line(secret);
-        if (!out.quiet) {
-          session.io.stderr(
-            "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history\n",
-          );
-        }
+        out.aside(
+          "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
+        );
       });
       return 0;
     }
