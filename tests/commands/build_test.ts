@@ -325,3 +325,11 @@ Deno.test("build signs with a SEC1 key and checks the signature with the configu
   await s.write("policy.config.json", { signature: { publicKeyPath: "other/public-key.pem" } });
   assertError(await s.run(args), 1, "PARITY_FAILED");
 });
+
+Deno.test("build stops when the file at the output path is not JSON rather than restart at 1", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("policy-bundle.json", "{ truncated");
+  assertError(await s.run(["build"]), 2, "BUNDLE_PARSE_ERROR");
+  assert.equal(await s.read("policy-bundle.json"), "{ truncated");
+});
