@@ -1,0 +1,20 @@
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env=POLICY_WORKING_FOLDER,POLICY_HOME,HOME,USERPROFILE,POLICY_PUBLIC_KEY,POLICY_PUBLIC_KEY_PATH,POLICY_HMAC_SECRET
+/**
+ * The `policy` command. The only file that touches the process: it wires
+ * arguments, output streams, environment, current folder and clock to
+ * {@link runCli} and sets the exit code. Uses `node:process`, so the same
+ * file runs under Deno and (from the npm build) Node.
+ *
+ * @module
+ */
+import process from "node:process";
+import { runCli } from "./src/commands/run_cli.ts";
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  env: (name) => process.env[name],
+  cwd: process.cwd(),
+  now: () => new Date(),
+});
+process.exitCode = code;

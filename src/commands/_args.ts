@@ -1,0 +1,227 @@
+/**
+ * Argument parsing on top of `node:util` `parseArgs`: the global flags of
+ * every command, strict checking with "did you mean" hints, and help text.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { usageError } from "./_errors.ts";
+import { didYouMean } from "./_suggest.ts";
+
+/** One flag of a command. */
+export interface FlagSpec {
+  type: "string" | "boolean";
+  /** One-letter alias. */
+  short?: string;
+  /** Value placeholder for help, for example `<path>`. */
+  value?: string;
+  description: string;
+}
+
+/** Flags by long name (without `--`). */
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+/** What a command declares about itself, for parsing and for `--help`. */
+export interface CommandSpec {
+  /** Full name as typed, for example `policies add-rule`. */
+  name: string;
+  /** Usage line after `policy`, for example `validate [file]`. */
+  usage: string;
+  /** One paragraph shown by `--help`. */
+  summary: string;
+  flags: FlagSpecs;
+  /** Most positional arguments accepted (default 0). */
+  maxPositionals?: number;
+}
+
+/** The global flags (SPEC.md "Command-line commands"), accepted by every command. */
+export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
+  "working-folder": {
+    type: "string",
+    short: "w",
+    value: "<path>",
+    description:
+      "working folder (else POLICY_WORKING_FOLDER, the persisted one, the current folder)",
+  },
+  config: {
+    type: "string",
+    value: "<path>",
+    description: "project config file, relative to the working folder (default policy.config.json)",
+  },
+  format: { type: "string", value: "text|json", description: "output format (default text)" },
+  quiet: { type: "boolean", description: "print only essential output, JSON and errors" },
+  verbose: {
+    type: "boolean",
+    description: "also print the working folder, config and documents used (to stderr)",
+  },
+  strict: { type: "boolean", description: "treat warnings as failures" },
+  help: { type: "boolean", short: "h", description: "show help for the command" },
+});
+
+/** The output formats. */
+export type Format = "text" | "json";
+
+/** The values of the global flags. */
+export interface GlobalOptions {
+  workingFolder: string | undefined;
+  config: string | undefined;
+  format: Format;
+  quiet: boolean;
+  verbose: boolean;
+  strict: boolean;
+  help: boolean;
+}
+
+/** The result of {@link parseCommandArgs}. */
+export interface ParsedArgs {
+  global: GlobalOptions;
+  /** Command flags that were given: string value, or `true` for booleans. */
+  flags: ReadonlyMap<string, string | true>;
+  positionals: string[];
+}
+
+/**
+ * Parses `args` against the command's flags plus the global ones. Refuses
+ * unknown flags (with a suggestion), string flags without a value, values
+ * on boolean flags, repeated flags and extra positionals.
+ *
+ * @throws {CliError} `USAGE_ERROR`.
+ */
+export function parseCommandArgs(args: readonly string[], spec: CommandSpec): ParsedArgs {
+  const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS, ...spec.flags };
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  for (const [name, flag] of Object.entries(all)) {
+    options[name] = flag.short === undefined
+      ? { type: flag.type }
+      : { type: flag.type, short: flag.short };
+  }
+  const { tokens } = parseArgs({
+    args: [...args],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values = new Map<string, string | true>();
+  const positionals: string[] = [];
+  const help = `run 'policy ${spec.name} --help' for its flags`;
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      positionals.push(token.value);
+      continue;
+    }
+    if (token.kind !== "option") continue;
+    const flag = Object.hasOwn(all, token.name) ? all[token.name] : undefined;
+    if (flag === undefined) {
+      const names = Object.keys(all).map((n) => `--${n}`);
+      throw usageError(
+        `unknown flag ${token.rawName} for 'policy ${spec.name}'${
+          didYouMean(`--${token.name}`, names)
+        }`,
+        help,
+      );
+    }
+    if (flag.type === "string" && token.value === undefined) {
+      throw usageError(`flag --${token.name} needs a value ${flag.value ?? ""}`.trimEnd(), help);
+    }
+    if (flag.type === "boolean" && token.inlineValue) {
+      throw usageError(`flag --${token.name} takes no value`, help);
+    }
+    if (values.has(token.name)) {
+      throw usageError(`flag --${token.name} is given more than once`, help);
+    }
+    values.set(token.name, flag.type === "string" ? token.value! : true);
+  }
+  const max = spec.maxPositionals ?? 0;
+  if (positionals.length > max) {
+    throw usageError(`unexpected argument '${positionals[max]}' for 'policy ${spec.name}'`, help);
+  }
+  const format = values.get("format") ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw usageError(
+      `--format must be text or json, not '${format}'${
+        didYouMean(String(format), ["text", "json"])
+      }`,
+    );
+  }
+  const global: GlobalOptions = {
+    workingFolder: stringValue(values.get("working-folder")),
+    config: stringValue(values.get("config")),
+    format,
+    quiet: values.has("quiet"),
+    verbose: values.has("verbose"),
+    strict: values.has("strict"),
+    help: values.has("help"),
+  };
+  const flags = new Map<string, string | true>();
+  for (const [name, value] of values) {
+    if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, value);
+  }
+  return { global, flags, positionals };
+}
+
+function stringValue(value: string | true | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Global flags that take a value, by every spelling. */
+const VALUE_FLAGS = new Set(
+  Object.entries(GLOBAL_FLAGS).filter(([, f]) => f.type === "string").flatMap((
+    [name, f],
+  ) => f.short === undefined ? [`--${name}`] : [`--${name}`, `-${f.short}`]),
+);
+
+/**
+ * Finds the (sub)command name: the first argument that is neither a flag nor
+ * the value of a global flag. Returns it and the other arguments in order.
+ */
+export function splitCommand(
+  args: readonly string[],
+): { name: string | undefined; rest: string[] } {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") break;
+    if (arg.startsWith("-") && arg !== "-") {
+      if (VALUE_FLAGS.has(arg)) i++;
+      continue;
+    }
+    return { name: arg, rest: [...args.slice(0, i), ...args.slice(i + 1)] };
+  }
+  return { name: undefined, rest: [...args] };
+}
+
+/** A best-effort look for `--format json`, for reporting errors found before parsing ends. */
+export function detectFormat(args: readonly string[]): Format {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--format" && args[i + 1] === "json") return "json";
+    if (args[i] === "--format=json") return "json";
+  }
+  return "text";
+}
+
+/** True when the arguments ask for help, before anything else is checked. */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.some((a) => a === "--help" || a === "-h");
+}
+
+/** Help text of a command. */
+export function renderHelp(spec: CommandSpec): string {
+  const lines = [`Usage: policy ${spec.usage}`, "", spec.summary, ""];
+  if (Object.keys(spec.flags).length > 0) {
+    lines.push("Flags:", ...flagLines(spec.flags), "");
+  }
+  lines.push("Global flags:", ...flagLines(GLOBAL_FLAGS), "");
+  return lines.join("\n") + "\n";
+}
+
+function flagLines(flags: FlagSpecs): string[] {
+  const rows = Object.entries(flags).map(([name, flag]) => {
+    const short = flag.short === undefined ? "    " : `-${flag.short}, `;
+    return [
+      `  ${short}--${name}${flag.value === undefined ? "" : ` ${flag.value}`}`,
+      flag.description,
+    ];
+  });
+  const width = Math.max(...rows.map(([left]) => left!.length)) + 2;
+  return rows.map(([left, right]) => left!.padEnd(width) + right);
+}

@@ -1,0 +1,71 @@
+/**
+ * The one way the CLI writes a file: into a temporary file in the same
+ * folder, flushed, then renamed into place (or hard-linked, when an
+ * existing file must not be replaced). A crash never leaves half a document
+ * and a watching client never reads one.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { CliError } from "./_errors.ts";
+
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** File mode of the new file (default `0o644`; `0o600` for private keys). */
+  mode?: number;
+  /** Replace an existing file (default true). When false, an existing file throws `onExists()`. */
+  overwrite?: boolean;
+  /** The error thrown when `overwrite` is false and the file exists. */
+  onExists?: (target: string) => Error;
+  /** Create missing parent folders (default false). */
+  createParents?: boolean;
+}
+
+/**
+ * Writes `data` to `target` atomically.
+ *
+ * @throws {CliError} `WRITE_ERROR`, or the error of `onExists`.
+ */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const { mode = 0o644, overwrite = true, createParents = false } = options;
+  const folder = path.dirname(target);
+  const temp = path.join(folder, `.${path.basename(target)}.${randomSuffix()}.tmp`);
+  try {
+    if (createParents) await fs.mkdir(folder, { recursive: true });
+    const handle = await fs.open(temp, "wx", mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.chmod(temp, mode);
+    if (overwrite) {
+      await fs.rename(temp, target);
+    } else {
+      // link() fails if the target exists: no window where another writer's file is replaced.
+      await fs.link(temp, target);
+      await fs.unlink(temp);
+    }
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    if ((error as { code?: string }).code === "EEXIST" && !overwrite) {
+      throw options.onExists?.(target) ??
+        new CliError("WRITE_ERROR", `${target} already exists; it was not replaced`);
+    }
+    throw new CliError(
+      "WRITE_ERROR",
+      `cannot write ${target}: ${(error as Error).message ?? String(error)}`,
+    );
+  }
+}
+
+function randomSuffix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

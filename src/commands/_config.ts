@@ -1,0 +1,209 @@
+/**
+ * The project file `policy.config.json` (SPEC.md "Configuration documents"):
+ * JSONC, unknown fields ignored, every documented field with its default,
+ * paths resolved from the working folder.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { Env } from "../engine/types.ts";
+import { ENVS } from "../engine/_guards.ts";
+import { CliError } from "./_errors.ts";
+import { parseJsoncObject } from "./_jsonc.ts";
+import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
+import type { Warning } from "./_output.ts";
+
+/** The default project config file name. */
+export const CONFIG_FILE = "policy.config.json";
+/** `draft.path` default. */
+export const DEFAULT_DRAFT_PATH = "policy-drafts.json";
+/** `bundle.path` default. */
+export const DEFAULT_BUNDLE_PATH = "policy-bundle.json";
+
+/** A `build.signing` or `sign.signing` block. Paths are as written (relative to the working folder). */
+export interface SigningBlock {
+  algorithm?: string;
+  keyId?: string;
+  hmacSecretEnv?: string;
+  ecdsaPrivateKeyPath?: string;
+}
+
+/** The project config with every default applied and every path absolute. */
+export interface ProjectConfig {
+  /** The file in use, or null when there is none (defaults only). */
+  file: string | null;
+  schemaVersion: number | null;
+  /** `draft.path`, absolute. */
+  draftPath: string;
+  /**
+   * Where the bundle is, for every command: `build.outputDirectory`/(file
+   * name of `bundle.path`) when `build.outputDirectory` is set, else `bundle.path`.
+   */
+  bundlePath: string;
+  /** `signature.publicKeyPath`, absolute, or null. */
+  publicKeyPath: string | null;
+  /** `limits.maxFileBytes`. */
+  maxFileBytes: number;
+  build: {
+    env: Env;
+    /** Absolute. */
+    outputDirectory: string;
+    signed: boolean;
+    validateParity: boolean;
+    bundleVersionStrategy: "increment";
+    orgId: string | null;
+    projectId: string | null;
+    signing: SigningBlock | null;
+  };
+  sign: { signing: SigningBlock | null };
+  /** The `analyze` and `simulate` blocks as written (their fields are not specified). */
+  analyze: Record<string, unknown> | null;
+  simulate: Record<string, unknown> | null;
+  /** Problems that do not stop the command (for example an unknown bundleVersionStrategy). */
+  warnings: Warning[];
+}
+
+/**
+ * Loads the project config of a working folder. `configFlag` (the `--config`
+ * value) resolves from the working folder; when it names a file that does
+ * not exist the result is `CONFIG_NOT_FOUND`. A missing default file means
+ * all defaults.
+ *
+ * @throws {CliError} `CONFIG_NOT_FOUND`, `CONFIG_INVALID`, `DOCUMENT_READ_ERROR`.
+ */
+export async function loadProjectConfig(
+  workingFolder: string,
+  configFlag: string | undefined,
+): Promise<ProjectConfig> {
+  const named = configFlag !== undefined;
+  const file = path.resolve(workingFolder, named ? configFlag : CONFIG_FILE);
+  if (!(await exists(file))) {
+    if (named) {
+      throw new CliError("CONFIG_NOT_FOUND", `the config file ${file} does not exist`, {
+        hint: "--config resolves from the working folder; check the path",
+      });
+    }
+    return resolveConfig(workingFolder, null, {});
+  }
+  const text = await readTextDocument(file, "config", DEFAULT_MAX_FILE_BYTES);
+  return resolveConfig(workingFolder, file, parseJsoncObject(text, file));
+}
+
+/** Applies defaults and type checks to a parsed config object. */
+export function resolveConfig(
+  workingFolder: string,
+  file: string | null,
+  raw: Record<string, unknown>,
+): ProjectConfig {
+  const read = new Reader(file ?? CONFIG_FILE, raw);
+  const warnings: Warning[] = [];
+  const fromWf = (p: string) => path.resolve(workingFolder, p);
+
+  const schemaVersion = read.number("/schemaVersion");
+  const draftPath = fromWf(read.string("/draft/path") ?? DEFAULT_DRAFT_PATH);
+  const bundleRelative = read.string("/bundle/path") ?? DEFAULT_BUNDLE_PATH;
+  const publicKeyPath = read.string("/signature/publicKeyPath");
+  const maxFileBytes = read.number("/limits/maxFileBytes") ?? DEFAULT_MAX_FILE_BYTES;
+  if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
+    throw read.invalid("/limits/maxFileBytes", "a whole number of bytes >= 1");
+  }
+  const env = read.string("/build/env") ?? "prod";
+  if (!(ENVS as readonly string[]).includes(env)) {
+    throw read.invalid("/build/env", `one of ${ENVS.join(", ")}`);
+  }
+  const outputDirectory = read.string("/build/outputDirectory");
+  const strategy = read.string("/build/bundleVersionStrategy") ?? "increment";
+  if (strategy !== "increment") {
+    warnings.push({
+      code: "CONFIG_STRATEGY_FALLBACK",
+      message: `build.bundleVersionStrategy "${strategy}" is not implemented; using "increment"`,
+    });
+  }
+  const bundlePath = outputDirectory === undefined
+    ? fromWf(bundleRelative)
+    : path.join(fromWf(outputDirectory), path.basename(bundleRelative));
+  return {
+    file,
+    schemaVersion: schemaVersion ?? null,
+    draftPath,
+    bundlePath,
+    publicKeyPath: publicKeyPath === undefined ? null : fromWf(publicKeyPath),
+    maxFileBytes,
+    build: {
+      env: env as Env,
+      outputDirectory: fromWf(outputDirectory ?? "."),
+      signed: read.boolean("/build/signed") ?? false,
+      validateParity: read.boolean("/build/validateParity") ?? true,
+      bundleVersionStrategy: "increment",
+      orgId: read.string("/build/scope/orgId") ?? null,
+      projectId: read.string("/build/scope/projectId") ?? null,
+      signing: read.signing("/build/signing"),
+    },
+    sign: { signing: read.signing("/sign/signing") },
+    analyze: read.object("/analyze") ?? null,
+    simulate: read.object("/simulate") ?? null,
+    warnings,
+  };
+}
+
+/** Typed reads of nested fields; a field of the wrong type is `CONFIG_INVALID`. */
+class Reader {
+  constructor(readonly file: string, readonly raw: Record<string, unknown>) {}
+
+  #get(pointer: string): unknown {
+    let value: unknown = this.raw;
+    for (const key of pointer.split("/").slice(1)) {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+      if (!Object.hasOwn(value, key)) return undefined;
+      value = (value as Record<string, unknown>)[key];
+    }
+    return value;
+  }
+
+  invalid(pointer: string, expected: string): CliError {
+    const field = pointer.slice(1).replaceAll("/", ".");
+    return new CliError("CONFIG_INVALID", `${this.file}: ${field} must be ${expected}`);
+  }
+
+  string(pointer: string): string | undefined {
+    const value = this.#get(pointer);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string" || value === "") {
+      throw this.invalid(pointer, "a non-empty string");
+    }
+    return value;
+  }
+
+  number(pointer: string): number | undefined {
+    const value = this.#get(pointer);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      throw this.invalid(pointer, "a number");
+    }
+    return value;
+  }
+
+  boolean(pointer: string): boolean | undefined {
+    const value = this.#get(pointer);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "boolean") throw this.invalid(pointer, "true or false");
+    return value;
+  }
+
+  object(pointer: string): Record<string, unknown> | undefined {
+    const value = this.#get(pointer);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "object" || Array.isArray(value)) throw this.invalid(pointer, "an object");
+    return value as Record<string, unknown>;
+  }
+
+  signing(pointer: string): SigningBlock | null {
+    if (this.object(pointer) === undefined) return null;
+    const block: SigningBlock = {};
+    for (const field of ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const) {
+      const value = this.string(`${pointer}/${field}`);
+      if (value !== undefined) block[field] = value;
+    }
+    return block;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The CLI's own error codes and the one table that maps every error code
+ * (the library's and the CLI's) to an exit code (CONTRACT.md §5).
+ *
+ * @module
+ */
+import { ERROR_CODES, isPolicyError } from "../engine/policy_error.ts";
+
+/** Error codes the CLI adds to the library's (documented in `docs/cli.md`). */
+export const CLI_ERROR_CODES = [
+  "USAGE_ERROR",
+  "CONFIG_NOT_FOUND",
+  "CONFIG_INVALID",
+  "WORKING_FOLDER_NOT_FOUND",
+  "ENV_NOT_PERMITTED",
+  "DOCUMENT_READ_ERROR",
+  "DOCUMENT_PARSE_ERROR",
+  "DOCUMENT_TOO_LARGE",
+  "WRITE_ERROR",
+  "DRAFT_INVALID",
+  "DRAFT_EXISTS",
+  "POLICY_NOT_FOUND",
+  "RULE_INVALID",
+  "DEFAULTS_INVALID",
+  "DUPLICATE_RULE_ID",
+  "SUITE_INVALID",
+  "SIMULATION_FAILED",
+  "VALIDATION_FAILED",
+  "PARITY_FAILED",
+  "SIGNING_KEY_MISSING",
+  "PUBLIC_KEY_MISSING",
+  "KEY_EXISTS",
+  "COMMAND_UNAVAILABLE",
+  "INTERNAL_ERROR",
+] as const;
+
+/** An error code the CLI adds. */
+export type CliErrorCode = typeof CLI_ERROR_CODES[number];
+
+/** The exit codes of CONTRACT.md §5. */
+export type ExitCode = 0 | 1 | 2 | 3;
+
+/** Exit code 0: success. */
+export const EXIT_OK = 0;
+/** Exit code 1: a check failed. */
+export const EXIT_CHECK_FAILED = 1;
+/** Exit code 2: usage or configuration error, unreadable input. */
+export const EXIT_USAGE = 2;
+/** Exit code 3: licence refused. */
+export const EXIT_LICENSE = 3;
+
+/**
+ * THE table: error code → exit code. 1 = a check on a document failed;
+ * 2 = the invocation, the configuration or an input file is wrong;
+ * 3 = licence refused. A test checks that every code of the library and of
+ * the CLI has an entry.
+ */
+export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
+  // Checks that failed (1)
+  BUNDLE_INVALID: 1,
+  CHECKSUM_MISMATCH: 1,
+  BUNDLE_UNSIGNED: 1,
+  BUNDLE_SIGNATURE_MISSING: 1,
+  BUNDLE_SIGNATURE_UNVERIFIED: 1,
+  BUNDLE_SIGNATURE_INVALID: 1,
+  BUNDLE_SIGNATURE_ALGORITHM_MISMATCH: 1,
+  BUNDLE_SIGNATURE_ALGORITHM_REMOVED: 1,
+  BUNDLE_SCOPE_MISMATCH: 1,
+  CONTEXT_KEY_NOT_ALLOWED: 1,
+  DRAFT_INVALID: 1,
+  DRAFT_EXISTS: 1,
+  POLICY_NOT_FOUND: 1,
+  RULE_INVALID: 1,
+  DEFAULTS_INVALID: 1,
+  DUPLICATE_RULE_ID: 1,
+  SIMULATION_FAILED: 1,
+  VALIDATION_FAILED: 1,
+  PARITY_FAILED: 1,
+  KEY_EXISTS: 1,
+  INTERNAL_ERROR: 1,
+  // Usage, configuration, unreadable input (2)
+  USAGE_ERROR: 2,
+  CONFIG_NOT_FOUND: 2,
+  CONFIG_INVALID: 2,
+  WORKING_FOLDER_NOT_FOUND: 2,
+  ENV_NOT_PERMITTED: 2,
+  BUNDLE_READ_ERROR: 2,
+  BUNDLE_PARSE_ERROR: 2,
+  BUNDLE_TOO_LARGE: 2,
+  DOCUMENT_READ_ERROR: 2,
+  DOCUMENT_PARSE_ERROR: 2,
+  DOCUMENT_TOO_LARGE: 2,
+  WRITE_ERROR: 2,
+  SUITE_INVALID: 2,
+  SIGNING_KEY_MISSING: 2,
+  PUBLIC_KEY_MISSING: 2,
+  INVALID_KEY: 2,
+  INVALID_OPTIONS: 2,
+  INVALID_REQUEST: 2,
+  COMMAND_UNAVAILABLE: 2,
+  REMOTE_HMAC_REFUSED: 2,
+  REMOTE_UNAUTHORIZED: 2,
+  REMOTE_NOT_FOUND: 2,
+  REMOTE_UNAVAILABLE: 2,
+  // Licence (3)
+  LICENSE_REQUIRED: 3,
+});
+
+/** The exit code of an error code; codes missing from the table count as a failed check. */
+export function exitCodeFor(code: string): ExitCode {
+  return Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code]! : EXIT_CHECK_FAILED;
+}
+
+/** Every code the table must cover: the library's and the CLI's. */
+export const ALL_ERROR_CODES: readonly string[] = [...ERROR_CODES, ...CLI_ERROR_CODES];
+
+/** Options of {@link CliError}. */
+export interface CliErrorOptions {
+  /** What to do next, printed after the message. */
+  hint?: string;
+  cause?: unknown;
+}
+
+/** An error of the CLI itself: a stable code from {@link CLI_ERROR_CODES}, a message, a hint. */
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly hint: string | undefined;
+
+  constructor(code: CliErrorCode, message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CliError";
+    this.code = code;
+    this.hint = options.hint;
+  }
+}
+
+/** A usage error (exit 2). */
+export function usageError(message: string, hint?: string): CliError {
+  return new CliError("USAGE_ERROR", message, hint === undefined ? {} : { hint });
+}
+
+/** The code, message and hint of anything thrown. */
+export interface ErrorReport {
+  code: string;
+  message: string;
+  hint: string | undefined;
+}
+
+/** Describes a thrown value; unknown errors become `INTERNAL_ERROR`. */
+export function describeError(error: unknown): ErrorReport {
+  if (error instanceof CliError) {
+    return { code: error.code, message: error.message, hint: error.hint };
+  }
+  if (isPolicyError(error)) {
+    return { code: error.code, message: error.message, hint: undefined };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: "INTERNAL_ERROR",
+    message: `unexpected error: ${message}`,
+    hint: "this is a bug in the policy CLI; please report it with the command you ran",
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Reading the documents the CLI works on: the size limit is checked before
+ * a file is read whole (`limits.maxFileBytes`), then the text is decoded as
+ * UTF-8 and, for JSON documents, parsed. Failures carry stable codes.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import { PolicyError } from "../engine/policy_error.ts";
+import { CliError } from "./_errors.ts";
+
+/** `limits.maxFileBytes` default: 8 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 8_388_608;
+
+/** What a document is, for messages and error codes. Bundles get the `BUNDLE_*` codes. */
+export type DocumentKind =
+  | "bundle"
+  | "draft"
+  | "document"
+  | "rule"
+  | "suite"
+  | "private key"
+  | "public key"
+  | "config";
+
+/**
+ * Reads a UTF-8 text file of at most `maxBytes` bytes.
+ *
+ * @throws {PolicyError|CliError} `BUNDLE_READ_ERROR`/`BUNDLE_TOO_LARGE` for
+ * bundles, `DOCUMENT_READ_ERROR`/`DOCUMENT_TOO_LARGE` otherwise.
+ */
+export async function readTextDocument(
+  path: string,
+  kind: DocumentKind,
+  maxBytes: number,
+): Promise<string> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(path, "r");
+  } catch (error) {
+    throw readError(kind, path, error);
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw readError(kind, path, { code: "EISDIR" });
+    if (stat.size > maxBytes) throw tooLarge(kind, path, maxBytes, stat.size);
+    // Read at most one byte past the limit, so a file that grew is caught too.
+    const buffer = new Uint8Array(Math.min(stat.size, maxBytes) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) throw tooLarge(kind, path, maxBytes, length);
+    try {
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, length));
+      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    } catch {
+      throw parseError(kind, path, "it is not UTF-8 text");
+    }
+  } catch (error) {
+    if (error instanceof CliError || error instanceof PolicyError) throw error;
+    throw readError(kind, path, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads and parses a JSON document of at most `maxBytes` bytes.
+ *
+ * @throws {PolicyError|CliError} the codes of {@link readTextDocument}, and
+ * `BUNDLE_PARSE_ERROR` or `DOCUMENT_PARSE_ERROR` when it is not JSON.
+ */
+export async function readJsonDocument(
+  path: string,
+  kind: DocumentKind,
+  maxBytes: number,
+): Promise<unknown> {
+  const text = await readTextDocument(path, kind, maxBytes);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw parseError(kind, path, `it is not JSON (${(error as Error).message})`);
+  }
+}
+
+/** True when something exists at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await fs.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readError(kind: DocumentKind, path: string, error: unknown): Error {
+  const code = (error as { code?: string } | null)?.code;
+  const why = code === "ENOENT"
+    ? "it does not exist"
+    : code === "EISDIR"
+    ? "it is a folder, not a file"
+    : code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : (error as Error)?.message ?? String(error);
+  const message = `cannot read ${kind} ${path}: ${why}`;
+  return kind === "bundle"
+    ? new PolicyError("BUNDLE_READ_ERROR", message)
+    : new CliError("DOCUMENT_READ_ERROR", message);
+}
+
+function tooLarge(kind: DocumentKind, path: string, max: number, size: number): Error {
+  const message =
+    `${kind} ${path} is ${size} bytes or more, over limits.maxFileBytes (${max} bytes); raise the limit in policy.config.json if the file is expected to be this large`;
+  return kind === "bundle"
+    ? new PolicyError("BUNDLE_TOO_LARGE", message)
+    : new CliError("DOCUMENT_TOO_LARGE", message);
+}
+
+function parseError(kind: DocumentKind, path: string, why: string): Error {
+  const message = `cannot parse ${kind} ${path}: ${why}`;
+  return kind === "bundle"
+    ? new PolicyError("BUNDLE_PARSE_ERROR", message)
+    : new CliError("DOCUMENT_PARSE_ERROR", message);
+}

@@ -1,0 +1,240 @@
+/**
+ * One command run: parsed flags, the printer, and the working folder,
+ * project config and documents, each resolved once, lazily, with
+ * `--verbose` notes. {@link defineCommand} turns a command body into a
+ * `run(args, io) → exit code` function that reports every error the same way.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { CliIo } from "./cli_io.ts";
+import {
+  type CommandSpec,
+  detectFormat,
+  type GlobalOptions,
+  parseCommandArgs,
+  renderHelp,
+  splitCommand,
+  wantsHelp,
+} from "./_args.ts";
+import { loadProjectConfig, type ProjectConfig } from "./_config.ts";
+import { readEnv } from "./_env.ts";
+import { describeError, exitCodeFor, usageError } from "./_errors.ts";
+import { Output } from "./_output.ts";
+import { type DocumentKind, readJsonDocument, readTextDocument } from "./_read_document.ts";
+import { didYouMean } from "./_suggest.ts";
+import {
+  requireWorkingFolder,
+  resolveWorkingFolder,
+  SOURCE_LABELS,
+  type WorkingFolder,
+} from "./_working_folder.ts";
+
+/** A command: arguments and process I/O in, exit code out. */
+export type CommandFunction = (args: string[], io: CliIo) => Promise<number>;
+
+/** Everything a command body works with. */
+export class Session {
+  readonly io: CliIo;
+  readonly out: Output;
+  readonly global: GlobalOptions;
+  readonly spec: CommandSpec;
+  readonly positionals: readonly string[];
+  readonly #flags: ReadonlyMap<string, string | true>;
+  #workingFolder: Promise<WorkingFolder> | undefined;
+  #config: Promise<ProjectConfig> | undefined;
+
+  constructor(
+    io: CliIo,
+    out: Output,
+    spec: CommandSpec,
+    parsed: ReturnType<typeof parseCommandArgs>,
+  ) {
+    this.io = io;
+    this.out = out;
+    this.spec = spec;
+    this.global = parsed.global;
+    this.positionals = parsed.positionals;
+    this.#flags = parsed.flags;
+  }
+
+  /** True when the flag was given. */
+  has(flag: string): boolean {
+    return this.#flags.has(flag);
+  }
+
+  /** The value of a string flag, or undefined. */
+  string(flag: string): string | undefined {
+    const value = this.#flags.get(flag);
+    return typeof value === "string" ? value : undefined;
+  }
+
+  /** The value of a required string flag. */
+  requireString(flag: string, why = ""): string {
+    const value = this.string(flag);
+    if (value === undefined || value === "") {
+      throw usageError(
+        `'policy ${this.spec.name}' needs --${flag}${why === "" ? "" : ` ${why}`}`,
+        `run 'policy ${this.spec.name} --help' for its flags`,
+      );
+    }
+    return value;
+  }
+
+  /** The value of a number flag, or undefined. */
+  number(flag: string): number | undefined {
+    const text = this.string(flag);
+    if (text === undefined) return undefined;
+    const value = text.trim() === "" ? NaN : Number(text);
+    if (!Number.isFinite(value)) throw usageError(`--${flag} must be a number, not '${text}'`);
+    return value;
+  }
+
+  /** The value of a flag restricted to `choices` (case-insensitive, reported in canonical case). */
+  choice<T extends string>(flag: string, choices: readonly T[]): T | undefined {
+    const text = this.string(flag);
+    if (text === undefined) return undefined;
+    const match = choices.find((c) => c.toLowerCase() === text.toLowerCase());
+    if (match === undefined) {
+      throw usageError(
+        `--${flag} must be one of ${choices.join(", ")}, not '${text}'${didYouMean(text, choices)}`,
+      );
+    }
+    return match;
+  }
+
+  /** Reads an environment variable (empty counts as unset). */
+  env(name: string): string | undefined {
+    return readEnv(this.io, name);
+  }
+
+  /** The working folder, which must exist. Resolved once; noted with `--verbose`. */
+  workingFolder(): Promise<WorkingFolder> {
+    this.#workingFolder ??= (async () => {
+      const folder = await resolveWorkingFolder(this.global.workingFolder, this.io);
+      this.out.note(`working folder: ${folder.path} (from ${SOURCE_LABELS[folder.source]})`);
+      await requireWorkingFolder(folder);
+      return folder;
+    })();
+    return this.#workingFolder;
+  }
+
+  /** A path resolved from the working folder. */
+  async fromWorkingFolder(p: string): Promise<string> {
+    return path.resolve((await this.workingFolder()).path, p);
+  }
+
+  /** The project config. Loaded once; its warnings are printed once. */
+  config(): Promise<ProjectConfig> {
+    this.#config ??= (async () => {
+      const folder = await this.workingFolder();
+      const config = await loadProjectConfig(folder.path, this.global.config);
+      this.out.note(
+        config.file === null
+          ? `config: none (${
+            path.join(folder.path, "policy.config.json")
+          } not found; defaults apply)`
+          : `config: ${config.file}`,
+      );
+      for (const w of config.warnings) this.out.warn(w.code, w.message);
+      return config;
+    })();
+    return this.#config;
+  }
+
+  /** Reads a JSON document within `limits.maxFileBytes`; noted with `--verbose`. */
+  async readJson(file: string, kind: DocumentKind): Promise<unknown> {
+    const limit = await this.#limit();
+    const value = await readJsonDocument(file, kind, limit);
+    this.out.note(`read ${file} (${kind})`);
+    return value;
+  }
+
+  /** Reads a text document within `limits.maxFileBytes`; noted with `--verbose` (path only). */
+  async readText(file: string, kind: DocumentKind): Promise<string> {
+    const limit = await this.#limit();
+    const value = await readTextDocument(file, kind, limit);
+    this.out.note(`read ${file} (${kind})`);
+    return value;
+  }
+
+  async #limit(): Promise<number> {
+    return (await this.config()).maxFileBytes;
+  }
+}
+
+/**
+ * Makes a command function from its spec and body: `--help`, argument
+ * parsing and error reporting (stderr, JSON `{error}` with `--format json`,
+ * exit code from the one table) are the same for every command.
+ */
+export function defineCommand(
+  spec: CommandSpec,
+  body: (session: Session) => Promise<number>,
+): CommandFunction {
+  return async (args, io) => {
+    let out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
+    try {
+      let parsed: ReturnType<typeof parseCommandArgs>;
+      try {
+        parsed = parseCommandArgs(args, spec);
+      } catch (error) {
+        if (wantsHelp(args)) {
+          io.stdout(renderHelp(spec));
+          return 0;
+        }
+        throw error;
+      }
+      if (parsed.global.help) {
+        io.stdout(renderHelp(spec));
+        return 0;
+      }
+      out = new Output(io, parsed.global);
+      return await body(new Session(io, out, spec, parsed));
+    } catch (error) {
+      const report = describeError(error);
+      out.error(report);
+      return exitCodeFor(report.code);
+    }
+  };
+}
+
+/** A command with subcommands (`policies`, `keys`): dispatches on the first positional. */
+export function defineGroup(
+  name: string,
+  summary: string,
+  subcommands: Readonly<Record<string, { run: CommandFunction; summary: string }>>,
+): CommandFunction {
+  const help = () =>
+    [
+      `Usage: policy ${name} <subcommand> [flags]`,
+      "",
+      summary,
+      "",
+      "Subcommands:",
+      ...Object.entries(subcommands).map(([sub, { summary }]) => `  ${sub.padEnd(16)}${summary}`),
+      "",
+      `Run 'policy ${name} <subcommand> --help' for its flags.`,
+      "",
+    ].join("\n");
+  return async (args, io) => {
+    const { name: sub, rest } = splitCommand(args);
+    if (sub !== undefined && Object.hasOwn(subcommands, sub)) {
+      return await subcommands[sub]!.run(rest, io);
+    }
+    if (sub === undefined && wantsHelp(args)) {
+      io.stdout(help());
+      return 0;
+    }
+    const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
+    const names = Object.keys(subcommands);
+    const report = describeError(usageError(
+      sub === undefined
+        ? `'policy ${name}' needs a subcommand: ${names.join(", ")}`
+        : `unknown subcommand '${sub}' for 'policy ${name}'${didYouMean(sub, names)}`,
+      `run 'policy ${name} --help'`,
+    ));
+    out.error(report);
+    return exitCodeFor(report.code);
+  };
+}

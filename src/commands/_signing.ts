@@ -1,0 +1,359 @@
+/**
+ * Signing and verification keys of the CLI: which algorithm, key id and key
+ * a command signs with (flags over config blocks), and which key verifies a
+ * bundle (SPEC.md "Authentication"). Secrets are read here and handed to
+ * `src/verify`; nothing here prints or returns them in a message.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import {
+  type BundleSignatureStatus,
+  SIGNATURE_ALGORITHMS,
+  signBundle,
+  verifyBundleSignature,
+} from "../verify/mod.ts";
+import type { FlagSpecs } from "./_args.ts";
+import type { SigningBlock } from "./_config.ts";
+import { CliError, usageError } from "./_errors.ts";
+import type { Session } from "./_session.ts";
+import { didYouMean } from "./_suggest.ts";
+
+/** Conventional name of the environment variable holding the HMAC secret. */
+export const DEFAULT_HMAC_SECRET_ENV = "POLICY_HMAC_SECRET";
+
+/** The signing flags of `build` and `sign`. */
+export const SIGNING_FLAGS: FlagSpecs = Object.freeze({
+  "signing-algorithm": {
+    type: "string",
+    value: "<alg>",
+    description: "ECDSA_SHA_256 or HMAC_SHA256 (else the signing block's algorithm)",
+  },
+  "signing-key-id": {
+    type: "string",
+    value: "<id>",
+    description: "key id recorded in the signature (else the signing block's keyId)",
+  },
+  "ecdsa-private-key": {
+    type: "string",
+    value: "<path>",
+    description: "ECDSA P-256 private key PEM, relative to the working folder",
+  },
+  "hmac-secret-env": {
+    type: "string",
+    value: "<name>",
+    description:
+      `environment variable holding the HMAC secret (default ${DEFAULT_HMAC_SECRET_ENV})`,
+  },
+  "hmac-secret": {
+    type: "string",
+    value: "<hex>",
+    description: "the HMAC secret itself (discouraged: it leaks into shell history)",
+  },
+});
+
+/** What a bundle is signed with. `key` is secret material: never print it. */
+export interface SigningKey {
+  algorithm: SignatureAlgorithm;
+  keyId: string;
+  key: string;
+  /** Where the key came from, for people (a path or a variable name, never the key). */
+  source: string;
+}
+
+/** Merges signing blocks; later blocks win field by field. Null when none is set. */
+export function mergeSigningBlocks(...blocks: (SigningBlock | null)[]): SigningBlock | null {
+  const present = blocks.filter((b): b is SigningBlock => b !== null);
+  return present.length === 0 ? null : Object.assign({}, ...present);
+}
+
+/**
+ * The signing key from the signing flags, then `block`.
+ *
+ * @throws {CliError} `USAGE_ERROR`, `CONFIG_INVALID`, `SIGNING_KEY_MISSING`.
+ */
+export async function resolveSigningKey(
+  session: Session,
+  block: SigningBlock | null,
+  blockName: string,
+): Promise<SigningKey> {
+  const requested = session.string("signing-algorithm");
+  if (requested !== undefined && /^(ed25519|eddsa)$/i.test(requested)) {
+    throw usageError(
+      `--signing-algorithm ${requested}: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
+    );
+  }
+  const algorithm = session.choice("signing-algorithm", SIGNATURE_ALGORITHMS) ??
+    configAlgorithm(block, blockName) ?? inferAlgorithm(session, block, blockName);
+  const keyId = session.string("signing-key-id") ?? block?.keyId;
+  if (keyId === undefined || keyId === "") {
+    throw usageError(
+      "signing needs a key id",
+      `pass --signing-key-id <id> or set ${blockName}.keyId in policy.config.json`,
+    );
+  }
+  if (algorithm === "ECDSA_SHA_256") {
+    for (const flag of ["hmac-secret", "hmac-secret-env"]) {
+      if (session.has(flag)) throw usageError(`--${flag} does not apply to ECDSA_SHA_256 signing`);
+    }
+    const relative = session.string("ecdsa-private-key") ?? block?.ecdsaPrivateKeyPath;
+    if (relative === undefined) {
+      throw new CliError("SIGNING_KEY_MISSING", "ECDSA_SHA_256 signing needs a private key", {
+        hint:
+          `pass --ecdsa-private-key <path> or set ${blockName}.ecdsaPrivateKeyPath (create one with 'policy keys generate')`,
+      });
+    }
+    const file = await session.fromWorkingFolder(relative);
+    const key = await session.readText(file, "private key");
+    return { algorithm, keyId, key, source: file };
+  }
+  if (session.has("ecdsa-private-key")) {
+    throw usageError("--ecdsa-private-key does not apply to HMAC_SHA256 signing");
+  }
+  const inline = session.string("hmac-secret");
+  if (inline !== undefined) {
+    if (session.has("hmac-secret-env")) {
+      throw usageError("give either --hmac-secret or --hmac-secret-env, not both");
+    }
+    session.out.warn(
+      "HMAC_SECRET_ON_COMMAND_LINE",
+      `--hmac-secret leaks the secret into shell history and process lists; put it in an environment variable and pass --hmac-secret-env <name> instead`,
+    );
+    return { algorithm, keyId, key: inline, source: "--hmac-secret" };
+  }
+  const name = session.string("hmac-secret-env") ?? block?.hmacSecretEnv ??
+    DEFAULT_HMAC_SECRET_ENV;
+  const secret = session.env(name);
+  if (secret === undefined) {
+    throw new CliError(
+      "SIGNING_KEY_MISSING",
+      `HMAC_SHA256 signing needs the secret in environment variable ${name}, which is not set`,
+      { hint: "create a secret with 'policy keys generate --algorithm HMAC_SHA256'" },
+    );
+  }
+  return { algorithm, keyId, key: secret, source: `environment variable ${name}` };
+}
+
+function configAlgorithm(
+  block: SigningBlock | null,
+  blockName: string,
+): SignatureAlgorithm | undefined {
+  const value = block?.algorithm;
+  if (value === undefined) return undefined;
+  const match = SIGNATURE_ALGORITHMS.find((a) => a.toLowerCase() === value.toLowerCase());
+  if (match === undefined) {
+    const removed = /^(ed25519|eddsa)$/i.test(value) ? " (Ed25519 is no longer supported)" : "";
+    throw new CliError(
+      "CONFIG_INVALID",
+      `${blockName}.algorithm must be ECDSA_SHA_256 or HMAC_SHA256, not "${value}"${removed}${
+        didYouMean(value, SIGNATURE_ALGORITHMS)
+      }`,
+    );
+  }
+  return match;
+}
+
+function inferAlgorithm(
+  session: Session,
+  block: SigningBlock | null,
+  blockName: string,
+): SignatureAlgorithm {
+  const ecdsa = session.has("ecdsa-private-key") || block?.ecdsaPrivateKeyPath !== undefined;
+  const hmac = session.has("hmac-secret") || session.has("hmac-secret-env") ||
+    block?.hmacSecretEnv !== undefined;
+  if (ecdsa !== hmac) return ecdsa ? "ECDSA_SHA_256" : "HMAC_SHA256";
+  throw usageError(
+    "signing needs an algorithm",
+    `pass --signing-algorithm ECDSA_SHA_256|HMAC_SHA256 or set ${blockName}.algorithm`,
+  );
+}
+
+/**
+ * Signs a bundle (checksum and signature) with `key`.
+ *
+ * @throws {PolicyError} `INVALID_KEY` (messages never contain key material).
+ */
+export async function sign<T extends RuntimeBundleV1>(
+  bundle: T,
+  key: SigningKey,
+): Promise<
+  T & { checksum: string; signature: { algorithm: string; keyId: string; value: string } }
+> {
+  return await signBundle(bundle, { algorithm: key.algorithm, key: key.key, keyId: key.keyId });
+}
+
+/** A key that verifies signatures. `publicKey` is secret for HMAC: never print it. */
+export interface VerifyKey {
+  algorithm: SignatureAlgorithm;
+  publicKey: string | CryptoKey;
+  /** Where the key came from, for people (never the key). */
+  source: string;
+}
+
+/** Options of {@link resolveVerifyKey}. */
+export interface ResolveVerifyKeyOptions {
+  /** `inspect --public-key`: resolved from the current folder. */
+  publicKeyFlag?: string | undefined;
+  /** The merged signing blocks (sign.signing over build.signing), the last source of keys. */
+  signing: SigningBlock | null;
+  /** When nothing else is configured, use the HMAC secret in POLICY_HMAC_SECRET (inspect). */
+  conventionalHmacSecret?: boolean;
+}
+
+/**
+ * The configured verification key, or null when none is configured. Order:
+ * `--public-key` (from the current folder), `POLICY_PUBLIC_KEY` (inline),
+ * `POLICY_PUBLIC_KEY_PATH` (from the current folder),
+ * `signature.publicKeyPath` (from the working folder), then the signing
+ * blocks: an HMAC block's secret variable, or the public half of an ECDSA
+ * block's PKCS#8 private key; last, with `conventionalHmacSecret`, the
+ * secret in `POLICY_HMAC_SECRET`.
+ *
+ * @throws {CliError|PolicyError} `PUBLIC_KEY_MISSING`, `SIGNING_KEY_MISSING`,
+ * `INVALID_KEY`, read errors.
+ */
+export async function resolveVerifyKey(
+  session: Session,
+  options: ResolveVerifyKeyOptions,
+): Promise<VerifyKey | null> {
+  const fromCwd = (p: string) => path.resolve(session.io.cwd, p);
+  if (options.publicKeyFlag !== undefined) {
+    const file = fromCwd(options.publicKeyFlag);
+    return keyFromText(await session.readText(file, "public key"), file);
+  }
+  const inline = session.env("POLICY_PUBLIC_KEY");
+  if (inline !== undefined) return keyFromText(inline, "POLICY_PUBLIC_KEY");
+  const envPath = session.env("POLICY_PUBLIC_KEY_PATH");
+  if (envPath !== undefined) {
+    const file = fromCwd(envPath);
+    return keyFromText(await session.readText(file, "public key"), file);
+  }
+  const config = await session.config();
+  if (config.publicKeyPath !== null) {
+    return keyFromText(
+      await session.readText(config.publicKeyPath, "public key"),
+      config.publicKeyPath,
+    );
+  }
+  const block = options.signing ?? {};
+  const algorithm = block.algorithm?.toUpperCase() ??
+    (block.hmacSecretEnv !== undefined
+      ? "HMAC_SHA256"
+      : block.ecdsaPrivateKeyPath !== undefined
+      ? "ECDSA_SHA_256"
+      : undefined);
+  if (algorithm === "HMAC_SHA256") {
+    const name = block.hmacSecretEnv ?? DEFAULT_HMAC_SECRET_ENV;
+    const secret = session.env(name);
+    if (secret === undefined) {
+      throw new CliError(
+        "SIGNING_KEY_MISSING",
+        `the signing config names HMAC_SHA256, but environment variable ${name} (the secret that verifies the bundle) is not set`,
+        { hint: `set ${name}` },
+      );
+    }
+    return { algorithm, publicKey: secret, source: `environment variable ${name}` };
+  }
+  if (algorithm === "ECDSA_SHA_256" && block.ecdsaPrivateKeyPath !== undefined) {
+    const file = await session.fromWorkingFolder(block.ecdsaPrivateKeyPath);
+    const publicKey = await publicKeyOfPkcs8(await session.readText(file, "private key"));
+    if (publicKey === null) {
+      throw new CliError(
+        "PUBLIC_KEY_MISSING",
+        `cannot derive the public key from ${file}: that needs a valid unencrypted PKCS#8 P-256 key (-----BEGIN PRIVATE KEY-----)`,
+        { hint: "set signature.publicKeyPath in policy.config.json to the public key" },
+      );
+    }
+    return { algorithm, publicKey, source: `public half of ${file}` };
+  }
+  if (options.conventionalHmacSecret) {
+    const secret = session.env(DEFAULT_HMAC_SECRET_ENV);
+    if (secret !== undefined) {
+      return {
+        algorithm: "HMAC_SHA256",
+        publicKey: secret,
+        source: `environment variable ${DEFAULT_HMAC_SECRET_ENV}`,
+      };
+    }
+  }
+  return null;
+}
+
+/**
+ * Verifies a bundle's signature with `key`.
+ *
+ * @throws {PolicyError} the signature codes of SPEC.md.
+ */
+export async function verify(
+  bundle: RuntimeBundleV1,
+  key: VerifyKey,
+): Promise<BundleSignatureStatus> {
+  return await verifyBundleSignature(bundle, {
+    verify: { algorithm: key.algorithm, publicKey: key.publicKey },
+  });
+}
+
+/** The algorithm of a key given as text: SPKI PEM is ECDSA, 64 hex characters are an HMAC secret. */
+function keyFromText(text: string, source: string): VerifyKey {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
+    return { algorithm: "HMAC_SHA256", publicKey: trimmed, source };
+  }
+  if (trimmed.includes("-----BEGIN PUBLIC KEY-----")) {
+    return { algorithm: "ECDSA_SHA_256", publicKey: text, source };
+  }
+  const isPrivate = /-----BEGIN (EC |ENCRYPTED )?PRIVATE KEY-----/.test(trimmed);
+  throw new PolicyError(
+    "INVALID_KEY",
+    isPrivate
+      ? `${source} holds a private key; verification needs the public key (-----BEGIN PUBLIC KEY-----)`
+      : `${source} is neither an SPKI PEM public key (-----BEGIN PUBLIC KEY-----) nor a 64-hex HMAC secret`,
+  );
+}
+
+/** The public key of a PKCS#8 PEM P-256 private key, or null when it cannot be derived. */
+async function publicKeyOfPkcs8(pem: string): Promise<CryptoKey | null> {
+  const match = /-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\s]+)-----END PRIVATE KEY-----/.exec(pem);
+  if (match === null) return null;
+  try {
+    const der = Uint8Array.from(atob(match[1]!.replace(/\s+/g, "")), (c) => c.charCodeAt(0));
+    const curve = { name: "ECDSA", namedCurve: "P-256" };
+    const privateKey = await crypto.subtle.importKey("pkcs8", der, curve, true, ["sign"]);
+    const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", privateKey);
+    if (kty === undefined || crv === undefined || x === undefined || y === undefined) return null;
+    return await crypto.subtle.importKey("jwk", { kty, crv, x, y }, curve, true, ["verify"]);
+  } catch {
+    // No cause and no detail: keep key material out of anything that gets printed.
+    return null;
+  }
+}
+
+/**
+ * Checks that a bundle just signed with `key` verifies: with the same HMAC
+ * secret, or with the public half of the ECDSA private key (else the
+ * configured public key). Returns "skipped" when no ECDSA public key can be
+ * had (a SEC1 private key and no configured public key).
+ *
+ * @throws {PolicyError} the signature codes when it does not verify.
+ */
+export async function verifyOwnSignature(
+  session: Session,
+  bundle: RuntimeBundleV1,
+  key: SigningKey,
+): Promise<"verified" | "skipped"> {
+  let verifyKey: VerifyKey | null = null;
+  if (key.algorithm === "HMAC_SHA256") {
+    verifyKey = { algorithm: key.algorithm, publicKey: key.key, source: key.source };
+  } else {
+    const derived = await publicKeyOfPkcs8(key.key);
+    verifyKey = derived !== null
+      ? { algorithm: key.algorithm, publicKey: derived, source: `public half of ${key.source}` }
+      : await resolveVerifyKey(session, { signing: null });
+  }
+  if (verifyKey === null) return "skipped";
+  session.out.note(`checking the new signature with ${verifyKey.source}`);
+  await verify(bundle, verifyKey);
+  return "verified";
+}

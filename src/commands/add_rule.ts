@@ -1,0 +1,133 @@
+/**
+ * `policy policies add-rule`: adds a rule, read from a Rule document, to a
+ * policy of the draft after checking it with the engine's rules.
+ *
+ * @module
+ */
+import type { Rule } from "../engine/types.ts";
+import { validateBundle } from "../engine/validate_bundle.ts";
+import { CliError } from "./_errors.ts";
+import { defineCommand } from "./_session.ts";
+import { isRecord, projectPolicies, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { describeEffect, describeTarget } from "./_describe.ts";
+import { didYouMean } from "./_suggest.ts";
+
+/** Adds a rule to a policy of the draft. */
+export const runAddRule = defineCommand(
+  {
+    name: "policies add-rule",
+    usage: "policies add-rule --policy-key <key> --rule-file <path>",
+    summary: [
+      "Adds the rule in <path> (a Rule document: id, status, priority, target, effect, and",
+      "optionally when, thenEffect, elseEffect, description) to a policy of the draft.",
+      "The rule is checked with the same rules as validate; a rule id already used in the",
+      "policy is refused. With --strict, validation warnings refuse the rule too.",
+    ].join("\n"),
+    flags: {
+      "policy-key": {
+        type: "string",
+        value: "<key>",
+        description: "the policy to add the rule to",
+      },
+      "rule-file": {
+        type: "string",
+        value: "<path>",
+        description: "the Rule document (JSON), relative to the working folder",
+      },
+    },
+  },
+  async (session) => {
+    const out = session.out;
+    const policyKey = session.requireString("policy-key");
+    const ruleFile = await session.fromWorkingFolder(session.requireString("rule-file"));
+    const { file, draft } = await readDraftForEdit(session);
+    const rule = await session.readJson(ruleFile, "rule");
+
+    const policy = draft.policies.find((p) => p?.policyKey === policyKey);
+    if (policy === undefined) {
+      const keys = draft.policies.map((p) => p?.policyKey).filter((k) => typeof k === "string");
+      throw new CliError(
+        "POLICY_NOT_FOUND",
+        `the draft has no policy "${policyKey}"${didYouMean(policyKey, keys)}`,
+        {
+          hint:
+            `create it with 'policy policies update-policy --policy-key ${policyKey} --defaults-effect <effect>'`,
+        },
+      );
+    }
+    const existing = Array.isArray(policy.rules) ? policy.rules : [];
+    // Validate the new rule after the existing ones, so the engine also reports a reused id;
+    // keep only the issues of the new rule.
+    const at = `/policies/0/rules/${existing.length}`;
+    const [projected] = projectPolicies([{ ...policy, rules: [...existing, rule] }]);
+    const result = validateBundle({ schemaVersion: 1, env: "prod", policies: [projected] });
+    const mine = (p: string) => p === at || p.startsWith(`${at}/`);
+    const errors = result.errors.filter((e) => mine(e.path));
+    const warnings = result.warnings.filter((w) => mine(w.path));
+    const duplicate = errors.find((e) => e.code === "DUPLICATE_RULE_ID");
+    if (duplicate !== undefined) {
+      throw new CliError("DUPLICATE_RULE_ID", duplicate.message, {
+        hint: "give the rule another id, or edit the existing rule in the draft",
+      });
+    }
+    const local = (p: string) => p.slice(at.length) || "/";
+    if (errors.length > 0) {
+      throw new CliError(
+        "RULE_INVALID",
+        `${ruleFile} is not a valid rule: ${
+          errors.map((e) => `${e.message} (${e.code} at ${local(e.path)})`).join("; ")
+        }`,
+      );
+    }
+    for (const w of warnings) out.warn(w.code, `${w.message} (at ${local(w.path)})`);
+    if (session.global.strict && warnings.length > 0) {
+      throw new CliError(
+        "RULE_INVALID",
+        `${ruleFile} has ${warnings.length} warning(s), which --strict treats as failures`,
+      );
+    }
+
+    const added = rule as Rule;
+    if (!Array.isArray(policy.rules)) policy.rules = [];
+    policy.rules.push(added);
+    await saveDraft(file, draft);
+    out.note(`wrote ${file} (draft)`);
+
+    const branch = (key: "thenEffect" | "elseEffect") => {
+      const effect = (added as unknown as Record<string, unknown>)[key];
+      return isRecord(effect) && typeof effect.type === "string" ? effect.type : null;
+    };
+    out.result(
+      {
+        draftPath: file,
+        policyKey,
+        ruleId: added.id,
+        status: added.status,
+        priority: added.priority,
+        target: added.target,
+        effect: added.effect.type,
+        thenEffect: branch("thenEffect"),
+        elseEffect: branch("elseEffect"),
+        ruleCount: policy.rules.length,
+      },
+      () => {
+        out.info(`added rule ${added.id} to policy ${policyKey} in ${file}`);
+        out.info(`  key:      ${policyKey}`);
+        out.info(`  rule id:  ${added.id}`);
+        out.info(`  priority: ${added.priority}`);
+        out.info(`  effect:   ${describeEffect(added.effect.type, added.effect)}`);
+        if (added.when !== undefined) {
+          const then = added.thenEffect ?? added.effect;
+          const otherwise = added.elseEffect;
+          out.info(
+            `  when:     true -> ${describeEffect(then.type, then)}, false -> ${
+              otherwise === undefined ? "skipped" : describeEffect(otherwise.type, otherwise)
+            }`,
+          );
+        }
+        out.info(`  target:   ${describeTarget(added.target)}`);
+      },
+    );
+    return 0;
+  },
+);

@@ -1,0 +1,23 @@
+/**
+ * What a command needs from the process, passed in so that every command
+ * runs in-process in tests and on any runtime (Deno, Node).
+ *
+ * @module
+ */
+
+/** The process environment of one command run. */
+export interface CliIo {
+  /** Writes text to standard output (the text carries its own newlines). */
+  stdout(text: string): void;
+  /** Writes text to standard error (the text carries its own newlines). */
+  stderr(text: string): void;
+  /**
+   * Reads one environment variable; `undefined` when unset. It may throw
+   * when the runtime does not permit reading the variable.
+   */
+  env(name: string): string | undefined;
+  /** The current directory (absolute). */
+  cwd: string;
+  /** The clock: `generatedAt` of builds and durations of simulations. */
+  now(): Date;
+}

@@ -1,0 +1,214 @@
+/**
+ * `policy inspect`: shows a bundle's contents, or verifies its signature.
+ *
+ * @module
+ */
+import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
+import { isPolicyError } from "../engine/policy_error.ts";
+import { CliError, exitCodeFor } from "./_errors.ts";
+import { defineCommand } from "./_session.ts";
+import { bundleFile, checkChecksum, loadBundle } from "./_bundle.ts";
+import { countRules } from "./_draft.ts";
+import { describeEffect, describeTarget } from "./_describe.ts";
+import { mergeSigningBlocks, resolveVerifyKey, verify } from "./_signing.ts";
+
+/** Codes that mean "the signature (or checksum) is not valid", reported as status `invalid`. */
+const INVALID_CODES = new Set([
+  "CHECKSUM_MISMATCH",
+  "BUNDLE_SIGNATURE_MISSING",
+  "BUNDLE_SIGNATURE_INVALID",
+  "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
+  "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
+]);
+
+/** Shows a bundle or verifies its signature. */
+export const runInspect = defineCommand(
+  {
+    name: "inspect",
+    usage: "inspect [--policies] [--signature [--public-key <path>]] [--bundle <path>]",
+    summary: [
+      "--policies (the default) shows the bundle's metadata, policies and rules.",
+      "--signature verifies the checksum and signature and prints status (valid or invalid),",
+      "algorithm and key id; invalid exits 1. The key is, in order: --public-key (resolved",
+      "from the current folder), POLICY_PUBLIC_KEY (inline), POLICY_PUBLIC_KEY_PATH,",
+      "signature.publicKeyPath, then the signing blocks (sign.signing over build.signing):",
+      "the HMAC secret variable, or the public half of the ECDSA private key; last,",
+      "POLICY_HMAC_SECRET. An SPKI PEM",
+      "key verifies ECDSA_SHA_256; 64 hex characters verify HMAC_SHA256.",
+    ].join("\n"),
+    flags: {
+      policies: { type: "boolean", description: "show metadata, policies and rules" },
+      signature: { type: "boolean", description: "verify the checksum and signature" },
+      "public-key": {
+        type: "string",
+        value: "<path>",
+        description: "verification key file, relative to the current folder",
+      },
+      bundle: {
+        type: "string",
+        value: "<path>",
+        description:
+          "bundle to inspect, relative to the working folder (default: the configured one)",
+      },
+    },
+  },
+  async (session) => {
+    const out = session.out;
+    const showSignature = session.has("signature");
+    const showPolicies = session.has("policies") || !showSignature;
+    if (session.has("public-key") && !showSignature) {
+      out.warn("PUBLIC_KEY_UNUSED", "--public-key is only used with --signature");
+    }
+    const config = await session.config();
+    const file = await bundleFile(session);
+    const bundle = await loadBundle(session, file, { checksum: false });
+
+    let verification: Verification | null = null;
+    if (showSignature) {
+      const key = await resolveVerifyKey(session, {
+        publicKeyFlag: session.string("public-key"),
+        signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+        conventionalHmacSecret: true,
+      });
+      if (key === null) {
+        throw new CliError("PUBLIC_KEY_MISSING", "no key to verify the signature with", {
+          hint:
+            "pass --public-key <path>, set POLICY_PUBLIC_KEY or POLICY_PUBLIC_KEY_PATH, or set signature.publicKeyPath",
+        });
+      }
+      out.note(`verifying with ${key.algorithm} key from ${key.source}`);
+      const signature = bundle.signature;
+      const base = {
+        algorithm: signature?.algorithm ?? null,
+        keyId: signature?.keyId ?? null,
+        keySource: key.source,
+      };
+      try {
+        await checkChecksum(bundle, file);
+        await verify(bundle, key);
+        verification = { status: "valid", ...base, code: null, message: null };
+      } catch (error) {
+        if (!isPolicyError(error) || !INVALID_CODES.has(error.code)) throw error;
+        verification = { status: "invalid", ...base, code: error.code, message: error.message };
+      }
+    } else if (bundle.checksum !== undefined) {
+      try {
+        await checkChecksum(bundle, file);
+      } catch (error) {
+        if (!isPolicyError(error)) throw error;
+        out.warn(error.code, error.message);
+      }
+    }
+
+    out.result(
+      {
+        path: file,
+        schemaVersion: 1,
+        env: bundle.env,
+        orgId: bundle.orgId ?? null,
+        projectId: bundle.projectId ?? null,
+        bundleVersion: bundle.bundleVersion ?? null,
+        generatedAt: bundle.generatedAt ?? null,
+        checksum: bundle.checksum ?? null,
+        policyCount: bundle.policies.length,
+        ruleCount: countRules(bundle.policies),
+        signature: bundle.signature === undefined
+          ? null
+          : { algorithm: bundle.signature.algorithm, keyId: bundle.signature.keyId },
+        policies: showPolicies ? describePolicies(bundle) : null,
+        verification,
+      },
+      () => {
+        if (showPolicies) printPolicies(out, file, bundle);
+        if (verification !== null) {
+          out.line(`signature: ${verification.status}`);
+          out.line(`  algorithm: ${verification.algorithm ?? "(none)"}`);
+          out.line(`  key id:    ${verification.keyId ?? "(none)"}`);
+          out.info(`  key from:  ${verification.keySource}`);
+          if (verification.code !== null) {
+            out.line(`  reason:    ${verification.message} (${verification.code})`);
+          }
+        }
+      },
+    );
+    return verification === null || verification.code === null ? 0 : exitCodeFor(verification.code);
+  },
+);
+
+/** The result of `--signature`. */
+interface Verification {
+  status: "valid" | "invalid";
+  algorithm: string | null;
+  keyId: string | null;
+  keySource: string;
+  code: string | null;
+  message: string | null;
+}
+
+function effectType(effect: Effect | undefined): string | null {
+  return effect === undefined ? null : effect.type;
+}
+
+function describePolicies(bundle: RuntimeBundleV1) {
+  return bundle.policies.map((policy) => ({
+    policyKey: policy.policyKey,
+    activeVersion: policy.activeVersion,
+    defaults: policy.defaults ?? null,
+    rules: policy.rules.map((rule) => ({
+      id: rule.id,
+      status: rule.status,
+      priority: rule.priority,
+      target: rule.target,
+      effect: rule.effect.type,
+      hasCondition: rule.when !== undefined,
+      thenEffect: effectType(rule.thenEffect),
+      elseEffect: effectType(rule.elseEffect),
+      description: rule.description ?? null,
+    })),
+  }));
+}
+
+function printPolicies(
+  out: { line(text?: string): void },
+  file: string,
+  bundle: RuntimeBundleV1,
+): void {
+  out.line(`bundle ${file}`);
+  out.line(
+    `  env ${bundle.env}, org ${bundle.orgId ?? "(unset)"}, project ${
+      bundle.projectId ?? "(unset)"
+    }, version ${bundle.bundleVersion ?? "(none)"}, generated ${bundle.generatedAt ?? "(unknown)"}`,
+  );
+  out.line(`  checksum ${bundle.checksum ?? "(none)"}`);
+  out.line(
+    `  signature ${
+      bundle.signature === undefined
+        ? "(unsigned)"
+        : `${bundle.signature.algorithm}, key id ${bundle.signature.keyId}`
+    }`,
+  );
+  for (const policy of bundle.policies) {
+    const d = policy.defaults;
+    out.line(
+      `policy ${policy.policyKey} (active version ${policy.activeVersion}, default ${
+        d === undefined ? "(none)" : describeEffect(d.effect, d)
+      })`,
+    );
+    for (const rule of policy.rules) {
+      let effect = describeEffect(rule.effect.type, rule.effect);
+      if (rule.when !== undefined) {
+        const then = rule.thenEffect ?? rule.effect;
+        effect = `when ... then ${describeEffect(then.type, then)}${
+          rule.elseEffect === undefined
+            ? ""
+            : ` else ${describeEffect(rule.elseEffect.type, rule.elseEffect)}`
+        }`;
+      }
+      out.line(
+        `  rule ${rule.id} [${rule.status}] priority ${rule.priority} ${
+          describeTarget(rule.target)
+        }: ${effect}`,
+      );
+    }
+  }
+}

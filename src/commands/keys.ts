@@ -1,0 +1,115 @@
+/**
+ * `policy keys generate`: new signing keys, so that no openssl is needed.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { SignatureAlgorithm } from "../engine/types.ts";
+import { SIGNATURE_ALGORITHMS } from "../verify/mod.ts";
+import { toHex } from "../engine/canonical_payload.ts";
+import { CliError, usageError } from "./_errors.ts";
+import { defineCommand, defineGroup } from "./_session.ts";
+import { writeFileAtomic } from "./_atomic_write.ts";
+import { exists } from "./_read_document.ts";
+
+/** File names written by `keys generate --algorithm ECDSA_SHA_256`. */
+export const PRIVATE_KEY_FILE = "private-key.pem";
+/** The public half, SPKI PEM. */
+export const PUBLIC_KEY_FILE = "public-key.pem";
+
+/** Generates an ECDSA P-256 key pair or an HMAC secret. */
+export const runKeysGenerate = defineCommand(
+  {
+    name: "keys generate",
+    usage: "keys generate --algorithm ECDSA_SHA_256 --out-dir <dir> | --algorithm HMAC_SHA256",
+    summary: [
+      `ECDSA_SHA_256: writes a new P-256 key pair to <dir> (relative to the working folder):`,
+      `${PRIVATE_KEY_FILE} (PKCS#8 PEM, file mode 0600) and ${PUBLIC_KEY_FILE} (SPKI PEM).`,
+      "Existing key files are never replaced. HMAC_SHA256: prints a new 256-bit secret as",
+      "64 hex characters; store it in an environment variable (POLICY_HMAC_SECRET).",
+    ].join("\n"),
+    flags: {
+      algorithm: { type: "string", value: "<alg>", description: "ECDSA_SHA_256 or HMAC_SHA256" },
+      "out-dir": {
+        type: "string",
+        value: "<dir>",
+        description: "ECDSA_SHA_256: folder for the key files (created if missing)",
+      },
+    },
+  },
+  async (session) => {
+    const out = session.out;
+    const algorithm: SignatureAlgorithm | undefined = session.choice(
+      "algorithm",
+      SIGNATURE_ALGORITHMS,
+    );
+    if (algorithm === undefined) {
+      throw usageError(
+        "'policy keys generate' needs --algorithm ECDSA_SHA_256 or --algorithm HMAC_SHA256",
+      );
+    }
+    if (algorithm === "HMAC_SHA256") {
+      if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
+      const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
+      out.result({ algorithm, secret, privateKeyPath: null, publicKeyPath: null }, () => {
+        out.line(secret);
+        out.aside(
+          "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
+        );
+      });
+      return 0;
+    }
+    const dir = await session.fromWorkingFolder(
+      session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
+    );
+    const pair = await crypto.subtle.generateKey(
+      { name: "ECDSA", namedCurve: "P-256" },
+      true,
+      ["sign", "verify"],
+    );
+    const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+    const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+    const privateKeyPath = path.join(dir, PRIVATE_KEY_FILE);
+    const publicKeyPath = path.join(dir, PUBLIC_KEY_FILE);
+    const refuse = (target: string) =>
+      new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
+        hint: "choose another --out-dir, or move the existing keys away first",
+      });
+    for (const target of [privateKeyPath, publicKeyPath]) {
+      if (await exists(target)) throw refuse(target);
+    }
+    await writeFileAtomic(privateKeyPath, pem("PRIVATE KEY", pkcs8), {
+      mode: 0o600,
+      overwrite: false,
+      createParents: true,
+      onExists: refuse,
+    });
+    await writeFileAtomic(publicKeyPath, pem("PUBLIC KEY", spki), {
+      overwrite: false,
+      onExists: refuse,
+    });
+    out.note(`wrote ${privateKeyPath} (private key, mode 0600) and ${publicKeyPath}`);
+    out.result({ algorithm, secret: null, privateKeyPath, publicKeyPath }, () => {
+      out.info(`wrote ${privateKeyPath} (private key, PKCS#8, mode 0600)`);
+      out.info(`wrote ${publicKeyPath} (public key, SPKI)`);
+      out.info(
+        "sign with --ecdsa-private-key (or ecdsaPrivateKeyPath); verify with --public-key (or signature.publicKeyPath)",
+      );
+    });
+    return 0;
+  },
+);
+
+/** Dispatches `keys generate`. */
+export const runKeys = defineGroup("keys", "Creates signing keys.", {
+  generate: {
+    run: runKeysGenerate,
+    summary: "write an ECDSA P-256 key pair, or print a new HMAC secret",
+  },
+});
+
+function pem(label: string, der: Uint8Array): string {
+  const base64 = btoa(String.fromCharCode(...der));
+  const lines = base64.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
+}

@@ -1,0 +1,427 @@
+/**
+ * `policy simulate`: evaluates one request, or a suite of scenarios, with
+ * the same engine as the SDK.
+ *
+ * @module
+ */
+import type { Decision, EffectType, RuntimeBundleV1, Target } from "../engine/types.ts";
+import { EFFECT_TYPES } from "../engine/_guards.ts";
+import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
+import { createEvaluator } from "../engine/evaluate.ts";
+import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
+import { CliError, exitCodeFor, usageError } from "./_errors.ts";
+import { defineCommand, type Session } from "./_session.ts";
+import { bundleFile, loadBundle } from "./_bundle.ts";
+import { isRecord } from "./_draft.ts";
+import { describeEffect, plural } from "./_describe.ts";
+import { writeFileAtomic } from "./_atomic_write.ts";
+import { renderJunit } from "./_junit.ts";
+import { mergeSigningBlocks, resolveVerifyKey, verify } from "./_signing.ts";
+import type { Output } from "./_output.ts";
+
+/** Evaluates requests against the bundle. */
+export const runSimulate = defineCommand(
+  {
+    name: "simulate",
+    usage:
+      "simulate --service <s> --resource <r> --action <a> [--context <json>] [--trace full]\n       policy simulate --suite <path> [--junit <path>]",
+    summary: [
+      "Evaluates a request against the bundle with the same engine as the SDK and prints the",
+      "decision, reason, policy and rule; --trace full also lists the policies and rules seen,",
+      "each rule's outcome and the candidates. --suite runs a simulation suite (name,",
+      "scenarios[] of {name, target, context, expected: {decision, ruleId?, reason?}}),",
+      "prints each scenario's result, a summary and the active rules no scenario exercised,",
+      "and exits 1 when a scenario fails. When a verification key is configured (see",
+      "'policy inspect --help'; sign.signing wins over build.signing) the bundle's signature",
+      "is verified first. Paths resolve from the working folder.",
+    ].join("\n"),
+    flags: {
+      service: { type: "string", value: "<service>", description: "target service" },
+      resource: { type: "string", value: "<resource>", description: "target resource" },
+      action: { type: "string", value: "<action>", description: "target action" },
+      context: {
+        type: "string",
+        value: "<json>",
+        description: "context object as JSON (default {})",
+      },
+      trace: { type: "string", value: "full", description: "print the full evaluation trace" },
+      suite: { type: "string", value: "<path>", description: "run a simulation suite" },
+      junit: {
+        type: "string",
+        value: "<path>",
+        description: "with --suite: also write JUnit XML to <path>",
+      },
+      bundle: {
+        type: "string",
+        value: "<path>",
+        description:
+          "bundle to evaluate, relative to the working folder (default: the configured one)",
+      },
+      "skip-verify": {
+        type: "boolean",
+        description: "do not verify the signature even when a key is configured",
+      },
+    },
+  },
+  async (session) => {
+    const single = ["service", "resource", "action", "context", "trace"].filter((f) =>
+      session.has(f)
+    );
+    if (session.has("suite")) {
+      if (single.length > 0) {
+        throw usageError(`--suite cannot be combined with --${single[0]}`);
+      }
+      return await runSuite(session);
+    }
+    if (session.has("junit")) throw usageError("--junit needs --suite");
+    return await runOne(session);
+  },
+);
+
+/** How the bundle's signature was treated. */
+interface Verification {
+  status: "verified" | "skipped";
+  algorithm: string | null;
+  keyId: string | null;
+  keySource: string | null;
+}
+
+/** Loads, verifies (when a key is configured) and compiles the bundle. */
+async function prepare(
+  session: Session,
+): Promise<
+  { file: string; bundle: RuntimeBundleV1; compiled: CompiledBundle; verification: Verification }
+> {
+  const config = await session.config();
+  const file = await bundleFile(session);
+  const bundle = await loadBundle(session, file);
+  let verification: Verification = {
+    status: "skipped",
+    algorithm: null,
+    keyId: null,
+    keySource: null,
+  };
+  if (session.has("skip-verify")) {
+    session.out.note("signature verification skipped (--skip-verify)");
+  } else {
+    const key = await resolveVerifyKey(session, {
+      signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+    });
+    if (key === null) {
+      session.out.note("no verification key configured; the signature is not checked");
+    } else {
+      session.out.note(`verifying the signature with ${key.algorithm} key from ${key.source}`);
+      const status = await verify(bundle, key);
+      verification = {
+        status: "verified",
+        algorithm: status.algorithm ?? null,
+        keyId: status.keyId ?? null,
+        keySource: key.source,
+      };
+    }
+  }
+  return { file, bundle, compiled: compileBundle(bundle, { skipValidation: true }), verification };
+}
+
+async function runOne(session: Session): Promise<number> {
+  const out = session.out;
+  const target: Target = {
+    service: session.requireString("service", "(or --suite)"),
+    resource: session.requireString("resource", "(or --suite)"),
+    action: session.requireString("action", "(or --suite)"),
+  };
+  const context = parseContext(session.string("context"));
+  const trace = session.string("trace");
+  if (trace !== undefined && trace !== "full") {
+    throw usageError(`--trace takes 'full', not '${trace}'`);
+  }
+  const { file, compiled, verification } = await prepare(session);
+  const decision = createEvaluator(compiled)({ target, context });
+  const traced = trace === "full" ? traceEvaluation(compiled, { target, context }) : null;
+  out.result(
+    { path: file, verification, target, context, decision, trace: traced },
+    () => {
+      out.line(`decision: ${describeEffect(decision.decision, decision)}`);
+      out.line(`  reason: ${decision.reason}`);
+      out.line(`  policy: ${decision.policyKey ?? "(none: deny by default)"}`);
+      out.line(`  rule:   ${decision.ruleId ?? "(none)"}`);
+      out.info(`  signature: ${describeVerification(verification)}`);
+      if (traced !== null) printTrace(out, traced);
+    },
+  );
+  return 0;
+}
+
+function parseContext(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw usageError(
+      `--context is not JSON: ${(error as Error).message}`,
+      `for example --context '{"plan":"free"}'`,
+    );
+  }
+  if (!isRecord(value)) throw usageError("--context must be a JSON object");
+  return value;
+}
+
+function describeVerification(v: Verification): string {
+  return v.status === "verified"
+    ? `verified (${v.algorithm}, key id ${v.keyId})`
+    : "not verified (no key configured)";
+}
+
+function printTrace(out: Output, trace: EvaluationTrace): void {
+  out.line("trace:");
+  out.line(
+    `  policies seen: ${
+      trace.policiesSeen.length === 0 ? "(none)" : trace.policiesSeen.join(", ")
+    }`,
+  );
+  out.line(`  rules seen:    ${trace.rulesSeen}`);
+  out.line(`  matched:       ${trace.matchedCount}`);
+  out.line("  rules considered:");
+  if (trace.rules.length === 0) out.line("    (none)");
+  for (const r of trace.rules) {
+    out.line(
+      `    ${r.policyKey}/${r.ruleId} (priority ${r.priority}): ${r.outcome}${
+        r.effect === undefined ? "" : ` -> ${r.effect}`
+      }`,
+    );
+  }
+  out.line("  candidates (strongest first):");
+  if (trace.candidates.length === 0) out.line("    (none)");
+  for (const c of trace.candidates) {
+    out.line(`    ${c.decision} ${c.policyKey}/${c.ruleId} (priority ${c.priority}, ${c.reason})`);
+  }
+  const s = trace.selected;
+  out.line(
+    `  selected: ${
+      s === null
+        ? "(none: deny by default)"
+        : `${s.policyKey}/${s.ruleId} (${s.decision}, priority ${s.priority})`
+    }`,
+  );
+}
+
+/** A scenario of a simulation suite. */
+interface Scenario {
+  name: string;
+  target: Target;
+  context: Record<string, unknown>;
+  expected: { decision: EffectType; ruleId?: string; reason?: "rule" | "default" };
+}
+
+/** The result of one scenario. */
+interface ScenarioResult {
+  name: string;
+  passed: boolean;
+  expected: Scenario["expected"];
+  actual: Decision;
+  /** The expected fields that differ: `decision`, `ruleId`, `reason`. */
+  mismatches: string[];
+  durationMs: number;
+}
+
+async function runSuite(session: Session): Promise<number> {
+  const out = session.out;
+  const suiteFile = await session.fromWorkingFolder(session.requireString("suite"));
+  const junit = session.string("junit");
+  const junitFile = junit === undefined ? null : await session.fromWorkingFolder(junit);
+  const suite = parseSuite(await session.readJson(suiteFile, "suite"), suiteFile);
+  const { file, bundle, compiled, verification } = await prepare(session);
+
+  const evaluate = createEvaluator(compiled);
+  const exercised = new Set<string>();
+  const results: ScenarioResult[] = [];
+  const started = session.io.now();
+  for (const scenario of suite.scenarios) {
+    const t0 = session.io.now().getTime();
+    const request = { target: scenario.target, context: scenario.context };
+    const actual = evaluate(request);
+    for (const r of traceEvaluation(compiled, request).rules) {
+      if (r.outcome.startsWith("fired")) exercised.add(ruleKey(r.policyKey, r.ruleId));
+    }
+    const e = scenario.expected;
+    const mismatches: string[] = [];
+    if (actual.decision !== e.decision) mismatches.push("decision");
+    if (e.ruleId !== undefined && actual.ruleId !== e.ruleId) mismatches.push("ruleId");
+    if (e.reason !== undefined && actual.reason !== e.reason) mismatches.push("reason");
+    results.push({
+      name: scenario.name,
+      passed: mismatches.length === 0,
+      expected: e,
+      actual,
+      mismatches,
+      durationMs: session.io.now().getTime() - t0,
+    });
+  }
+  const durationMs = session.io.now().getTime() - started.getTime();
+  const passed = results.filter((r) => r.passed).length;
+  const summary = {
+    scenarios: results.length,
+    passed,
+    failed: results.length - passed,
+    durationMs,
+  };
+
+  const active = bundle.policies.flatMap((p) =>
+    p.rules.filter((r) => r.status === "active").map((r) => ({
+      policyKey: p.policyKey,
+      ruleId: r.id,
+    }))
+  );
+  const unexercised = active.filter((r) => !exercised.has(ruleKey(r.policyKey, r.ruleId)));
+  const coverage = {
+    activeRules: active.length,
+    exercised: active.length - unexercised.length,
+    unexercised,
+  };
+
+  if (junitFile !== null) {
+    const xml = renderJunit(
+      suite.name,
+      results.map((r) => ({
+        name: r.name,
+        durationMs: r.durationMs,
+        failure: r.passed ? null : {
+          message: `expected ${describeOutcome(r.expected)}, got ${describeOutcome(r.actual)}`,
+          details: `expected: ${JSON.stringify(r.expected)}\nactual: ${JSON.stringify(r.actual)}`,
+        },
+      })),
+      durationMs,
+      started,
+    );
+    await writeFileAtomic(junitFile, xml, { createParents: true });
+    out.note(`wrote ${junitFile} (JUnit XML)`);
+  }
+
+  out.result(
+    {
+      path: file,
+      suite: { path: suiteFile, name: suite.name },
+      verification,
+      scenarios: results,
+      summary,
+      coverage,
+      junitPath: junitFile,
+    },
+    () => {
+      out.info(`suite "${suite.name}": ${plural(results.length, "scenario")} against ${file}`);
+      out.info(`signature: ${describeVerification(verification)}`);
+      for (const r of results) {
+        if (r.passed) {
+          out.info(`PASS ${r.name}`);
+        } else {
+          out.line(`FAIL ${r.name}`);
+          out.line(`  expected: ${describeOutcome(r.expected)}`);
+          out.line(`  actual:   ${describeOutcome(r.actual)}`);
+        }
+      }
+      out.line(
+        `scenarios ${summary.scenarios}, passed ${summary.passed}, failed ${summary.failed} (${summary.durationMs} ms)`,
+      );
+      out.info(
+        `coverage: ${coverage.exercised} of ${
+          plural(coverage.activeRules, "active rule")
+        } exercised${
+          unexercised.length === 0
+            ? ""
+            : `; not exercised: ${unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ")}`
+        }`,
+      );
+    },
+  );
+  return summary.failed === 0 ? 0 : exitCodeFor("SIMULATION_FAILED");
+}
+
+function ruleKey(policyKey: string, ruleId: string): string {
+  return JSON.stringify([policyKey, ruleId]);
+}
+
+/** For example `deny (reason rule, rule free-plan)`. */
+function describeOutcome(
+  o: {
+    decision: string;
+    reason?: string | undefined;
+    ruleId?: string | undefined;
+    policyKey?: string | undefined;
+  },
+): string {
+  const parts = [
+    o.reason === undefined ? undefined : `reason ${o.reason}`,
+    o.policyKey === undefined ? undefined : `policy ${o.policyKey}`,
+    o.ruleId === undefined ? undefined : `rule ${o.ruleId}`,
+  ].filter((p) => p !== undefined);
+  return parts.length === 0 ? o.decision : `${o.decision} (${parts.join(", ")})`;
+}
+
+/**
+ * Checks a suite document.
+ *
+ * @throws {CliError} `SUITE_INVALID`, listing every problem.
+ */
+function parseSuite(document: unknown, file: string): { name: string; scenarios: Scenario[] } {
+  const problems: string[] = [];
+  if (!isRecord(document)) {
+    throw new CliError("SUITE_INVALID", `${file} must be a JSON object with name and scenarios`);
+  }
+  const name = typeof document.name === "string" && document.name !== "" ? document.name : null;
+  if (name === null) problems.push("name must be a non-empty string");
+  const scenarios: Scenario[] = [];
+  if (!Array.isArray(document.scenarios)) {
+    problems.push("scenarios must be an array");
+  } else {
+    document.scenarios.forEach((s: unknown, i: number) => {
+      const at = `scenarios[${i}]`;
+      if (!isRecord(s)) return void problems.push(`${at} must be an object`);
+      if (typeof s.name !== "string" || s.name === "") {
+        problems.push(`${at}.name must be a non-empty string`);
+      }
+      const t = s.target;
+      if (
+        !isRecord(t) || typeof t.service !== "string" || typeof t.resource !== "string" ||
+        typeof t.action !== "string"
+      ) {
+        problems.push(`${at}.target must be {service, resource, action} (strings)`);
+      }
+      if (s.context !== undefined && !isRecord(s.context)) {
+        problems.push(`${at}.context must be an object`);
+      }
+      const e = s.expected;
+      if (!isRecord(e) || !(EFFECT_TYPES as readonly unknown[]).includes(e.decision)) {
+        problems.push(`${at}.expected.decision must be one of ${EFFECT_TYPES.join(", ")}`);
+      } else {
+        if (e.ruleId !== undefined && typeof e.ruleId !== "string") {
+          problems.push(`${at}.expected.ruleId must be a string`);
+        }
+        if (e.reason !== undefined && e.reason !== "rule" && e.reason !== "default") {
+          problems.push(`${at}.expected.reason must be rule or default`);
+        }
+      }
+      if (problems.length === 0) {
+        const target = t as unknown as Target;
+        const expected = e as Scenario["expected"];
+        scenarios.push({
+          name: s.name as string,
+          target: { service: target.service, resource: target.resource, action: target.action },
+          context: (s.context ?? {}) as Record<string, unknown>,
+          expected: {
+            decision: expected.decision,
+            ...(expected.ruleId === undefined ? {} : { ruleId: expected.ruleId }),
+            ...(expected.reason === undefined ? {} : { reason: expected.reason }),
+          },
+        });
+      }
+    });
+  }
+  if (problems.length > 0) {
+    throw new CliError(
+      "SUITE_INVALID",
+      `${file} is not a valid simulation suite: ${problems.join("; ")}`,
+    );
+  }
+  return { name: name!, scenarios };
+}

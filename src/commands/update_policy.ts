@@ -1,0 +1,207 @@
+/**
+ * `policy policies update-policy`: sets a policy's default (and optionally
+ * its active version or friendly name) in the draft, creating the policy
+ * when the draft does not have it yet.
+ *
+ * @module
+ */
+import type { EffectType, PolicyDefault } from "../engine/types.ts";
+import { EFFECT_TYPES } from "../engine/_guards.ts";
+import { validateBundle } from "../engine/validate_bundle.ts";
+import { CliError, usageError } from "./_errors.ts";
+import { defineCommand, type Session } from "./_session.ts";
+import { type DraftPolicy, projectPolicies, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { describeEffect } from "./_describe.ts";
+
+/** Descriptor flags and the effect each belongs to. */
+const DESCRIPTOR_FLAGS: Readonly<Record<string, EffectType>> = {
+  "kill-switch-service": "kill_switch",
+  "kill-switch-reason": "kill_switch",
+  "throttle-limit": "throttle",
+  "throttle-window-seconds": "throttle",
+  "throttle-key": "throttle",
+  "custom-effect": "custom",
+};
+
+/** Sets a policy's default effect in the draft. */
+export const runUpdatePolicy = defineCommand(
+  {
+    name: "policies update-policy",
+    usage:
+      "policies update-policy --policy-key <key> --defaults-effect <effect> [descriptor flags]",
+    summary: [
+      "Sets the default of a policy in the draft: the effect that applies when none of its",
+      "rules fires. Creates the policy (active version 1) when the draft does not have it.",
+      "kill_switch needs --kill-switch-service; throttle needs --throttle-limit,",
+      "--throttle-window-seconds and --throttle-key; custom needs --custom-effect.",
+    ].join("\n"),
+    flags: {
+      "policy-key": { type: "string", value: "<key>", description: "the policy to change" },
+      "defaults-effect": {
+        type: "string",
+        value: "<effect>",
+        description: "allow, deny, throttle, kill_switch or custom",
+      },
+      "kill-switch-service": {
+        type: "string",
+        value: "<service>",
+        description: "kill_switch: the service switched off",
+      },
+      "kill-switch-reason": {
+        type: "string",
+        value: "<text>",
+        description: "kill_switch: why (optional)",
+      },
+      "throttle-limit": {
+        type: "string",
+        value: "<n>",
+        description: "throttle: requests allowed per window",
+      },
+      "throttle-window-seconds": {
+        type: "string",
+        value: "<n>",
+        description: "throttle: window length in seconds",
+      },
+      "throttle-key": {
+        type: "string",
+        value: "<key>",
+        description: "throttle: bucketing dimension (tenant, user, ip, ...)",
+      },
+      "custom-effect": {
+        type: "string",
+        value: "<value>",
+        description: "custom: the value (a string, often JSON)",
+      },
+      "active-version": {
+        type: "string",
+        value: "<n>",
+        description: "also set the policy's active version",
+      },
+      "friendly-name": {
+        type: "string",
+        value: "<name>",
+        description: "also set the policy's friendly name",
+      },
+    },
+  },
+  async (session) => {
+    const out = session.out;
+    const policyKey = session.requireString("policy-key");
+    const effect = session.choice("defaults-effect", EFFECT_TYPES);
+    const activeVersion = session.number("active-version");
+    const friendlyName = session.string("friendly-name");
+    if (effect === undefined && activeVersion === undefined && friendlyName === undefined) {
+      throw usageError(
+        "'policy policies update-policy' needs --defaults-effect (or --active-version / --friendly-name)",
+        "run 'policy policies update-policy --help' for its flags",
+      );
+    }
+    const defaults = effect === undefined ? undefined : defaultsFromFlags(session, effect);
+
+    const { file, draft } = await readDraftForEdit(session);
+    let policy = draft.policies.find((p) => p?.policyKey === policyKey);
+    const created = policy === undefined;
+    if (policy === undefined) {
+      policy = { policyKey, activeVersion: 1, friendlyName: policyKey, rules: [] };
+      draft.policies.push(policy);
+    }
+    if (activeVersion !== undefined) policy.activeVersion = activeVersion;
+    if (friendlyName !== undefined) policy.friendlyName = friendlyName;
+    if (defaults !== undefined) {
+      checkDefaults(policy, defaults, policyKey);
+      policy.defaults = defaults;
+    }
+    if (
+      policy.defaults !== undefined && Array.isArray(policy.rules) && policy.rules.length === 0
+    ) {
+      out.warn(
+        "DEFAULTS_UNREACHABLE",
+        `policy "${policyKey}" has no rules yet; its default applies only at targets its rules name (add one with 'policy policies add-rule')`,
+      );
+    }
+    await saveDraft(file, draft);
+    out.note(`wrote ${file} (draft)`);
+
+    const shown = policy.defaults;
+    out.result(
+      {
+        draftPath: file,
+        policyKey,
+        created,
+        activeVersion: policy.activeVersion,
+        defaultsEffect: shown?.effect ?? null,
+        defaults: shown ?? null,
+        ruleCount: Array.isArray(policy.rules) ? policy.rules.length : 0,
+      },
+      () => {
+        out.info(`${created ? "created" : "updated"} policy ${policyKey} in ${file}`);
+        out.info(`  key:            ${policyKey}`);
+        out.info(`  active version: ${policy.activeVersion}`);
+        out.info(
+          `  default effect: ${
+            shown === undefined ? "(none)" : describeEffect(shown.effect, shown)
+          }`,
+        );
+      },
+    );
+    return 0;
+  },
+);
+
+/** The default described by the flags; refuses descriptor flags of another effect. */
+function defaultsFromFlags(session: Session, effect: EffectType): PolicyDefault {
+  for (const [flag, owner] of Object.entries(DESCRIPTOR_FLAGS)) {
+    if (session.has(flag) && owner !== effect) {
+      throw usageError(`--${flag} applies to --defaults-effect ${owner}, not ${effect}`);
+    }
+  }
+  const needs = (flag: string) => session.requireString(flag, `with --defaults-effect ${effect}`);
+  switch (effect) {
+    case "kill_switch": {
+      const reason = session.string("kill-switch-reason");
+      return {
+        effect,
+        killSwitch: reason === undefined
+          ? { service: needs("kill-switch-service") }
+          : { service: needs("kill-switch-service"), reason },
+      };
+    }
+    case "throttle":
+      needs("throttle-limit");
+      needs("throttle-window-seconds");
+      return {
+        effect,
+        throttle: {
+          limit: session.number("throttle-limit")!,
+          windowSeconds: session.number("throttle-window-seconds")!,
+          key: needs("throttle-key"),
+        },
+      };
+    case "custom":
+      return { effect, customEffect: needs("custom-effect") };
+    default:
+      return { effect };
+  }
+}
+
+/**
+ * Checks the default with the engine's rules (a one-policy bundle), so the
+ * CLI never accepts a default the runtime would reject.
+ *
+ * @throws {CliError} `DEFAULTS_INVALID`.
+ */
+function checkDefaults(policy: DraftPolicy, defaults: PolicyDefault, policyKey: string): void {
+  const [projected] = projectPolicies([{ ...policy, defaults, rules: [] }]);
+  const result = validateBundle({ schemaVersion: 1, env: "prod", policies: [projected] });
+  const errors = result.errors.filter((e) =>
+    e.path.startsWith("/policies/0/defaults") || e.path.startsWith("/policies/0/activeVersion")
+  );
+  if (errors.length > 0) {
+    throw new CliError(
+      "DEFAULTS_INVALID",
+      `the default for policy "${policyKey}" is invalid: ${
+        errors.map((e) => `${e.message} (${e.code})`).join("; ")
+      }`,
+    );
+  }
+}

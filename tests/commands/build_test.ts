@@ -1,0 +1,335 @@
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { computeDigest } from "../../src/engine/canonical_payload.ts";
+import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
+import { verifyBundleSignature } from "../../src/verify/mod.ts";
+import { generateSec1Key } from "../_openssl.ts";
+import { assertError, assertShape, HMAC_SECRET, NOW, scratch } from "./_helpers.ts";
+
+export const BUILD_SHAPE = {
+  formatVersion: "number",
+  path: "string",
+  schemaVersion: "number",
+  env: "string",
+  orgId: "string|null",
+  projectId: "string|null",
+  bundleVersion: "number",
+  generatedAt: "string",
+  checksum: "string",
+  etag: "string",
+  policyCount: "number",
+  ruleCount: "number",
+  signed: "boolean",
+  signature: "object|null",
+  parity: "string",
+  warnings: "array",
+};
+
+Deno.test("build writes the bundle from the draft with generatedAt, bundleVersion 1 and the checksum", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const r = await s.json(["build"]);
+  assert.equal(r.code, 0, r.stderr);
+  assertShape(r.doc, BUILD_SHAPE);
+  const bundle = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
+  const { checksum, etag } = await computeDigest(bundle);
+  assert.deepEqual(Object.keys(bundle), [
+    "schemaVersion",
+    "env",
+    "generatedAt",
+    "bundleVersion",
+    "checksum",
+    "policies",
+  ]);
+  assert.deepEqual(
+    [bundle.schemaVersion, bundle.env, bundle.generatedAt, bundle.bundleVersion, bundle.checksum],
+    [1, "prod", NOW.toISOString(), 1, checksum],
+  );
+  assert.deepEqual(Object.keys(bundle.policies[0]!), [
+    "policyKey",
+    "activeVersion",
+    "rules",
+    "defaults",
+  ]);
+  assert.deepEqual(
+    [
+      r.doc.path,
+      r.doc.checksum,
+      r.doc.etag,
+      r.doc.bundleVersion,
+      r.doc.signed,
+      r.doc.signature,
+      r.doc.parity,
+    ],
+    [path.join(s.wf, "policy-bundle.json"), checksum, etag, 1, false, null, "passed"],
+  );
+  assert.deepEqual([r.doc.policyCount, r.doc.ruleCount], [2, 5]);
+  // No temporary file is left beside the bundle.
+  const names = [...Deno.readDirSync(s.wf)].map((e) => e.name).sort();
+  assert.deepEqual(names, ["policy-bundle.json", "policy-drafts.json"]);
+});
+
+Deno.test("build increments bundleVersion from the bundle already at the output path", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  for (const expected of [1, 2, 3]) {
+    const r = await s.json(["build"]);
+    assert.equal(r.doc.bundleVersion, expected);
+  }
+  const bundle = await s.readJson("policy-bundle.json");
+  bundle.bundleVersion = 41;
+  await s.write("policy-bundle.json", bundle);
+  assert.equal((await s.json(["build"])).doc.bundleVersion, 42);
+});
+
+Deno.test("build prints path, schema, env, bundle version, checksum, ETag and signature in text", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const r = await s.run(["build", "--org-id", "acme", "--project-id", "shop"]);
+  assert.equal(r.code, 0);
+  for (
+    const pattern of [
+      /wrote .*policy-bundle\.json/,
+      /schema: +1/,
+      /env: +prod/,
+      /bundle version: +1/,
+      /checksum: +sha256:[0-9a-f]{64}/,
+      /ETag: +"[0-9a-f]{64}"/,
+      /signature: +unsigned/,
+    ]
+  ) {
+    assert.match(r.stdout, pattern);
+  }
+  assert.equal(r.stderr, "");
+});
+
+Deno.test("build warns when orgId or projectId is unset", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const r = await s.json(["build"]);
+  assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "SCOPE_UNSET",
+    "SCOPE_UNSET",
+  ]);
+  assert.match(r.stderr, /orgId is not set/);
+  assert.match(r.stderr, /projectId is not set/);
+});
+
+Deno.test("build takes env and scope from flags over build.env and build.scope", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("policy.config.json", {
+    build: { env: "staging", scope: { orgId: "cfg-org", projectId: "cfg-project" } },
+  });
+  let r = await s.json(["build"]);
+  assert.deepEqual([r.doc.env, r.doc.orgId, r.doc.projectId, r.doc.warnings], [
+    "staging",
+    "cfg-org",
+    "cfg-project",
+    [],
+  ]);
+  r = await s.json(["build", "--env", "dev", "--org-id", "o", "--project-id", "p"]);
+  assert.deepEqual([r.doc.env, r.doc.orgId, r.doc.projectId], ["dev", "o", "p"]);
+  const bundle = await s.readJson("policy-bundle.json");
+  assert.deepEqual([bundle.env, bundle.orgId, bundle.projectId], ["dev", "o", "p"]);
+  assertError(await s.run(["build", "--env", "qa"]), 2, "USAGE_ERROR");
+});
+
+Deno.test("build refuses an invalid draft (exit 1) and does not write a bundle", async () => {
+  await using s = await scratch();
+  await s.write("policy-drafts.json", {
+    schemaVersion: "1.0",
+    policies: [{ policyKey: "p", activeVersion: 1, rules: [{ id: "r" }] }],
+  });
+  const r = await s.json(["build"]);
+  assertError(r, 1, "DRAFT_INVALID");
+  assert.match(r.stderr, /policy validate/);
+  await assert.rejects(Deno.stat(path.join(s.wf, "policy-bundle.json")));
+});
+
+Deno.test("build --strict refuses a draft with warnings", async () => {
+  await using s = await scratch();
+  await s.write("policy-drafts.json", {
+    schemaVersion: "1.0",
+    policies: [{ policyKey: "p", activeVersion: 1, defaults: { effect: "deny" }, rules: [] }],
+  });
+  assert.equal((await s.run(["build"])).code, 0);
+  assertError(await s.run(["build", "--strict"]), 1, "DRAFT_INVALID");
+});
+
+Deno.test("build without a draft exits 2 and says how to create one", async () => {
+  await using s = await scratch();
+  const r = await s.run(["build"]);
+  assertError(r, 2, "DOCUMENT_READ_ERROR");
+  assert.match(r.stderr, /working-folder init/);
+});
+
+Deno.test("build --signed with an ECDSA key file writes a signature that verifies with the public key", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  assert.equal(
+    (await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"])).code,
+    0,
+  );
+  const r = await s.json([
+    "build",
+    "--signed",
+    "--ecdsa-private-key",
+    "keys/private-key.pem",
+    "--signing-key-id",
+    "release-1",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.doc.signature, { algorithm: "ECDSA_SHA_256", keyId: "release-1" });
+  const bundle = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
+  assert.deepEqual(Object.keys(bundle).slice(-2), ["signature", "policies"]);
+  const publicKey = await s.read("keys/public-key.pem");
+  assert.deepEqual(
+    await verifyBundleSignature(bundle, { verify: { algorithm: "ECDSA_SHA_256", publicKey } }),
+    { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "release-1" },
+  );
+});
+
+Deno.test("build signs with HMAC from POLICY_HMAC_SECRET, a named variable, or --hmac-secret with a warning", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const verify = async () => {
+    const bundle = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
+    return await verifyBundleSignature(bundle, {
+      verify: { algorithm: "HMAC_SHA256", publicKey: HMAC_SECRET },
+    });
+  };
+  const base = [
+    "build",
+    "--signed",
+    "--signing-algorithm",
+    "HMAC_SHA256",
+    "--signing-key-id",
+    "ci",
+  ];
+  let r = await s.json(base, { env: { POLICY_HMAC_SECRET: HMAC_SECRET } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await verify()).status, "verified");
+  r = await s.json([...base, "--hmac-secret-env", "MY_SECRET"], {
+    env: { MY_SECRET: HMAC_SECRET },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await verify()).keyId, "ci");
+  r = await s.json([...base, "--hmac-secret", HMAC_SECRET]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /HMAC_SECRET_ON_COMMAND_LINE/);
+  assert.ok(
+    (r.doc.warnings as { code: string }[]).some((w) => w.code === "HMAC_SECRET_ON_COMMAND_LINE"),
+  );
+  assert.equal((await verify()).status, "verified");
+});
+
+Deno.test("build.signed and build.signing in the config sign without flags", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("policy.config.json", {
+    build: {
+      signed: true,
+      signing: { algorithm: "HMAC_SHA256", keyId: "cfg", hmacSecretEnv: "CFG_SECRET" },
+    },
+  });
+  const r = await s.json(["build"], { env: { CFG_SECRET: HMAC_SECRET } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.doc.signature, { algorithm: "HMAC_SHA256", keyId: "cfg" });
+  // A flag overrides the block's key id.
+  const flagged = await s.json(["build", "--signing-key-id", "flag"], {
+    env: { CFG_SECRET: HMAC_SECRET },
+  });
+  assert.deepEqual(flagged.doc.signature, { algorithm: "HMAC_SHA256", keyId: "flag" });
+});
+
+Deno.test("build refuses incomplete or contradictory signing settings", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const env = { POLICY_HMAC_SECRET: HMAC_SECRET };
+  assertError(await s.run(["build", "--signing-key-id", "k"], { env }), 2, "USAGE_ERROR");
+  assertError(await s.run(["build", "--signed"], { env }), 2, "USAGE_ERROR");
+  assertError(
+    await s.run(["build", "--signed", "--signing-algorithm", "HMAC_SHA256"], { env }),
+    2,
+    "USAGE_ERROR",
+  );
+  assertError(
+    await s.run([
+      "build",
+      "--signed",
+      "--signing-algorithm",
+      "HMAC_SHA256",
+      "--signing-key-id",
+      "k",
+    ]),
+    2,
+    "SIGNING_KEY_MISSING",
+  );
+  assertError(
+    await s.run([
+      "build",
+      "--signed",
+      "--signing-algorithm",
+      "ECDSA_SHA_256",
+      "--signing-key-id",
+      "k",
+    ]),
+    2,
+    "SIGNING_KEY_MISSING",
+  );
+  assertError(
+    await s.run([
+      "build",
+      "--signed",
+      "--signing-algorithm",
+      "HMAC_SHA256",
+      "--signing-key-id",
+      "k",
+    ], {
+      env: { POLICY_HMAC_SECRET: "abc" },
+    }),
+    2,
+    "INVALID_KEY",
+  );
+  const ed = await s.run(
+    ["build", "--signed", "--signing-algorithm", "Ed25519", "--signing-key-id", "k"],
+    { env },
+  );
+  assertError(ed, 2, "USAGE_ERROR");
+  assert.match(ed.stderr, /Ed25519 is no longer supported/);
+  await s.write("policy.config.json", { build: { signing: { algorithm: "Ed25519" } } });
+  const removed = await s.run(["build", "--signed", "--signing-key-id", "k"], { env });
+  assertError(removed, 2, "CONFIG_INVALID");
+  assert.match(removed.stderr, /Ed25519 is no longer supported/);
+  await assert.rejects(Deno.stat(path.join(s.wf, "policy-bundle.json")));
+});
+
+Deno.test("build with build.validateParity false skips the parity check", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("policy.config.json", { build: { validateParity: false } });
+  assert.equal((await s.json(["build"])).doc.parity, "skipped");
+});
+
+Deno.test("build signs with a SEC1 key and checks the signature with the configured public key", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("sec1.pem", await generateSec1Key());
+  const args = ["build", "--signed", "--ecdsa-private-key", "sec1.pem", "--signing-key-id", "k"];
+  const unchecked = await s.json(args);
+  assert.equal(unchecked.code, 0, unchecked.stderr);
+  assert.match(unchecked.stderr, /PARITY_SIGNATURE_SKIPPED/);
+  // A configured public key that does not belong to the private key fails the parity check.
+  await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "other"]);
+  await s.write("policy.config.json", { signature: { publicKeyPath: "other/public-key.pem" } });
+  assertError(await s.run(args), 1, "PARITY_FAILED");
+});
+
+Deno.test("build stops when the file at the output path is not JSON rather than restart at 1", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.write("policy-bundle.json", "{ truncated");
+  assertError(await s.run(["build"]), 2, "BUNDLE_PARSE_ERROR");
+  assert.equal(await s.read("policy-bundle.json"), "{ truncated");
+});

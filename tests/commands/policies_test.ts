@@ -1,0 +1,340 @@
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { assertError, assertShape, draftWith, rule, scratch } from "./_helpers.ts";
+
+const UPDATE_SHAPE = {
+  formatVersion: "number",
+  draftPath: "string",
+  policyKey: "string",
+  created: "boolean",
+  activeVersion: "number",
+  defaultsEffect: "string|null",
+  defaults: "object|null",
+  ruleCount: "number",
+};
+
+const ADD_SHAPE = {
+  formatVersion: "number",
+  draftPath: "string",
+  policyKey: "string",
+  ruleId: "string",
+  status: "string",
+  priority: "number",
+  target: "object",
+  effect: "string",
+  thenEffect: "string|null",
+  elseEffect: "string|null",
+  ruleCount: "number",
+};
+
+const update = (
+  ...flags: string[]
+) => ["policies", "update-policy", "--policy-key", "billing", ...flags];
+
+Deno.test("update-policy creates a missing policy and sets its default", async () => {
+  await using s = await scratch();
+  await s.run(["working-folder", "init"]);
+  const r = await s.json(update("--defaults-effect", "deny"));
+  assert.equal(r.code, 0, r.stderr);
+  assertShape(r.doc, UPDATE_SHAPE);
+  assert.equal(r.doc.created, true);
+  assert.equal(r.doc.activeVersion, 1);
+  assert.equal(r.doc.defaultsEffect, "deny");
+  assert.equal(r.doc.draftPath, path.join(s.wf, "policy-drafts.json"));
+  const draft = await s.readJson("policy-drafts.json");
+  assert.deepEqual(draft.policies, [{
+    policyKey: "billing",
+    activeVersion: 1,
+    friendlyName: "billing",
+    rules: [],
+    defaults: { effect: "deny" },
+  }]);
+  const again = await s.json(update("--defaults-effect", "allow", "--active-version", "4"));
+  assert.equal(again.doc.created, false);
+  assert.equal(again.doc.activeVersion, 4);
+});
+
+Deno.test("update-policy builds each effect's descriptor from its flags", async () => {
+  await using s = await scratch();
+  await s.run(["working-folder", "init"]);
+  const cases: [string[], unknown][] = [
+    [["--defaults-effect", "allow"], { effect: "allow" }],
+    [
+      [
+        "--defaults-effect",
+        "kill_switch",
+        "--kill-switch-service",
+        "payments",
+        "--kill-switch-reason",
+        "incident",
+      ],
+      { effect: "kill_switch", killSwitch: { service: "payments", reason: "incident" } },
+    ],
+    [
+      ["--defaults-effect", "kill_switch", "--kill-switch-service", "payments"],
+      { effect: "kill_switch", killSwitch: { service: "payments" } },
+    ],
+    [
+      [
+        "--defaults-effect",
+        "throttle",
+        "--throttle-limit",
+        "100",
+        "--throttle-window-seconds",
+        "60",
+        "--throttle-key",
+        "tenant",
+      ],
+      { effect: "throttle", throttle: { limit: 100, windowSeconds: 60, key: "tenant" } },
+    ],
+    [["--defaults-effect", "custom", "--custom-effect", '{"tier":"gold"}'], {
+      effect: "custom",
+      customEffect: '{"tier":"gold"}',
+    }],
+  ];
+  for (const [flags, defaults] of cases) {
+    const r = await s.json(update(...flags));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.doc.defaults, defaults);
+    const draft = await s.readJson("policy-drafts.json");
+    assert.deepEqual((draft.policies as { defaults: unknown }[])[0]!.defaults, defaults);
+  }
+});
+
+Deno.test("update-policy refuses missing or mismatched descriptor flags and bad values", async () => {
+  await using s = await scratch();
+  await s.run(["working-folder", "init"]);
+  assertError(await s.run(update("--defaults-effect", "kill_switch")), 2, "USAGE_ERROR");
+  assertError(
+    await s.run(
+      update("--defaults-effect", "throttle", "--throttle-limit", "5", "--throttle-key", "ip"),
+    ),
+    2,
+    "USAGE_ERROR",
+  );
+  assertError(
+    await s.run(update("--defaults-effect", "deny", "--throttle-limit", "5")),
+    2,
+    "USAGE_ERROR",
+  );
+  assertError(await s.run(update("--defaults-effect", "custom")), 2, "USAGE_ERROR");
+  assertError(await s.run(update("--defaults-effect", "block")), 2, "USAGE_ERROR");
+  assertError(
+    await s.run(update(
+      "--defaults-effect",
+      "throttle",
+      "--throttle-limit",
+      "ten",
+      "--throttle-window-seconds",
+      "1",
+      "--throttle-key",
+      "ip",
+    )),
+    2,
+    "USAGE_ERROR",
+  );
+  // Values the engine refuses (a window of 0 seconds) are refused with its rules.
+  assertError(
+    await s.run(update(
+      "--defaults-effect",
+      "throttle",
+      "--throttle-limit",
+      "10",
+      "--throttle-window-seconds",
+      "0",
+      "--throttle-key",
+      "ip",
+    )),
+    1,
+    "DEFAULTS_INVALID",
+  );
+  assertError(
+    await s.run(["policies", "update-policy", "--defaults-effect", "deny"]),
+    2,
+    "USAGE_ERROR",
+  );
+});
+
+Deno.test("update-policy without a draft says how to create one", async () => {
+  await using s = await scratch();
+  const r = await s.run(update("--defaults-effect", "deny"));
+  assertError(r, 2, "DOCUMENT_READ_ERROR");
+  assert.match(r.stderr, /working-folder init/);
+});
+
+Deno.test("add-rule adds a valid rule and prints key, rule id, priority and effect", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  await s.write(
+    "r.json",
+    rule("paid", {
+      priority: 20,
+      when: { op: "eq", path: "plan", value: "free" },
+      thenEffect: { type: "deny" },
+    }),
+  );
+  const text = await s.run([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "billing",
+    "--rule-file",
+    "r.json",
+  ]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /key: +billing/);
+  assert.match(text.stdout, /rule id: +paid/);
+  assert.match(text.stdout, /priority: +20/);
+  assert.match(text.stdout, /effect: +allow/);
+  await s.write(
+    "r2.json",
+    rule("second", {
+      effect: { type: "throttle", throttle: { limit: 1, windowSeconds: 1, key: "ip" } },
+    }),
+  );
+  const r = await s.json([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "billing",
+    "--rule-file",
+    "r2.json",
+  ]);
+  assertShape(r.doc, ADD_SHAPE);
+  assert.deepEqual(
+    [r.doc.ruleId, r.doc.priority, r.doc.effect, r.doc.thenEffect, r.doc.ruleCount],
+    ["second", 10, "throttle", null, 2],
+  );
+  const draft = await s.readJson("policy-drafts.json");
+  assert.deepEqual(
+    (draft.policies as { rules: { id: string }[] }[])[0]!.rules.map((x) => x.id),
+    ["paid", "second"],
+  );
+});
+
+Deno.test("add-rule refuses a rule id already used in the policy (DUPLICATE_RULE_ID, exit 1)", async () => {
+  await using s = await scratch();
+  await draftWith(s, [rule("r1")]);
+  await s.write("dup.json", rule("r1", { priority: 99 }));
+  const r = await s.json([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "billing",
+    "--rule-file",
+    "dup.json",
+  ]);
+  assertError(r, 1, "DUPLICATE_RULE_ID");
+  assert.equal((r.doc.error as { code: string }).code, "DUPLICATE_RULE_ID");
+});
+
+Deno.test("add-rule validates the rule with the engine's rules and leaves the draft unchanged", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  const before = await s.read("policy-drafts.json");
+  for (
+    const bad of [
+      rule("x", { status: "on" }),
+      rule("x", { priority: "high" }),
+      rule("x", { target: { service: "billing", resource: "invoice" } }),
+      rule("x", { effect: { type: "kill_switch" } }),
+      { status: "active", priority: 1, target: rule("x").target, effect: { type: "allow" } },
+    ]
+  ) {
+    await s.write("bad.json", bad);
+    const r = await s.run([
+      "policies",
+      "add-rule",
+      "--policy-key",
+      "billing",
+      "--rule-file",
+      "bad.json",
+    ]);
+    assertError(r, 1, "RULE_INVALID");
+  }
+  assert.equal(await s.read("policy-drafts.json"), before);
+});
+
+Deno.test("add-rule warns on a wildcard target and refuses it under --strict", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  await s.write(
+    "wild.json",
+    rule("w", { target: { service: "billing", resource: "*", action: "create" } }),
+  );
+  const strict = await s.run([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "billing",
+    "--rule-file",
+    "wild.json",
+    "--strict",
+  ]);
+  assertError(strict, 1, "RULE_INVALID");
+  const lax = await s.run([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "billing",
+    "--rule-file",
+    "wild.json",
+  ]);
+  assert.equal(lax.code, 0);
+  assert.match(lax.stderr, /TARGET_WILDCARD_LITERAL/);
+});
+
+Deno.test("add-rule refuses an unknown policy with a suggestion, and an unreadable rule file", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  await s.write("r.json", rule("r"));
+  const r = await s.run([
+    "policies",
+    "add-rule",
+    "--policy-key",
+    "biling",
+    "--rule-file",
+    "r.json",
+  ]);
+  assertError(r, 1, "POLICY_NOT_FOUND");
+  assert.match(r.stderr, /did you mean billing\?/);
+  assertError(
+    await s.run(["policies", "add-rule", "--policy-key", "billing", "--rule-file", "nope.json"]),
+    2,
+    "DOCUMENT_READ_ERROR",
+  );
+  await s.write("broken.json", "{ not json");
+  assertError(
+    await s.run(["policies", "add-rule", "--policy-key", "billing", "--rule-file", "broken.json"]),
+    2,
+    "DOCUMENT_PARSE_ERROR",
+  );
+});
+
+Deno.test("draft edits keep fields the CLI does not know", async () => {
+  await using s = await scratch();
+  await s.write("policy-drafts.json", {
+    schemaVersion: "1.0",
+    generatedAt: "2026-01-01T00:00:00Z",
+    source: { tool: "analyze" },
+    policies: [{
+      policyKey: "billing",
+      activeVersion: 2,
+      friendlyName: "Billing",
+      discoveredTarget: { service: "billing", resource: "invoice", action: "create" },
+      status: "missing",
+      rules: [],
+    }],
+  });
+  assert.equal((await s.run(update("--defaults-effect", "deny"))).code, 0);
+  const draft = await s.readJson("policy-drafts.json");
+  assert.deepEqual(draft.source, { tool: "analyze" });
+  const policy = (draft.policies as Record<string, unknown>[])[0]!;
+  assert.equal(policy.status, "missing");
+  assert.deepEqual(policy.discoveredTarget, {
+    service: "billing",
+    resource: "invoice",
+    action: "create",
+  });
+  assert.equal(policy.activeVersion, 2);
+});

@@ -1,0 +1,280 @@
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { assertError, assertShape, HMAC_SECRET, type Scratch, scratch } from "./_helpers.ts";
+
+const ONE_SHAPE = {
+  formatVersion: "number",
+  path: "string",
+  verification: "object",
+  target: "object",
+  context: "object",
+  decision: "object",
+  trace: "object|null",
+};
+const VERIFICATION_SHAPE = {
+  status: "string",
+  algorithm: "string|null",
+  keyId: "string|null",
+  keySource: "string|null",
+};
+const SUITE_SHAPE = {
+  formatVersion: "number",
+  path: "string",
+  suite: "object",
+  verification: "object",
+  scenarios: "array",
+  summary: "object",
+  coverage: "object",
+  junitPath: "string|null",
+};
+const SCENARIO_SHAPE = {
+  name: "string",
+  passed: "boolean",
+  expected: "object",
+  actual: "object",
+  mismatches: "array",
+  durationMs: "number",
+};
+
+async function built(): Promise<Scratch> {
+  const s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  assert.equal((await s.run(["build"])).code, 0);
+  return s;
+}
+
+const target = ["--service", "billing", "--resource", "invoice", "--action", "create"];
+
+Deno.test("simulate prints decision, reason, policy and rule", async () => {
+  await using s = await built();
+  const text = await s.run(["simulate", ...target, "--context", '{"plan":"free","seats":9}']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /decision: deny\n {2}reason: rule\n {2}policy: billing\.invoice\.create\n {2}rule: +free-plan-many-seats/,
+  );
+  const r = await s.json(["simulate", ...target, "--context", '{"plan":"pro"}']);
+  assertShape(r.doc, ONE_SHAPE);
+  assertShape(r.doc.verification, VERIFICATION_SHAPE, "verification");
+  assert.deepEqual(r.doc.decision, {
+    decision: "allow",
+    reason: "rule",
+    policyKey: "billing.invoice.create",
+    ruleId: "paid-plans",
+  });
+  assert.deepEqual(r.doc.target, { service: "billing", resource: "invoice", action: "create" });
+  assert.deepEqual(r.doc.context, { plan: "pro" });
+  assert.equal(r.doc.trace, null);
+  assert.equal((r.doc.verification as { status: string }).status, "skipped");
+});
+
+Deno.test("simulate denies by default at a target no rule names", async () => {
+  await using s = await built();
+  const r = await s.json(["simulate", "--service", "x", "--resource", "y", "--action", "z"]);
+  assert.deepEqual(r.doc.decision, { decision: "deny", reason: "default" });
+});
+
+Deno.test("simulate --trace full lists policies, rules, outcomes and the selected candidate", async () => {
+  await using s = await built();
+  const text = await s.run([
+    "simulate",
+    ...target,
+    "--context",
+    '{"plan":"free","seats":1}',
+    "--trace",
+    "full",
+  ]);
+  assert.match(text.stdout, /policies seen: billing\.invoice\.create/);
+  assert.match(text.stdout, /rules seen: +3/);
+  assert.match(text.stdout, /matched: +0/);
+  assert.match(
+    text.stdout,
+    /billing\.invoice\.create\/paid-plans \(priority 10\): skipped \(when_false\)/,
+  );
+  assert.match(text.stdout, /legacy \(priority 1\): skipped \(disabled\)/);
+  assert.match(
+    text.stdout,
+    /selected: billing\.invoice\.create\/__default__ \(deny, priority -1\)/,
+  );
+  const r = await s.json(["simulate", ...target, "--trace", "full"]);
+  assertShape(r.doc.trace, {
+    decision: "object",
+    policiesSeen: "array",
+    rulesSeen: "number",
+    matchedCount: "number",
+    rules: "array",
+    candidates: "array",
+    selected: "object|null",
+  }, "trace");
+});
+
+Deno.test("simulate refuses bad flags: missing target, non-object context, other trace values", async () => {
+  await using s = await built();
+  assertError(await s.run(["simulate", "--service", "billing"]), 2, "USAGE_ERROR");
+  assertError(await s.run(["simulate", ...target, "--context", "[1]"]), 2, "USAGE_ERROR");
+  assertError(await s.run(["simulate", ...target, "--context", "{plan:1}"]), 2, "USAGE_ERROR");
+  assertError(await s.run(["simulate", ...target, "--trace", "short"]), 2, "USAGE_ERROR");
+  assertError(await s.run(["simulate", ...target, "--suite", "s.json"]), 2, "USAGE_ERROR");
+  assertError(await s.run(["simulate", ...target, "--junit", "j.xml"]), 2, "USAGE_ERROR");
+});
+
+Deno.test("simulate --suite reports each scenario, the summary and the rules no scenario exercised", async () => {
+  await using s = await built();
+  await s.fixture("suite.json", "tests/suite.json");
+  const r = await s.json(["simulate", "--suite", "tests/suite.json"]);
+  assert.equal(r.code, 0, r.stderr);
+  assertShape(r.doc, SUITE_SHAPE);
+  assertShape(r.doc.summary, {
+    scenarios: "number",
+    passed: "number",
+    failed: "number",
+    durationMs: "number",
+  }, "summary");
+  assert.deepEqual(r.doc.summary, { scenarios: 4, passed: 4, failed: 0, durationMs: 0 });
+  assert.deepEqual(r.doc.suite, {
+    path: path.join(s.wf, "tests/suite.json"),
+    name: "billing and search",
+  });
+  for (const scenario of r.doc.scenarios as unknown[]) {
+    assertShape(scenario, SCENARIO_SHAPE, "scenario");
+  }
+  assertShape(
+    r.doc.coverage,
+    { activeRules: "number", exercised: "number", unexercised: "array" },
+    "coverage",
+  );
+  assert.deepEqual(r.doc.coverage, {
+    activeRules: 4,
+    exercised: 3,
+    unexercised: [{ policyKey: "search.query", ruleId: "eu-only" }],
+  });
+  const text = await s.run(["simulate", "--suite", "tests/suite.json"]);
+  assert.match(text.stdout, /PASS pro plan may create invoices/);
+  assert.match(text.stdout, /scenarios 4, passed 4, failed 0 \(0 ms\)/);
+  assert.match(
+    text.stdout,
+    /coverage: 3 of 4 active rules exercised; not exercised: search\.query\/eu-only/,
+  );
+});
+
+Deno.test("simulate --suite exits 1 on a failed expectation and shows expected and actual", async () => {
+  await using s = await built();
+  await s.fixture("suite_failing.json");
+  const text = await s.run(["simulate", "--suite", "suite_failing.json"]);
+  assert.equal(text.code, 1);
+  assert.match(
+    text.stdout,
+    /FAIL free plan <expected> allow & wrongly\n {2}expected: allow \(rule paid-plans\)\n {2}actual: +deny \(reason rule, policy billing\.invoice\.create, rule free-plan-many-seats\)/,
+  );
+  assert.match(text.stdout, /scenarios 2, passed 1, failed 1/);
+  const quiet = await s.run(["simulate", "--suite", "suite_failing.json", "--quiet"]);
+  assert.doesNotMatch(quiet.stdout, /PASS/);
+  assert.match(quiet.stdout, /FAIL/);
+  const r = await s.json(["simulate", "--suite", "suite_failing.json"]);
+  assert.equal(r.code, 1);
+  const failed = (r.doc.scenarios as { passed: boolean; mismatches: string[] }[])[1]!;
+  assert.deepEqual([failed.passed, failed.mismatches], [false, ["decision", "ruleId"]]);
+});
+
+Deno.test("simulate --suite --junit writes JUnit XML with the failures", async () => {
+  await using s = await built();
+  await s.fixture("suite_failing.json");
+  const r = await s.json([
+    "simulate",
+    "--suite",
+    "suite_failing.json",
+    "--junit",
+    "reports/junit.xml",
+  ]);
+  assert.equal(r.doc.junitPath, path.join(s.wf, "reports/junit.xml"));
+  const xml = await s.read("reports/junit.xml");
+  assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>/);
+  assert.match(xml, /<testsuite name="one wrong expectation" tests="2" failures="1"/);
+  assert.match(
+    xml,
+    /<testcase name="pro plan may create invoices" classname="one wrong expectation" time="0\.000"\/>/,
+  );
+  assert.match(xml, /<testcase name="free plan &lt;expected&gt; allow &amp; wrongly"/);
+  assert.match(xml, /<failure message="expected allow \(rule paid-plans\), got deny/);
+});
+
+Deno.test("simulate --suite refuses a malformed suite with every problem listed (exit 2)", async () => {
+  await using s = await built();
+  await s.write("bad.json", {
+    name: "",
+    scenarios: [{ name: "a", target: { service: "s" }, expected: { decision: "maybe" } }, 3],
+  });
+  const r = await s.run(["simulate", "--suite", "bad.json"]);
+  assertError(r, 2, "SUITE_INVALID");
+  assert.match(
+    r.stderr,
+    /name must be a non-empty string; scenarios\[0\]\.target .*; scenarios\[0\]\.expected\.decision .*; scenarios\[1\] must be an object/,
+  );
+  assertError(await s.run(["simulate", "--suite", "none.json"]), 2, "DOCUMENT_READ_ERROR");
+});
+
+Deno.test("simulate verifies the bundle first when a key is configured, sign.signing winning over build.signing", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.fixture("suite.json");
+  const OTHER = "0".repeat(64);
+  await s.write("policy.config.json", {
+    build: { signing: { algorithm: "HMAC_SHA256", keyId: "b", hmacSecretEnv: "BUILD_SECRET" } },
+    sign: { signing: { hmacSecretEnv: "SIGN_SECRET" } },
+  });
+  // Signed with the sign.signing secret.
+  const env = { BUILD_SECRET: OTHER, SIGN_SECRET: HMAC_SECRET };
+  assert.equal((await s.run(["build"])).code, 0);
+  assert.equal((await s.run(["sign"], { env })).code, 0);
+  const r = await s.json(["simulate", "--suite", "suite.json"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.doc.verification, {
+    status: "verified",
+    algorithm: "HMAC_SHA256",
+    keyId: "b",
+    keySource: "environment variable SIGN_SECRET",
+  });
+  // A verification failure stops the simulation with the load code (exit 1).
+  const wrong = await s.json(["simulate", ...target], { env: { SIGN_SECRET: OTHER } });
+  assertError(wrong, 1, "BUNDLE_SIGNATURE_INVALID");
+  assert.equal((wrong.doc.error as { code: string }).code, "BUNDLE_SIGNATURE_INVALID");
+  // The configured secret missing from the environment is a configuration error, unless skipped.
+  assertError(await s.run(["simulate", ...target]), 2, "SIGNING_KEY_MISSING");
+  const skipped = await s.json(["simulate", ...target, "--skip-verify"]);
+  assert.equal((skipped.doc.verification as { status: string }).status, "skipped");
+});
+
+Deno.test("simulate with a configured key refuses an unsigned bundle (BUNDLE_SIGNATURE_MISSING)", async () => {
+  await using s = await built();
+  await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"]);
+  await s.write("policy.config.json", { signature: { publicKeyPath: "keys/public-key.pem" } });
+  assertError(await s.run(["simulate", ...target]), 1, "BUNDLE_SIGNATURE_MISSING");
+});
+
+Deno.test("simulate verifies an ECDSA bundle with the public half of the configured private key", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"]);
+  await s.write("policy.config.json", {
+    build: {
+      signed: true,
+      signing: {
+        algorithm: "ECDSA_SHA_256",
+        keyId: "e",
+        ecdsaPrivateKeyPath: "keys/private-key.pem",
+      },
+    },
+  });
+  assert.equal((await s.run(["build"])).code, 0);
+  const r = await s.json(["simulate", ...target]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((r.doc.verification as { status: string }).status, "verified");
+});
+
+Deno.test("simulate --bundle evaluates another bundle, resolved from the working folder", async () => {
+  await using s = await built();
+  await Deno.rename(path.join(s.wf, "policy-bundle.json"), path.join(s.wf, "elsewhere.json"));
+  assertError(await s.run(["simulate", ...target]), 2, "BUNDLE_READ_ERROR");
+  const r = await s.json(["simulate", ...target, "--bundle", "elsewhere.json"]);
+  assert.equal(r.doc.path, path.join(s.wf, "elsewhere.json"));
+});

@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { assertError, assertShape, scratch } from "./_helpers.ts";
+
+const SHAPE = {
+  formatVersion: "number",
+  path: "string",
+  type: "string",
+  valid: "boolean",
+  strict: "boolean",
+  schemaVersion: "string|null",
+  policyCount: "number",
+  ruleCount: "number",
+  errors: "array",
+  warnings: "array",
+};
+
+Deno.test("validate detects a draft and prints type, policy count, rule count and schema", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const text = await s.run(["validate"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /draft, schema 1\.0, 2 policies, 5 rules/);
+  const r = await s.json(["validate"]);
+  assertShape(r.doc, SHAPE);
+  assert.deepEqual(
+    [r.doc.type, r.doc.schemaVersion, r.doc.policyCount, r.doc.ruleCount, r.doc.valid],
+    ["draft", "1.0", 2, 5, true],
+  );
+  assert.equal(r.doc.path, path.join(s.wf, "policy-drafts.json"));
+});
+
+Deno.test("validate prefers the configured bundle over the draft and detects it as a bundle", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  assert.equal((await s.run(["build"])).code, 0);
+  const r = await s.json(["validate"]);
+  assert.deepEqual([r.doc.type, r.doc.schemaVersion, r.doc.path], [
+    "bundle",
+    "1",
+    path.join(s.wf, "policy-bundle.json"),
+  ]);
+  const explicit = await s.json(["validate", "policy-drafts.json"]);
+  assert.equal(explicit.doc.type, "draft");
+});
+
+Deno.test("validate reports every error with its code and JSON pointer and exits 1", async () => {
+  await using s = await scratch();
+  await s.write("bad.json", {
+    schemaVersion: 1,
+    env: "qa",
+    policies: [{
+      policyKey: "p",
+      activeVersion: "1",
+      rules: [{ id: "r", status: "on", priority: 1 }],
+    }],
+  });
+  const r = await s.json(["validate", "bad.json"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.doc.valid, false);
+  const codes = (r.doc.errors as { code: string; path: string }[]).map((e) =>
+    `${e.code} ${e.path}`
+  );
+  assert.deepEqual(codes, [
+    "INVALID_ENV /env",
+    "INVALID_ACTIVE_VERSION /policies/0/activeVersion",
+    "INVALID_RULE_STATUS /policies/0/rules/0/status",
+    "INVALID_RULE_TARGET /policies/0/rules/0/target",
+    "INVALID_RULE_EFFECT /policies/0/rules/0/effect",
+  ]);
+  for (const e of r.doc.errors as unknown[]) {
+    assertShape(e, { code: "string", message: "string", path: "string" }, "issue");
+  }
+  const text = await s.run(["validate", "bad.json"]);
+  assert.match(text.stdout, /error INVALID_ENV at \/env: /);
+  assert.match(text.stdout, /invalid \(5 errors, 0 warnings\)/);
+});
+
+Deno.test("validate checks a draft's policies with the same rules as a bundle", async () => {
+  await using s = await scratch();
+  await s.write("d.json", {
+    schemaVersion: "1.0",
+    generatedAt: "2026-01-01T00:00:00Z",
+    policies: [{
+      policyKey: "p",
+      activeVersion: 1,
+      rules: [{
+        id: "r",
+        status: "active",
+        priority: 1,
+        target: { service: "a", resource: "b", action: "c" },
+        effect: { type: "nope" },
+      }],
+    }, { policyKey: "p", activeVersion: 1, rules: [] }],
+  });
+  const r = await s.json(["validate", "d.json"]);
+  assert.equal(r.code, 1);
+  assert.deepEqual((r.doc.errors as { code: string }[]).map((e) => e.code), [
+    "INVALID_RULE_EFFECT",
+    "DUPLICATE_POLICY_KEY",
+  ]);
+  await s.write("v.json", { schemaVersion: "2.0", policies: [] });
+  const version = await s.json(["validate", "v.json"]);
+  assert.deepEqual([version.doc.type, (version.doc.errors as { code: string }[])[0]!.code], [
+    "draft",
+    "INVALID_SCHEMA_VERSION",
+  ]);
+  await s.write("n.json", "[1, 2]");
+  const notObject = await s.json(["validate", "n.json"]);
+  assert.equal((notObject.doc.errors as { code: string }[])[0]!.code, "DOCUMENT_NOT_OBJECT");
+});
+
+Deno.test("validate --strict turns warnings into failures", async () => {
+  await using s = await scratch();
+  await s.write("w.json", {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{
+      policyKey: "p",
+      activeVersion: 1,
+      rules: [{
+        id: "r",
+        status: "active",
+        priority: 1,
+        target: { service: "a", resource: "*", action: "c" },
+        effect: { type: "allow" },
+      }],
+    }],
+  });
+  const lax = await s.json(["validate", "w.json"]);
+  assert.equal(lax.code, 0);
+  assert.equal((lax.doc.warnings as { code: string }[])[0]!.code, "TARGET_WILDCARD_LITERAL");
+  const strict = await s.json(["validate", "w.json", "--strict"]);
+  assert.equal(strict.code, 1);
+  assert.deepEqual([strict.doc.valid, strict.doc.strict], [false, true]);
+});
+
+Deno.test("validate reports a bundle whose checksum does not match its contents", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.run(["build"]);
+  const bundle = await s.readJson("policy-bundle.json");
+  (bundle.policies as { activeVersion: number }[])[0]!.activeVersion = 99;
+  await s.write("policy-bundle.json", bundle);
+  const r = await s.json(["validate"]);
+  assert.equal(r.code, 1);
+  assert.equal((r.doc.errors as { code: string }[])[0]!.code, "CHECKSUM_MISMATCH");
+});
+
+Deno.test("validate exits 2 on input it cannot read or parse", async () => {
+  await using s = await scratch();
+  assertError(await s.run(["validate"]), 2, "DOCUMENT_READ_ERROR");
+  assertError(await s.run(["validate", "missing.json"]), 2, "DOCUMENT_READ_ERROR");
+  await s.write("x.json", "not json");
+  assertError(await s.run(["validate", "x.json"]), 2, "DOCUMENT_PARSE_ERROR");
+  await s.write("policy-bundle.json", "{");
+  assertError(await s.run(["validate"]), 2, "BUNDLE_PARSE_ERROR");
+});
+
+Deno.test("validate --quiet prints nothing for a valid document but still prints JSON", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const quiet = await s.run(["validate", "--quiet"]);
+  assert.deepEqual([quiet.code, quiet.stdout, quiet.stderr], [0, "", ""]);
+  const json = await s.json(["validate", "--quiet"]);
+  assert.equal(json.doc.valid, true);
+});
