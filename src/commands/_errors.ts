@@ -31,6 +31,7 @@ export const CLI_ERROR_CODES = [
   "PUBLIC_KEY_MISSING",
   "KEY_EXISTS",
   "COMMAND_UNAVAILABLE",
+  "ANALYZE_FAILED",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -68,7 +69,6 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   BUNDLE_SCOPE_MISMATCH: 1,
   CONTEXT_KEY_NOT_ALLOWED: 1,
   DRAFT_INVALID: 1,
-  DRAFT_EXISTS: 1,
   POLICY_NOT_FOUND: 1,
   RULE_INVALID: 1,
   DEFAULTS_INVALID: 1,
@@ -77,6 +77,7 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   VALIDATION_FAILED: 1,
   PARITY_FAILED: 1,
   KEY_EXISTS: 1,
+  ANALYZE_FAILED: 1,
   INTERNAL_ERROR: 1,
   // Usage, configuration, unreadable input (2)
   USAGE_ERROR: 2,
@@ -91,6 +92,7 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   DOCUMENT_PARSE_ERROR: 2,
   DOCUMENT_TOO_LARGE: 2,
   WRITE_ERROR: 2,
+  DRAFT_EXISTS: 2,
   SUITE_INVALID: 2,
   SIGNING_KEY_MISSING: 2,
   PUBLIC_KEY_MISSING: 2,

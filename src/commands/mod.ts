@@ -36,3 +36,4 @@ export { runSign } from "./sign.ts";
 export { runInspect } from "./inspect.ts";
 export { runSimulate } from "./simulate.ts";
 export { runKeys, runKeysGenerate } from "./keys.ts";
+export { runAnalyze } from "./analyze.ts";

@@ -17,6 +17,7 @@ import { runSign } from "./sign.ts";
 import { runInspect } from "./inspect.ts";
 import { runSimulate } from "./simulate.ts";
 import { runKeys } from "./keys.ts";
+import { runAnalyze } from "./analyze.ts";
 
 /** A command that this build of the CLI does not provide yet. */
 function unavailable(name: string): CommandFunction {
@@ -37,7 +38,10 @@ export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: 
     run: runWorkingFolder,
     summary: "show, set, reset the working folder; init an empty draft",
   },
-  analyze: { run: unavailable("analyze"), summary: "scan source code for evaluation points" },
+  analyze: {
+    run: runAnalyze,
+    summary: "scan source code for evaluation points; write the first draft",
+  },
   policies: { run: runPolicies, summary: "edit the draft: update-policy, add-rule" },
   validate: { run: runValidate, summary: "validate a draft or a bundle" },
   build: { run: runBuild, summary: "build the bundle from the draft, optionally signed" },

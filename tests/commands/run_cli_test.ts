@@ -51,7 +51,7 @@ Deno.test("runCli() refuses flags given twice, values on booleans and missing va
 Deno.test("every command and subcommand prints help with --help and exits 0", async () => {
   await using s = await scratch();
   const invocations = [
-    ...Object.keys(COMMANDS).filter((c) => c !== "analyze" && c !== "activate").map((c) => [c]),
+    ...Object.keys(COMMANDS).filter((c) => c !== "activate").map((c) => [c]),
     ["policies", "update-policy"],
     ["policies", "add-rule"],
     ["keys", "generate"],
@@ -73,9 +73,8 @@ Deno.test("runCli() with no command prints the command list and exits 2", async 
   assert.match(result.stdout, /Commands:/);
 });
 
-Deno.test("analyze and activate report COMMAND_UNAVAILABLE in this build", async () => {
+Deno.test("activate reports COMMAND_UNAVAILABLE in this build", async () => {
   await using s = await scratch();
-  assertError(await s.run(["analyze"]), 2, "COMMAND_UNAVAILABLE");
   assertError(await s.run(["activate"]), 2, "COMMAND_UNAVAILABLE");
 });
 
@@ -90,6 +89,8 @@ Deno.test("the exit-code table covers every library and CLI error code with 1, 2
   assert.equal(exitCodeFor("SIMULATION_FAILED"), 1);
   assert.equal(exitCodeFor("BUNDLE_SIGNATURE_INVALID"), 1);
   assert.equal(exitCodeFor("LICENSE_REQUIRED"), 3);
+  assert.equal(exitCodeFor("DRAFT_EXISTS"), 2);
+  assert.equal(exitCodeFor("ANALYZE_FAILED"), 1);
 });
 
 Deno.test("global flags work before the command name too", async () => {

@@ -86,7 +86,7 @@ Deno.test("working-folder init creates an empty draft and refuses to overwrite i
     policies: [],
   });
   const again = await s.json(["working-folder", "init"]);
-  assertError(again, 1, "DRAFT_EXISTS");
+  assertError(again, 2, "DRAFT_EXISTS");
   assert.equal((again.doc.error as { code: string }).code, "DRAFT_EXISTS");
 });
 
