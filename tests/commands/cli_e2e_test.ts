@@ -209,3 +209,33 @@ Deno.test({
     assert.match(other.stderr, /add OTHER_SECRET to --allow-env/);
   },
 });
+
+Deno.test({
+  name: "cli.ts analyze loads TypeScript under the task's permissions and writes the draft",
+  ignore: DENO === null,
+  fn: async () => {
+    await using s = await scratch();
+    await s.write(
+      "src/invoices.ts",
+      `export const create = (client: { evaluate(r: unknown): unknown }) =>
+  client.evaluate({ target: { service: "billing", resource: "invoice", action: "create" } });
+`,
+    );
+    const env = { POLICY_HOME: s.home };
+    const written = await policy(["analyze", "--source", "src"], s.wf, env);
+    assert.equal(written.code, 0, written.stderr);
+    assert.equal(written.stderr, "");
+    assert.match(written.stdout, /missing +billing\.invoice\.create/);
+    assert.deepEqual(
+      (JSON.parse(await s.read("policy-drafts.json")) as { policies: { policyKey: string }[] })
+        .policies.map((p) => p.policyKey),
+      ["billing.invoice.create"],
+    );
+    const again = await policy(["analyze"], s.wf, env);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /DRAFT_EXISTS/);
+    const check = await policy(["analyze", "--check", "--format", "json"], s.wf, env);
+    assert.equal(check.code, 0, check.stderr);
+    assert.equal(JSON.parse(check.stdout).passed, true);
+  },
+});
