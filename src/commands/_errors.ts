@@ -104,8 +104,12 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   REMOTE_UNAUTHORIZED: 2,
   REMOTE_NOT_FOUND: 2,
   REMOTE_UNAVAILABLE: 2,
+  ACTIVATION_UNAVAILABLE: 2,
   // Licence (3)
   LICENSE_REQUIRED: 3,
+  LICENSE_INVALID: 3,
+  LICENSE_EXPIRED: 3,
+  ACTIVATION_REFUSED: 3,
 });
 
 /** The exit code of an error code; codes missing from the table count as a failed check. */

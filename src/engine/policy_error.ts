@@ -31,6 +31,11 @@ export const ERROR_CODES = [
   "INVALID_REQUEST",
   "INVALID_KEY",
   "INVALID_OPTIONS",
+  // The project's own: toolkit licence (docs/license.md)
+  "LICENSE_INVALID",
+  "LICENSE_EXPIRED",
+  "ACTIVATION_REFUSED",
+  "ACTIVATION_UNAVAILABLE",
 ] as const;
 
 /** A stable error code. */
