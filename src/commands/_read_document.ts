@@ -21,7 +21,8 @@ export type DocumentKind =
   | "suite"
   | "private key"
   | "public key"
-  | "config";
+  | "config"
+  | "license";
 
 /**
  * Reads a UTF-8 text file of at most `maxBytes` bytes.

@@ -10,6 +10,7 @@ import { compileBundle } from "../engine/compile_bundle.ts";
 import { isPolicyError } from "../engine/policy_error.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
+import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { countRules, type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
 import { exists } from "./_read_document.ts";
@@ -29,7 +30,8 @@ export const runBuild = defineCommand(
       "build.signed) the bundle is signed with the build.signing block or the signing flags.",
       "Unless build.validateParity is false, the built bundle must validate, compile, match",
       "its checksum and verify before it is written. The draft must validate (--strict:",
-      "without warnings).",
+      "without warnings). Needs a toolkit licence once the 30-day grace period is over",
+      "(see 'policy activate --help').",
     ].join("\n"),
     flags: {
       env: {
@@ -50,6 +52,7 @@ export const runBuild = defineCommand(
   async (session) => {
     const out = session.out;
     const config = await session.config();
+    await requireToolkitLicense(session, "build");
     const draft = await readValidDraft(session, config.draftPath);
 
     const env: Env = session.choice("env", ENVS) ?? config.build.env;

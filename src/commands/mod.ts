@@ -37,3 +37,4 @@ export { runInspect } from "./inspect.ts";
 export { runSimulate } from "./simulate.ts";
 export { runKeys, runKeysGenerate } from "./keys.ts";
 export { runAnalyze } from "./analyze.ts";
+export { runActivate } from "./activate.ts";

@@ -5,7 +5,7 @@
  */
 import type { CliIo } from "./cli_io.ts";
 import { detectFormat, GLOBAL_FLAGS, splitCommand, wantsHelp } from "./_args.ts";
-import { CliError, describeError, exitCodeFor, usageError } from "./_errors.ts";
+import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "./_suggest.ts";
@@ -18,19 +18,7 @@ import { runInspect } from "./inspect.ts";
 import { runSimulate } from "./simulate.ts";
 import { runKeys } from "./keys.ts";
 import { runAnalyze } from "./analyze.ts";
-
-/** A command that this build of the CLI does not provide yet. */
-function unavailable(name: string): CommandFunction {
-  // deno-lint-ignore require-await
-  return async (args, io) => {
-    const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
-    const report = describeError(
-      new CliError("COMMAND_UNAVAILABLE", `'policy ${name}' is not available in this build`),
-    );
-    out.error(report);
-    return exitCodeFor(report.code);
-  };
-}
+import { runActivate } from "./activate.ts";
 
 /** Every command: name → function and one-line summary. */
 export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: string }>> = {
@@ -49,7 +37,10 @@ export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: 
   simulate: { run: runSimulate, summary: "evaluate a request or a simulation suite" },
   inspect: { run: runInspect, summary: "show a bundle, or verify its signature" },
   keys: { run: runKeys, summary: "generate an ECDSA key pair or an HMAC secret" },
-  activate: { run: unavailable("activate"), summary: "activate the toolkit licence" },
+  activate: {
+    run: runActivate,
+    summary: "activate the toolkit licence (build and sign need one after 30 days)",
+  },
 };
 
 function help(): string {

@@ -6,6 +6,7 @@
 import { computeDigest } from "../engine/canonical_payload.ts";
 import { isPolicyError } from "../engine/policy_error.ts";
 import { CliError } from "./_errors.ts";
+import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand } from "./_session.ts";
 import { bundleFile, loadBundle } from "./_bundle.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
@@ -27,7 +28,8 @@ export const runSign = defineCommand(
       "canonical payload, replacing any previous signature. The key comes from the signing",
       "flags, else the sign.signing block (falling back field by field to build.signing).",
       "The bundle must be valid and its checksum, when present, must match: sign never",
-      "blesses a bundle altered after it was built (rebuild it instead).",
+      "blesses a bundle altered after it was built (rebuild it instead). Needs a toolkit",
+      "licence once the 30-day grace period is over (see 'policy activate --help').",
     ].join("\n"),
     flags: {
       bundle: {
@@ -41,6 +43,7 @@ export const runSign = defineCommand(
   async (session) => {
     const out = session.out;
     const config = await session.config();
+    await requireToolkitLicense(session, "sign");
     const file = await bundleFile(session);
     const bundle = await loadBundle(session, file);
     const block = mergeSigningBlocks(config.build.signing, config.sign.signing);

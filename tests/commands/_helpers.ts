@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliIo, runCli } from "../../src/commands/mod.ts";
+import { ISSUER, TEST_LICENSE } from "../_license.ts";
 
 const FIXTURES = new URL("../testdata/commands/", import.meta.url);
 /** The repository's `.tmp/` (ignored by git): scratch folders live there, so tests need no access outside the repository. */
@@ -72,7 +73,14 @@ export async function scratch(): Promise<Scratch> {
   const run = async (args: string[], options: RunOptions = {}): Promise<RunResult> => {
     let stdout = "";
     let stderr = "";
-    const env: Record<string, string> = { POLICY_HOME: home, ...options.env };
+    // Licensed by default (a test licence and its issuer key), so that build and sign print no
+    // grace-period warning; the licence tests set these to "" (unset) or to other values.
+    const env: Record<string, string> = {
+      POLICY_HOME: home,
+      POLICY_LICENSE: TEST_LICENSE,
+      POLICY_LICENSE_PUBLIC_KEY: ISSUER.publicKeyPem,
+      ...options.env,
+    };
     const io: CliIo = {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),

@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type RunResult, scratch } from "./_helpers.ts";
+import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
+import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
 
 const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -38,9 +40,10 @@ async function policy(
   args: string[],
   cwd: string,
   env: Record<string, string>,
+  extraFlags: string[] = [],
 ): Promise<RunResult> {
   const output = await new Deno.Command(DENO!, {
-    args: ["run", ...taskFlags(), CLI, ...args],
+    args: ["run", ...taskFlags(), ...extraFlags, CLI, ...args],
     cwd,
     env: {
       NO_COLOR: "1",
@@ -48,6 +51,10 @@ async function policy(
       POLICY_PUBLIC_KEY: "",
       POLICY_PUBLIC_KEY_PATH: "",
       POLICY_HMAC_SECRET: "",
+      POLICY_LICENSE: "",
+      POLICY_LICENSE_FILE: "",
+      POLICY_LICENSE_PUBLIC_KEY: "",
+      POLICY_API_URL: "",
       ...env,
     },
     stdout: "piped",
@@ -61,19 +68,42 @@ async function policy(
   };
 }
 
-Deno.test("the policy task grants no network, no run and only the named environment variables", () => {
+Deno.test("the policy task grants no network, no run and only the POLICY_* and home variables", () => {
   const flags = taskFlags();
   assert.ok(flags.includes("--no-prompt"));
   assert.ok(
     !flags.some((f) => /^(-A|--allow-all|--allow-net|--allow-run|--allow-sys|--allow-ffi)/.test(f)),
   );
-  assert.ok(flags.some((f) => f.startsWith("--allow-env=")));
+  assert.deepEqual(flags.filter((f) => f.startsWith("--allow-env")), [
+    "--allow-env=POLICY_*,HOME,USERPROFILE",
+  ]);
   const shebang = Deno.readTextFileSync(CLI).split("\n")[0]!;
   assert.equal(
     shebang,
     `#!/usr/bin/env -S deno run ${flags.join(" ")}`,
     "cli.ts shebang matches the task",
   );
+});
+
+Deno.test("the cli.ts shebang fits the 256 bytes the kernel reads of a first line", () => {
+  const shebang = Deno.readTextFileSync(CLI).split("\n")[0]!;
+  assert.ok(
+    new TextEncoder().encode(shebang).length < 256,
+    `the shebang is ${shebang.length} bytes: longer ones are cut and lose flags`,
+  );
+});
+
+Deno.test("the policy:activate task is the policy task plus network access to the activation host only", () => {
+  const words = (denoJson.tasks["policy:activate"] as string).split(/\s+/);
+  const host = new URL(DEFAULT_LICENSE_API_URL).host;
+  assert.deepEqual(words, [
+    "deno",
+    "run",
+    ...taskFlags(),
+    `--allow-net=${host}`,
+    "cli.ts",
+    "activate",
+  ]);
 });
 
 Deno.test({
@@ -237,5 +267,66 @@ Deno.test({
     const check = await policy(["analyze", "--check", "--format", "json"], s.wf, env);
     assert.equal(check.code, 0, check.stderr);
     assert.equal(JSON.parse(check.stdout).passed, true);
+  },
+});
+
+Deno.test({
+  name:
+    "cli.ts reads the licence variables and counts the grace period under the task's permissions",
+  ignore: DENO === null,
+  fn: async () => {
+    await using s = await scratch();
+    await s.fixture("draft.json", "policy-drafts.json");
+    const licensed = await policy(["build"], s.wf, {
+      POLICY_HOME: s.home,
+      POLICY_LICENSE: TEST_LICENSE,
+      POLICY_LICENSE_PUBLIC_KEY: ISSUER.publicKeyPem,
+    });
+    assert.equal(licensed.code, 0, licensed.stderr);
+    assert.doesNotMatch(licensed.stderr, /LICENSE/);
+    await s.write("licence.json", TEST_LICENSE);
+    const fromFile = await policy(["build"], s.wf, {
+      POLICY_HOME: s.home,
+      POLICY_LICENSE_FILE: "licence.json",
+      POLICY_LICENSE_PUBLIC_KEY: ISSUER.publicKeyPem,
+    });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.doesNotMatch(fromFile.stderr, /LICENSE/);
+    const grace = await policy(["build"], s.wf, { POLICY_HOME: s.home });
+    assert.equal(grace.code, 0, grace.stderr);
+    assert.match(
+      grace.stderr,
+      /warning: no toolkit licence: 30 days left .*\(LICENSE_GRACE_PERIOD\)/,
+    );
+    const state = JSON.parse(await Deno.readTextFile(`${s.home}/license-state.json`));
+    assert.equal(typeof state.graceStartedAt, "string");
+  },
+});
+
+Deno.test({
+  name: "cli.ts activate: refused without network permission, works with --allow-net for the host",
+  ignore: DENO === null,
+  fn: async () => {
+    await using s = await scratch();
+    await using server = activationServer(() => json(JSON.parse(TEST_LICENSE)));
+    const env = {
+      POLICY_HOME: s.home,
+      POLICY_API_URL: server.url,
+      POLICY_LICENSE_PUBLIC_KEY: ISSUER.publicKeyPem,
+    };
+    const host = new URL(server.url).host;
+    const denied = await policy(["activate", "--key", "K-1"], s.wf, env);
+    assert.equal(denied.code, 2);
+    assert.match(denied.stderr, new RegExp(`network access to ${host} is not permitted`));
+    assert.match(denied.stderr, new RegExp(`add --allow-net=${host}`));
+    assert.equal(server.requests.length, 0);
+    // What the policy:activate task does for the real host, with the stub's host.
+    const activated = await policy(["activate", "--key", "K-1"], s.wf, env, [
+      `--allow-net=${host}`,
+    ]);
+    assert.equal(activated.code, 0, activated.stderr);
+    assert.match(activated.stdout, /licence lic_test_0001 for Acme Corp activated/);
+    const status = await policy(["activate", "--status", "--format", "json"], s.wf, env);
+    assert.equal(JSON.parse(status.stdout).source, "stored");
   },
 });
