@@ -102,6 +102,43 @@ async function watching(
 
 const codes = (errors: PolicyError[]) => errors.map((error) => error.code);
 
+test("watch does not read an unchanged file again, directly or through a symlink", async () => {
+  for (const linked of [false, true]) {
+    await watching(async ({ path, text, untilRule }) => {
+      // Every load computes one digest: count them.
+      const subtle = crypto.subtle;
+      const digest = subtle.digest;
+      let loads = 0;
+      Object.defineProperty(subtle, "digest", {
+        configurable: true,
+        value: (...args: Parameters<SubtleCrypto["digest"]>) => {
+          loads++;
+          return digest.apply(subtle, args);
+        },
+      });
+      try {
+        await sleep(20 * INTERVAL_MS);
+        assert.equal(loads, 0, "an unchanged file was loaded again");
+        const two = await text(2); // signing computes a digest too
+        loads = 0;
+        await writeAtomic(linked ? `${path}.target` : path, two);
+        await untilRule(2);
+        await sleep(20 * INTERVAL_MS);
+        assert.equal(loads, 1);
+      } finally {
+        delete (subtle as { digest?: unknown }).digest;
+      }
+    }, {
+      setup: async (dir, text) => {
+        const path = `${dir}/bundle.json`;
+        await Deno.writeTextFile(linked ? `${path}.target` : path, await text(1));
+        if (linked) await symlink(`${path}.target`, path);
+        return path;
+      },
+    });
+  }
+});
+
 test("watch reloads a file rewritten in place", async () => {
   await watching(async ({ path, text, untilRule, client, errors }) => {
     const { ino } = await Deno.stat(path);
