@@ -123,7 +123,8 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Po
   };
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
-  const slot = new BundleSlot(loaded, options);
+  // A copy: changing the caller's object later changes nothing, reloads included.
+  const slot = new BundleSlot(loaded, { ...options });
   return new LocalClient({
     bundlePath,
     maxFileBytes,
