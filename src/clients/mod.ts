@@ -5,3 +5,4 @@
  * @module
  */
 export * from "./types.ts";
+export * from "./create_remote_client.ts";
