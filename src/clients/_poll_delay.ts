@@ -55,6 +55,7 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | n
   // An HTTP date always names a weekday and a month; this keeps plain numbers
   // such as "1.5" or "-1" out of Date.parse.
   if (!/^[A-Za-z]{3,9},? /.test(text)) return null;
-  const at = Date.parse(text);
+  // asctime() dates carry no zone; HTTP dates are always GMT.
+  const at = Date.parse(/\d{4}$/.test(text) ? `${text} GMT` : text);
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
