@@ -134,3 +134,16 @@ export function assertIso(value: unknown): asserts value is string {
   assert.equal(typeof value, "string");
   assert.equal(new Date(value as string).toISOString(), value);
 }
+
+/**
+ * `Deno.test` with the op and resource sanitizers on (Deno 2.9 turns them off
+ * by default): a client must leave no timer, request or file open once
+ * `close()` has resolved, and a test fails if it does.
+ */
+export function test(
+  name: string,
+  fn: (t: Deno.TestContext) => void | Promise<void>,
+  options: { ignore?: boolean } = {},
+): void {
+  Deno.test({ name, fn, sanitizeOps: true, sanitizeResources: true, ...options });
+}

@@ -24,6 +24,7 @@ import {
   RUNTIME_KEY,
   signedText,
   TARGET,
+  test,
   V1,
   V2,
 } from "./_remote_fixtures.ts";
@@ -86,7 +87,7 @@ async function assertFailedPoll(
   return { status, error: recorder.errors[0]! };
 }
 
-Deno.test("createRemoteClient() loads the bundle over HTTP and reports its status", async () => {
+test("createRemoteClient() loads the bundle over HTTP and reports its status", async () => {
   await using setup = await started();
   const { client, recorder } = setup;
   assert.equal(decisionOf(client), "allow");
@@ -116,7 +117,7 @@ Deno.test("createRemoteClient() loads the bundle over HTTP and reports its statu
   assert.equal(recorder.polls[0]!.httpStatus, 200);
 });
 
-Deno.test("createRemoteClient() sends the protocol's request", async () => {
+test("createRemoteClient() sends the protocol's request", async () => {
   await using setup = await started();
   const request = setup.server.lastRequest;
   assert.equal(request.method, "GET");
@@ -131,7 +132,7 @@ Deno.test("createRemoteClient() sends the protocol's request", async () => {
   );
 });
 
-Deno.test("createRemoteClient() URL-encodes the scope and keeps the base path", async () => {
+test("createRemoteClient() URL-encodes the scope and keeps the base path", async () => {
   const scope = { orgId: "acme corp/eu", projectId: "shop?#%", env: "staging" as const };
   await using server = FaultServer.start({
     kind: "bundle",
@@ -147,7 +148,7 @@ Deno.test("createRemoteClient() URL-encodes the scope and keeps the base path", 
   assert.equal(client.status().env, "staging");
 });
 
-Deno.test("a poll sends If-None-Match and a 304 is a success that changes nothing", async () => {
+test("a poll sends If-None-Match and a 304 is a success that changes nothing", async () => {
   await using setup = await started();
   const { server, client, recorder } = setup;
   const first = client.status();
@@ -163,7 +164,7 @@ Deno.test("a poll sends If-None-Match and a 304 is a success that changes nothin
   assert.deepEqual(recorder.errors, []);
 });
 
-Deno.test("a poll puts a new verified bundle in force and remembers its ETag", async () => {
+test("a poll puts a new verified bundle in force and remembers its ETag", async () => {
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "bundle", body: V2, etag: '"v2"' };
@@ -177,7 +178,7 @@ Deno.test("a poll puts a new verified bundle in force and remembers its ETag", a
   assert.equal(recorder.polls.at(-1)?.outcome, "unchanged");
 });
 
-Deno.test("the same bundle again without ETag support is unchanged", async () => {
+test("the same bundle again without ETag support is unchanged", async () => {
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "bundle", body: V1, etag: null };
@@ -188,11 +189,11 @@ Deno.test("the same bundle again without ETag support is unchanged", async () =>
   assert.equal(server.lastRequest.headers.get("if-none-match"), null);
 });
 
-Deno.test("401 gives REMOTE_UNAUTHORIZED and keeps the bundle", async () => {
+test("401 gives REMOTE_UNAUTHORIZED and keeps the bundle", async () => {
   await assertFailedPoll({ kind: "status", status: 401 }, "REMOTE_UNAUTHORIZED");
 });
 
-Deno.test("403 gives REMOTE_UNAUTHORIZED and polls again only at the backoff cap", async () => {
+test("403 gives REMOTE_UNAUTHORIZED and polls again only at the backoff cap", async () => {
   const { status } = await assertFailedPoll(
     { kind: "status", status: 403 },
     "REMOTE_UNAUTHORIZED",
@@ -202,12 +203,12 @@ Deno.test("403 gives REMOTE_UNAUTHORIZED and polls again only at the backoff cap
   assert.ok(wait > 90_000 && wait <= 200_000, `next poll in ${wait} ms`);
 });
 
-Deno.test("404 gives REMOTE_NOT_FOUND and keeps the bundle", async () => {
+test("404 gives REMOTE_NOT_FOUND and keeps the bundle", async () => {
   const { error } = await assertFailedPoll({ kind: "status", status: 404 }, "REMOTE_NOT_FOUND");
   assert.match(error.message, /no bundle is published for orgId "acme"/);
 });
 
-Deno.test("429 with Retry-After in seconds sets the earliest next poll", async () => {
+test("429 with Retry-After in seconds sets the earliest next poll", async () => {
   const { status, error } = await assertFailedPoll(
     { kind: "status", status: 429, headers: { "retry-after": "120" } },
     "REMOTE_UNAVAILABLE",
@@ -217,7 +218,7 @@ Deno.test("429 with Retry-After in seconds sets the earliest next poll", async (
   assert.match(error.message, /HTTP 429/);
 });
 
-Deno.test("503 with Retry-After as an HTTP date sets the earliest next poll", async () => {
+test("503 with Retry-After as an HTTP date sets the earliest next poll", async () => {
   const date = new Date(Date.now() + 200_000).toUTCString();
   const { status } = await assertFailedPoll(
     { kind: "status", status: 503, headers: { "retry-after": date } },
@@ -227,11 +228,11 @@ Deno.test("503 with Retry-After as an HTTP date sets the earliest next poll", as
   assert.ok(wait > 195_000 && wait <= 200_000, `next poll in ${wait} ms`);
 });
 
-Deno.test("500 gives REMOTE_UNAVAILABLE and keeps the bundle", async () => {
+test("500 gives REMOTE_UNAVAILABLE and keeps the bundle", async () => {
   await assertFailedPoll({ kind: "status", status: 500, body: "boom" }, "REMOTE_UNAVAILABLE");
 });
 
-Deno.test("a server that hangs gives REMOTE_UNAVAILABLE after requestTimeoutMs", async () => {
+test("a server that hangs gives REMOTE_UNAVAILABLE after requestTimeoutMs", async () => {
   const started = Date.now();
   const { error } = await assertFailedPoll({ kind: "hang" }, "REMOTE_UNAVAILABLE", {
     requestTimeoutMs: 150,
@@ -240,7 +241,7 @@ Deno.test("a server that hangs gives REMOTE_UNAVAILABLE after requestTimeoutMs",
   assert.ok(Date.now() - started < 5_000);
 });
 
-Deno.test("a connection dropped mid-body gives REMOTE_UNAVAILABLE and keeps the bundle", async () => {
+test("a connection dropped mid-body gives REMOTE_UNAVAILABLE and keeps the bundle", async () => {
   const { error } = await assertFailedPoll(
     { kind: "drop", body: V2, sendBytes: 100 },
     "REMOTE_UNAVAILABLE",
@@ -248,14 +249,14 @@ Deno.test("a connection dropped mid-body gives REMOTE_UNAVAILABLE and keeps the 
   assert.match(error.message, /cannot fetch/);
 });
 
-Deno.test("a truncated bundle gives BUNDLE_PARSE_ERROR and keeps the bundle", async () => {
+test("a truncated bundle gives BUNDLE_PARSE_ERROR and keeps the bundle", async () => {
   await assertFailedPoll(
     { kind: "bundle", body: V2.slice(0, V2.length / 2), etag: '"half"' },
     "BUNDLE_PARSE_ERROR",
   );
 });
 
-Deno.test("a tampered bundle gives CHECKSUM_MISMATCH and keeps the bundle", async () => {
+test("a tampered bundle gives CHECKSUM_MISMATCH and keeps the bundle", async () => {
   const tampered = JSON.parse(V2);
   tampered.policies[0].rules[0].effect = { type: "allow" };
   await assertFailedPoll(
@@ -264,7 +265,7 @@ Deno.test("a tampered bundle gives CHECKSUM_MISMATCH and keeps the bundle", asyn
   );
 });
 
-Deno.test("a tampered bundle without checksum gives BUNDLE_SIGNATURE_INVALID", async () => {
+test("a tampered bundle without checksum gives BUNDLE_SIGNATURE_INVALID", async () => {
   const tampered = JSON.parse(V2);
   tampered.policies[0].rules[0].priority = 99;
   delete tampered.checksum;
@@ -274,7 +275,7 @@ Deno.test("a tampered bundle without checksum gives BUNDLE_SIGNATURE_INVALID", a
   );
 });
 
-Deno.test("a bundle signed by another key gives BUNDLE_SIGNATURE_INVALID", async () => {
+test("a bundle signed by another key gives BUNDLE_SIGNATURE_INVALID", async () => {
   const forged = await signBundle(bundleOf(2), {
     algorithm: "ECDSA_SHA_256",
     key: otherEcdsa.privateKey,
@@ -286,14 +287,14 @@ Deno.test("a bundle signed by another key gives BUNDLE_SIGNATURE_INVALID", async
   );
 });
 
-Deno.test("an unsigned bundle gives BUNDLE_SIGNATURE_MISSING", async () => {
+test("an unsigned bundle gives BUNDLE_SIGNATURE_MISSING", async () => {
   await assertFailedPoll(
     { kind: "bundle", body: JSON.stringify(bundleOf(2)), etag: '"unsigned"' },
     "BUNDLE_SIGNATURE_MISSING",
   );
 });
 
-Deno.test("a bundle of another scope gives BUNDLE_SCOPE_MISMATCH and keeps the bundle", async () => {
+test("a bundle of another scope gives BUNDLE_SCOPE_MISMATCH and keeps the bundle", async () => {
   const { error } = await assertFailedPoll(
     { kind: "bundle", body: await signedText(2, { orgId: "globex" }), etag: '"other"' },
     "BUNDLE_SCOPE_MISMATCH",
@@ -317,7 +318,7 @@ Deno.test("a bundle of another scope gives BUNDLE_SCOPE_MISMATCH and keeps the b
   assert.match(absent.message, /projectId absent/);
 });
 
-Deno.test("an HMAC-signed bundle gives REMOTE_HMAC_REFUSED and keeps the bundle", async () => {
+test("an HMAC-signed bundle gives REMOTE_HMAC_REFUSED and keeps the bundle", async () => {
   const hmac = await signBundle(bundleOf(2), {
     algorithm: "HMAC_SHA256",
     key: HMAC_SECRET,
@@ -329,7 +330,7 @@ Deno.test("an HMAC-signed bundle gives REMOTE_HMAC_REFUSED and keeps the bundle"
   );
 });
 
-Deno.test("a Content-Length over maxFileBytes gives BUNDLE_TOO_LARGE", async () => {
+test("a Content-Length over maxFileBytes gives BUNDLE_TOO_LARGE", async () => {
   const big = await signedText(2, { generatedAt: "x".repeat(4000) } as never);
   await assertFailedPoll(
     { kind: "bundle", body: big, etag: '"big"' },
@@ -338,7 +339,7 @@ Deno.test("a Content-Length over maxFileBytes gives BUNDLE_TOO_LARGE", async () 
   );
 });
 
-Deno.test("a chunked body growing over maxFileBytes gives BUNDLE_TOO_LARGE", async () => {
+test("a chunked body growing over maxFileBytes gives BUNDLE_TOO_LARGE", async () => {
   await assertFailedPoll(
     { kind: "stream", totalBytes: 1_000_000 },
     "BUNDLE_TOO_LARGE",
@@ -354,7 +355,7 @@ Deno.test("a chunked body growing over maxFileBytes gives BUNDLE_TOO_LARGE", asy
   assert.ok(server.streamedBytes < 5_000_000, `${server.streamedBytes} bytes streamed`);
 });
 
-Deno.test("the ETag of a rejected bundle is never sent back", async () => {
+test("the ETag of a rejected bundle is never sent back", async () => {
   await using setup = await started();
   const { server, client } = setup;
   server.fault = { kind: "bundle", body: V2.replace('"deny"', '"allow"'), etag: '"bad"' };
@@ -364,7 +365,7 @@ Deno.test("the ETag of a rejected bundle is never sent back", async () => {
   assert.equal(client.status().consecutiveFailures, 2);
 });
 
-Deno.test("a 304 to a request without If-None-Match is a failure", async () => {
+test("a 304 to a request without If-None-Match is a failure", async () => {
   await using server = FaultServer.start({ kind: "status", status: 304 });
   const error = await assertRejectsCode(
     createRemoteClient(remoteOptions(server.baseUrl)),
@@ -373,7 +374,7 @@ Deno.test("a 304 to a request without If-None-Match is a failure", async () => {
   assert.match(error.message, /304 Not Modified to a request without If-None-Match/);
 });
 
-Deno.test("three failed polls make the client degraded; the first success clears it", async () => {
+test("three failed polls make the client degraded; the first success clears it", async () => {
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "status", status: 500 };
@@ -398,7 +399,7 @@ Deno.test("three failed polls make the client degraded; the first success clears
   ]);
 });
 
-Deno.test("creation rejects with the code of a failed first request", async () => {
+test("creation rejects with the code of a failed first request", async () => {
   await using server = FaultServer.start();
   const cases: Array<[Fault, ErrorCode]> = [
     [{ kind: "status", status: 401 }, "REMOTE_UNAUTHORIZED"],
@@ -422,7 +423,7 @@ Deno.test("creation rejects with the code of a failed first request", async () =
   }
 });
 
-Deno.test("creation rejects with REMOTE_UNAVAILABLE when nothing listens", async () => {
+test("creation rejects with REMOTE_UNAVAILABLE when nothing listens", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -434,7 +435,7 @@ Deno.test("creation rejects with REMOTE_UNAVAILABLE when nothing listens", async
   assert.doesNotMatch(error.message, new RegExp(RUNTIME_KEY));
 });
 
-Deno.test("creation never takes longer than startTimeoutMs", async () => {
+test("creation never takes longer than startTimeoutMs", async () => {
   await using server = FaultServer.start({ kind: "hang" });
   const started = Date.now();
   const error = await assertRejectsCode(
@@ -445,7 +446,7 @@ Deno.test("creation never takes longer than startTimeoutMs", async () => {
   assert.ok(Date.now() - started < 2_000);
 });
 
-Deno.test("cachePath receives the exact bytes of every verified bundle, atomically", async () => {
+test("cachePath receives the exact bytes of every verified bundle, atomically", async () => {
   await withTempDir(async (dir) => {
     const cachePath = `${dir}/bundle.json`;
     await using setup = await started({ cachePath });
@@ -462,7 +463,7 @@ Deno.test("cachePath receives the exact bytes of every verified bundle, atomical
   });
 });
 
-Deno.test("a cache folder that does not exist is reported through onError", async () => {
+test("a cache folder that does not exist is reported through onError", async () => {
   await withTempDir(async (dir) => {
     await using setup = await started({ cachePath: `${dir}/missing/bundle.json` });
     assert.deepEqual(setup.recorder.codes, ["CACHE_WRITE_ERROR"]);
@@ -473,7 +474,7 @@ Deno.test("a cache folder that does not exist is reported through onError", asyn
   });
 });
 
-Deno.test("when the first request fails the client starts from the cache, degraded", async () => {
+test("when the first request fails the client starts from the cache, degraded", async () => {
   await withTempDir(async (dir) => {
     const cachePath = `${dir}/bundle.json`;
     await writeFile(cachePath, V1);
@@ -507,7 +508,7 @@ Deno.test("when the first request fails the client starts from the cache, degrad
   });
 });
 
-Deno.test("a cache that does not verify or is of another scope is not used", async () => {
+test("a cache that does not verify or is of another scope is not used", async () => {
   await withTempDir(async (dir) => {
     const cachePath = `${dir}/bundle.json`;
     await using server = FaultServer.start({ kind: "status", status: 401 });
@@ -542,7 +543,7 @@ Deno.test("a cache that does not verify or is of another scope is not used", asy
   });
 });
 
-Deno.test("close() aborts a request in flight and stops polling", async () => {
+test("close() aborts a request in flight and stops polling", async () => {
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "hang" };
@@ -561,7 +562,7 @@ Deno.test("close() aborts a request in flight and stops polling", async () => {
   assert.equal(decisionOf(client), "allow");
 });
 
-Deno.test("onError and onPoll that throw do not stop the client", async () => {
+test("onError and onPoll that throw do not stop the client", async () => {
   await using server = FaultServer.start({ kind: "bundle", body: V1 });
   await using client = await createRemoteClient(remoteOptions(server.baseUrl, {
     onError: () => {
@@ -576,7 +577,7 @@ Deno.test("onError and onPoll that throw do not stop the client", async () => {
   assertIso(client.status().nextPollAt);
 });
 
-Deno.test("parseCustomEffect and contextPolicy apply to the remote bundle", async () => {
+test("parseCustomEffect and contextPolicy apply to the remote bundle", async () => {
   const custom = bundleOf(1);
   custom.policies[0]!.rules[0]!.effect = { type: "custom", value: '{"tier":"gold"}' };
   const signed = await signBundle(custom, {
@@ -603,7 +604,7 @@ Deno.test("parseCustomEffect and contextPolicy apply to the remote bundle", asyn
   );
 });
 
-Deno.test("createRemoteClient() refuses an HMAC verify key and bad options before any request", async () => {
+test("createRemoteClient() refuses an HMAC verify key and bad options before any request", async () => {
   const base = remoteOptions("http://127.0.0.1:9");
   await assertRejectsCode(
     createRemoteClient({ ...base, verify: { algorithm: "HMAC_SHA256", publicKey: HMAC_SECRET } }),

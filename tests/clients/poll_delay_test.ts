@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { parseRetryAfter, pollDelay } from "../../src/clients/_poll_delay.ts";
+import { test } from "./_remote_fixtures.ts";
 
 const base = { intervalMs: 30_000, maxBackoffMs: 300_000, unauthorized: false, retryAfterMs: null };
 const randoms = Array.from({ length: 101 }, (_, i) => Math.min(i / 100, 1 - 1e-12));
 
-Deno.test("pollDelay() keeps a success within ±10 % of the interval", () => {
+test("pollDelay() keeps a success within ±10 % of the interval", () => {
   for (const random of randoms) {
     const delay = pollDelay({ ...base, failures: 0, random });
     assert.ok(delay >= 27_000 && delay <= 33_000, `${delay}`);
@@ -13,7 +14,7 @@ Deno.test("pollDelay() keeps a success within ±10 % of the interval", () => {
   assert.equal(pollDelay({ ...base, failures: 0, random: 0.5 }), 30_000);
 });
 
-Deno.test("pollDelay() after n failures waits between half and all of min(cap, interval × 2^(n-1))", () => {
+test("pollDelay() after n failures waits between half and all of min(cap, interval × 2^(n-1))", () => {
   for (let failures = 1; failures <= 1_100; failures += failures < 12 ? 1 : 97) {
     const cap = Math.min(300_000, 30_000 * 2 ** (failures - 1));
     for (const random of randoms) {
@@ -28,18 +29,18 @@ Deno.test("pollDelay() after n failures waits between half and all of min(cap, i
   );
 });
 
-Deno.test("pollDelay() after 401/403 waits at the cap", () => {
+test("pollDelay() after 401/403 waits at the cap", () => {
   assert.equal(pollDelay({ ...base, failures: 1, unauthorized: true, random: 1 - 1e-12 }), 300_000);
   assert.equal(pollDelay({ ...base, failures: 1, unauthorized: true, random: 0 }), 150_000);
 });
 
-Deno.test("pollDelay() honours Retry-After up to the cap", () => {
+test("pollDelay() honours Retry-After up to the cap", () => {
   assert.equal(pollDelay({ ...base, failures: 1, retryAfterMs: 90_000, random: 0 }), 90_000);
   assert.equal(pollDelay({ ...base, failures: 1, retryAfterMs: 1_000, random: 0 }), 15_000);
   assert.equal(pollDelay({ ...base, failures: 1, retryAfterMs: 3_600_000, random: 0 }), 300_000);
 });
 
-Deno.test("parseRetryAfter() reads delay-seconds and the three HTTP date forms", () => {
+test("parseRetryAfter() reads delay-seconds and the three HTTP date forms", () => {
   const now = Date.UTC(1994, 10, 6, 8, 49, 0);
   assert.equal(parseRetryAfter("120", now), 120_000);
   assert.equal(parseRetryAfter(" 0 ", now), 0);

@@ -13,7 +13,7 @@ import {
 import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
 import { FakeClock } from "./_fake_clock.ts";
 import { FaultServer } from "./_fault_server.ts";
-import { Recorder, remoteOptions, TARGET, V1, V2 } from "./_remote_fixtures.ts";
+import { Recorder, remoteOptions, TARGET, test, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
 const BASE = "https://control-plane.test";
@@ -53,7 +53,7 @@ async function nextPoll(
   await setup.recorder.untilPolls(count + 1);
 }
 
-Deno.test("the defaults are 30 s polls, 10 s requests, 5 min backoff cap, 15 s start-up, degraded after 3", () => {
+test("the defaults are 30 s polls, 10 s requests, 5 min backoff cap, 15 s start-up, degraded after 3", () => {
   assert.equal(DEFAULT_POLL_INTERVAL_MS, 30_000);
   assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 10_000);
   assert.equal(DEFAULT_MAX_BACKOFF_MS, 300_000);
@@ -61,7 +61,7 @@ Deno.test("the defaults are 30 s polls, 10 s requests, 5 min backoff cap, 15 s s
   assert.equal(DEGRADED_AFTER_FAILURES, 3);
 });
 
-Deno.test("the client polls every intervalMs, jittered by ±10 %", async () => {
+test("the client polls every intervalMs, jittered by ±10 %", async () => {
   for (const [random, delay] of [[0, 900], [0.5, 1_000], [TOP, 1_100]] as const) {
     await using setup = await fakeClient({ random: () => random });
     const { clock, stub, client } = setup;
@@ -76,12 +76,12 @@ Deno.test("the client polls every intervalMs, jittered by ±10 %", async () => {
   }
 });
 
-Deno.test("the default interval is 30 s", async () => {
+test("the default interval is 30 s", async () => {
   await using setup = await fakeClient({ poll: {}, random: () => 0.5 });
   assert.deepEqual(setup.clock.pendingDelays(), [30_000]);
 });
 
-Deno.test("after failures the wait doubles up to maxBackoffMs", async () => {
+test("after failures the wait doubles up to maxBackoffMs", async () => {
   await using setup = await fakeClient({ random: () => TOP }, answer(500));
   await nextPoll(setup, 1_100);
   for (const delay of [1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000]) {
@@ -91,7 +91,7 @@ Deno.test("after failures the wait doubles up to maxBackoffMs", async () => {
   assert.equal(setup.client.status().consecutiveFailures, 8);
 });
 
-Deno.test("backoff jitter stays within half to all of the base delay", async () => {
+test("backoff jitter stays within half to all of the base delay", async () => {
   await using setup = await fakeClient({ random: () => 0 }, answer(500));
   await nextPoll(setup, 900);
   for (const delay of [500, 1_000, 2_000, 4_000, 5_000, 5_000]) {
@@ -99,7 +99,7 @@ Deno.test("backoff jitter stays within half to all of the base delay", async () 
   }
 });
 
-Deno.test("a success after failures returns to the regular interval", async () => {
+test("a success after failures returns to the regular interval", async () => {
   await using setup = await fakeClient({}, answer(500), answer(500), answer(304));
   await nextPoll(setup);
   await nextPoll(setup);
@@ -108,14 +108,14 @@ Deno.test("a success after failures returns to the regular interval", async () =
   assert.deepEqual(setup.clock.pendingDelays(), [1_000]);
 });
 
-Deno.test("Retry-After in seconds sets the earliest next poll", async () => {
+test("Retry-After in seconds sets the earliest next poll", async () => {
   await using setup = await fakeClient({}, answer(429, { "retry-after": "7" }));
   await nextPoll(setup);
   assert.deepEqual(setup.clock.pendingDelays(), [7_000]);
   assert.equal(setup.recorder.codes[0], "REMOTE_UNAVAILABLE");
 });
 
-Deno.test("Retry-After as an HTTP date sets the earliest next poll", async () => {
+test("Retry-After as an HTTP date sets the earliest next poll", async () => {
   const clock = new FakeClock();
   const date = new Date(clock.now() + 1_000 + 8_000).toUTCString();
   await using setup = await fakeClient({ clock }, answer(503, { "retry-after": date }));
@@ -123,7 +123,7 @@ Deno.test("Retry-After as an HTTP date sets the earliest next poll", async () =>
   assert.deepEqual(setup.clock.pendingDelays(), [8_000]);
 });
 
-Deno.test("Retry-After never delays a poll beyond maxBackoffMs, and is ignored when unreadable", async () => {
+test("Retry-After never delays a poll beyond maxBackoffMs, and is ignored when unreadable", async () => {
   await using setup = await fakeClient(
     {},
     answer(503, { "retry-after": "86400" }),
@@ -139,7 +139,7 @@ Deno.test("Retry-After never delays a poll beyond maxBackoffMs, and is ignored w
   assert.deepEqual(setup.clock.pendingDelays(), [3_000]);
 });
 
-Deno.test("after 401/403 the client keeps polling at the backoff cap", async () => {
+test("after 401/403 the client keeps polling at the backoff cap", async () => {
   await using setup = await fakeClient({ random: () => TOP }, answer(401), answer(403));
   await nextPoll(setup);
   assert.deepEqual(setup.clock.pendingDelays(), [10_000]);
@@ -149,7 +149,7 @@ Deno.test("after 401/403 the client keeps polling at the backoff cap", async () 
   assert.equal(setup.client.status().lastErrorCode, "REMOTE_UNAUTHORIZED");
 });
 
-Deno.test("degraded after 3 consecutive failures, cleared by the first success", async () => {
+test("degraded after 3 consecutive failures, cleared by the first success", async () => {
   const start = new FakeClock().now();
   await using setup = await fakeClient(
     {},
@@ -188,7 +188,7 @@ Deno.test("degraded after 3 consecutive failures, cleared by the first success",
   ]);
 });
 
-Deno.test("a request that does not finish within requestTimeoutMs fails the poll", async () => {
+test("a request that does not finish within requestTimeoutMs fails the poll", async () => {
   await using setup = await fakeClient({ requestTimeoutMs: 5_000 }, "hang", ok(V2, '"v2"'));
   const { clock, client, recorder } = setup;
   clock.tick(1_000);
@@ -204,7 +204,7 @@ Deno.test("a request that does not finish within requestTimeoutMs fails the poll
   assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
 });
 
-Deno.test("refresh() polls now and moves the schedule", async () => {
+test("refresh() polls now and moves the schedule", async () => {
   await using setup = await fakeClient({}, ok(V2, '"v2"'));
   const { clock, client, stub } = setup;
   clock.tick(400);
@@ -220,7 +220,7 @@ Deno.test("refresh() polls now and moves the schedule", async () => {
   assert.deepEqual(await a, await b);
 });
 
-Deno.test("creation gives up after startTimeoutMs", async () => {
+test("creation gives up after startTimeoutMs", async () => {
   const clock = new FakeClock();
   const stub = new StubFetch("hang");
   const creating = createRemoteClient(remoteOptions(BASE, {
@@ -240,7 +240,7 @@ Deno.test("creation gives up after startTimeoutMs", async () => {
   assert.deepEqual(clock.pendingDelays(), []);
 });
 
-Deno.test("close() cancels the poll timer and the request in flight", async () => {
+test("close() cancels the poll timer and the request in flight", async () => {
   const setup = await fakeClient({}, "hang");
   const { clock, client, recorder } = setup;
   clock.tick(1_000);
@@ -252,7 +252,7 @@ Deno.test("close() cancels the poll timer and the request in flight", async () =
   await client.close();
 });
 
-Deno.test("real time: the client polls on its own and picks up a new bundle", async () => {
+test("real time: the client polls on its own and picks up a new bundle", async () => {
   await using server = FaultServer.start({ kind: "bundle", body: V1, etag: '"v1"' });
   const recorder = new Recorder();
   await using client = await createRemoteClient(
