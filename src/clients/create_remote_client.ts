@@ -10,7 +10,12 @@
  */
 import { type ErrorCode, isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Decision, Env, EvaluationRequest } from "../engine/types.ts";
-import { DEFAULT_MAX_FILE_BYTES, loadBundle, type LoadedBundle } from "../verify/load_bundle.ts";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  loadBundle,
+  type LoadedBundle,
+  parseBundleBytes,
+} from "../verify/load_bundle.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
@@ -19,6 +24,7 @@ import { DEGRADED_AFTER_FAILURES, parseRetryAfter, pollDelay } from "./_poll_del
 import { type BundleAnswer, type FetchFunction, requestBundle } from "./_request_bundle.ts";
 import { userAgent } from "./_user_agent.ts";
 import type { ClientOptions, ClientStatus, PolicyClient } from "./types.ts";
+import { checkClientOptions } from "./_check_client_options.ts";
 
 export { DEGRADED_AFTER_FAILURES } from "./_poll_delay.ts";
 export type { FetchFunction } from "./_request_bundle.ts";
@@ -64,7 +70,13 @@ export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "all
   orgId: string;
   projectId: string;
   env: Env;
-  /** Required: the ECDSA P-256 public key bundles are signed with. HMAC is refused. */
+  /**
+   * Required: the ECDSA P-256 public key of the control plane. An HMAC key is
+   * refused (`REMOTE_HMAC_REFUSED`). Without a key no bundle ever loads: each
+   * fails with the load code the local client gives (`BUNDLE_SIGNATURE_UNVERIFIED`,
+   * `BUNDLE_UNSIGNED`). There is no `allowUnsigned`: remote bundles are always
+   * verified (JavaScript callers that pass it anyway see it ignored).
+   */
   verify: VerifyKeyOptions;
   /** Polling: `intervalMs` between successful polls (default 30 s, jittered ±10 %). */
   poll?: { intervalMs?: number };
@@ -204,7 +216,8 @@ interface Config {
   orgId: string;
   projectId: string;
   env: Env;
-  verify: VerifyKeyOptions;
+  /** The imported key, or null when none was configured (then nothing loads). */
+  verify: VerifyKeyOptions | null;
   intervalMs: number;
   requestTimeoutMs: number;
   maxBackoffMs: number;
@@ -520,22 +533,15 @@ class RemoteClientImpl implements RemoteClient {
    * ECDSA key (never allowUnsigned), HMAC refused, scope equal to the client's.
    */
   async #accept(bytes: Uint8Array, what: string): Promise<LoadedBundle> {
+    const { verify, maxFileBytes } = this.#config;
     let loaded: LoadedBundle;
     try {
-      loaded = await loadBundle(bytes, {
-        verify: this.#config.verify,
-        maxFileBytes: this.#config.maxFileBytes,
-      });
+      loaded = await loadBundle(
+        bytes,
+        verify === null ? { maxFileBytes } : { verify, maxFileBytes },
+      );
     } catch (error) {
-      // The key is ECDSA, so a mismatch means the bundle is HMAC-signed.
-      if (isPolicyError(error, "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH")) {
-        throw new PolicyError(
-          "REMOTE_HMAC_REFUSED",
-          `${what} is signed with HMAC_SHA256, which is refused for remote delivery (whoever can verify an HMAC signature can forge one); the control plane must sign with ECDSA_SHA_256`,
-          { cause: error },
-        );
-      }
-      throw error;
+      throw refineLoadError(error, bytes, what);
     }
     const bundle = loaded.compiled.bundle;
     const wrong = (["orgId", "projectId", "env"] as const).filter((field) =>
@@ -674,6 +680,44 @@ class RemoteClientImpl implements RemoteClient {
   }
 }
 
+/**
+ * The load error of a remote candidate, in the remote client's terms: an
+ * HMAC-signed bundle is refused (`REMOTE_HMAC_REFUSED`; with the ECDSA key it
+ * shows as an algorithm mismatch, without a key as unverified), and an
+ * unsigned one is not rescued by `allowUnsigned`. Other errors pass unchanged.
+ */
+function refineLoadError(error: unknown, bytes: Uint8Array, what: string): unknown {
+  if (
+    isPolicyError(error, "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH") ||
+    (isPolicyError(error, "BUNDLE_SIGNATURE_UNVERIFIED") &&
+      signatureAlgorithm(bytes) === "HMAC_SHA256")
+  ) {
+    return new PolicyError(
+      "REMOTE_HMAC_REFUSED",
+      `${what} is signed with HMAC_SHA256, which is refused for remote delivery (whoever can verify an HMAC signature can forge one); the control plane must sign with ECDSA_SHA_256`,
+      { cause: error },
+    );
+  }
+  if (isPolicyError(error, "BUNDLE_UNSIGNED")) {
+    return new PolicyError(
+      "BUNDLE_UNSIGNED",
+      `${what} has no signature; bundles from a control plane must be signed with ECDSA_SHA_256 and verified with verify: { algorithm: "ECDSA_SHA_256", publicKey } (allowUnsigned does not apply to the remote client)`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+/** The `signature.algorithm` of a bundle (one that loadBundle has parsed already). */
+function signatureAlgorithm(bytes: Uint8Array): unknown {
+  try {
+    const document = parseBundleBytes(bytes) as { signature?: { algorithm?: unknown } } | null;
+    return document?.signature?.algorithm;
+  } catch {
+    return undefined;
+  }
+}
+
 function failed(
   error: PolicyError,
   httpStatus: number | null,
@@ -749,31 +793,31 @@ async function resolveOptions(options: RemoteClientOptions): Promise<Config> {
   if (!isRecord(options)) throw invalid(`options must be an object; got ${describeValue(options)}`);
   const raw = options as unknown as Record<string, unknown>;
 
+  checkClientOptions(options as ClientOptions);
   const verify = raw.verify;
-  if (!isRecord(verify)) {
+  if (verify !== undefined && !isRecord(verify)) {
     throw invalid(
-      'verify: { algorithm: "ECDSA_SHA_256", publicKey } is required: bundles from a control plane are always verified',
+      `verify must be an object { algorithm: "ECDSA_SHA_256", publicKey }; got ${
+        describeValue(verify)
+      }`,
     );
   }
-  if (verify.algorithm === "HMAC_SHA256") {
+  if (verify !== undefined && verify.algorithm === "HMAC_SHA256") {
     throw new PolicyError(
       "REMOTE_HMAC_REFUSED",
       "createRemoteClient: an HMAC_SHA256 verify key is refused for remote delivery (whoever can verify an HMAC signature can forge one); configure the control plane's ECDSA_SHA_256 public key",
     );
   }
-  if (verify.algorithm !== "ECDSA_SHA_256") {
+  if (verify !== undefined && verify.algorithm !== "ECDSA_SHA_256") {
     throw invalid(
       `verify.algorithm must be "ECDSA_SHA_256"; got ${describeValue(verify.algorithm)}`,
     );
   }
-  if (raw.allowUnsigned !== undefined && raw.allowUnsigned !== false) {
-    throw invalid(
-      "allowUnsigned is not accepted: bundles from a control plane must be signed and verified",
-    );
-  }
   // Import once, now: a bad key fails creation with INVALID_KEY before any
   // request, and every later load reuses the imported key.
-  const publicKey = await importPublicKey(verify.publicKey as string | CryptoKey);
+  const publicKey = verify === undefined
+    ? null
+    : await importPublicKey(verify.publicKey as string | CryptoKey);
 
   let base: URL;
   try {
@@ -807,12 +851,7 @@ async function resolveOptions(options: RemoteClientOptions): Promise<Config> {
   if (poll !== undefined && !isRecord(poll)) {
     throw invalid(`poll must be an object { intervalMs }; got ${describeValue(poll)}`);
   }
-  const maxFileBytes = raw.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  if (typeof maxFileBytes !== "number" || !Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
-    throw invalid(
-      `maxFileBytes must be a whole number above 0; got ${describeValue(maxFileBytes)}`,
-    );
-  }
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const cachePath = raw.cachePath;
   if (cachePath !== undefined && (typeof cachePath !== "string" || cachePath === "")) {
     throw invalid(`cachePath must be a non-empty string; got ${describeValue(cachePath)}`);
@@ -838,7 +877,7 @@ async function resolveOptions(options: RemoteClientOptions): Promise<Config> {
     orgId,
     projectId,
     env,
-    verify: { algorithm: "ECDSA_SHA_256", publicKey },
+    verify: publicKey === null ? null : { algorithm: "ECDSA_SHA_256", publicKey },
     intervalMs: duration(poll?.intervalMs, "poll.intervalMs", DEFAULT_POLL_INTERVAL_MS),
     requestTimeoutMs: duration(
       raw.requestTimeoutMs,

@@ -611,9 +611,9 @@ test("createRemoteClient() refuses an HMAC verify key and bad options before any
     "REMOTE_HMAC_REFUSED",
   );
   const invalid: Array<Record<string, unknown>> = [
-    { verify: undefined },
+    { verify: "ECDSA_SHA_256" },
     { verify: { algorithm: "Ed25519", publicKey: "x" } },
-    { allowUnsigned: true },
+    { allowUnsigned: "yes" },
     { baseUrl: "not a url" },
     { baseUrl: "ftp://example.com" },
     { baseUrl: "https://example.com/?sig=1" },
@@ -648,4 +648,35 @@ test("createRemoteClient() refuses an HMAC verify key and bad options before any
     createRemoteClient({ ...base, verify: { algorithm: "ECDSA_SHA_256", publicKey: "nope" } }),
     "INVALID_KEY",
   );
+});
+
+test("without a verify key no remote bundle loads, and allowUnsigned changes nothing", async () => {
+  await using server = FaultServer.start({ kind: "bundle", body: V1 });
+  const { verify: _, ...noKey } = remoteOptions(server.baseUrl);
+  const unverified = await assertRejectsCode(
+    createRemoteClient(noKey as RemoteClientOptions),
+    "BUNDLE_SIGNATURE_UNVERIFIED",
+  );
+  assert.match(unverified.message, /no key is configured/);
+  server.fault = { kind: "bundle", body: JSON.stringify(bundleOf(1)) };
+  for (const allowUnsigned of [undefined, true]) {
+    const unsigned = await assertRejectsCode(
+      createRemoteClient({ ...noKey, allowUnsigned } as unknown as RemoteClientOptions),
+      "BUNDLE_UNSIGNED",
+    );
+    assert.match(unsigned.message, /allowUnsigned does not apply to the remote client/);
+  }
+  await assertRejectsCode(
+    createRemoteClient(
+      { ...remoteOptions(server.baseUrl), allowUnsigned: true } as RemoteClientOptions,
+    ),
+    "BUNDLE_SIGNATURE_MISSING",
+  );
+  const hmac = await signBundle(bundleOf(1), {
+    algorithm: "HMAC_SHA256",
+    key: HMAC_SECRET,
+    keyId: "shared",
+  });
+  server.fault = { kind: "bundle", body: JSON.stringify(hmac) };
+  await assertRejectsCode(createRemoteClient(noKey as RemoteClientOptions), "REMOTE_HMAC_REFUSED");
 });
