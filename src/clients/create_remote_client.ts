@@ -624,6 +624,8 @@ class RemoteClientImpl implements RemoteClient {
       this.#failures = 0;
       this.#lastFailureUnauthorized = false;
       this.#lastSuccessAt = now;
+      // Even the same bytes as the cache file, confirmed by the network, are synchronised.
+      this.#source = "network";
       // A 200 with the same bytes: remember the server's current ETag (or its absence).
       if (attempt.kind === "unchanged" && attempt.httpStatus === 200) {
         this.#serverEtag = attempt.etag;

@@ -508,6 +508,23 @@ test("when the first request fails the client starts from the cache, degraded", 
   });
 });
 
+test("a client from the cache is synchronised by the same bundle from the network", async () => {
+  await withTempDir(async (dir) => {
+    const cachePath = `${dir}/bundle.json`;
+    await writeFile(cachePath, V1);
+    await using server = FaultServer.start({ kind: "status", status: 500 });
+    await using client = await createRemoteClient(remoteOptions(server.baseUrl, { cachePath }));
+    assert.equal(client.status().source, "cache");
+    server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
+    const synced = await client.refresh();
+    assert.equal(synced.source, "network");
+    assert.equal(synced.degraded, false);
+    assertIso(synced.lastSuccessAt);
+    await client.refresh();
+    assert.equal(server.lastRequest.headers.get("if-none-match"), '"v1"');
+  });
+});
+
 test("a cache that does not verify or is of another scope is not used", async () => {
   await withTempDir(async (dir) => {
     const cachePath = `${dir}/bundle.json`;
