@@ -14,10 +14,17 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   loadBundle,
   type LoadBundleOptions,
+  type LoadedBundle,
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { checkClientOptions, invalidOption } from "./_check_client_options.ts";
-import { readBundleFile, readError, statVersion, systemErrorCode } from "./_read_bundle_file.ts";
+import {
+  type BundleFile,
+  readBundleFile,
+  readError,
+  statVersion,
+  systemErrorCode,
+} from "./_read_bundle_file.ts";
 import type { ClientOptions, ClientStatus, PolicyClient } from "./types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
@@ -116,7 +123,8 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Po
   };
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
-  const slot = new BundleSlot(loaded, options);
+  // A copy: changing the caller's object later changes nothing, reloads included.
+  const slot = new BundleSlot(loaded, { ...options });
   return new LocalClient({
     bundlePath,
     maxFileBytes,
@@ -168,6 +176,17 @@ interface LocalClientInit {
   version: string;
   intervalMs: number | null;
   onError: (error: PolicyError) => void;
+}
+
+/** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
+function asPolicyError(error: unknown, bundlePath: string): PolicyError {
+  if (isPolicyError(error)) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new PolicyError(
+    "BUNDLE_READ_ERROR",
+    `reloading the bundle file "${bundlePath}" failed: ${detail}`,
+    { cause: error },
+  );
 }
 
 /** The version key of a path that cannot be statted, by error code. */
@@ -224,14 +243,16 @@ class LocalClient implements PolicyClient {
     if (intervalMs === null || this.#closed) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#polling = this.#poll().finally(() => {
+      this.#polling = this.#poll().catch((error) => {
+        this.#report(asPolicyError(error, this.#init.bundlePath));
+      }).finally(() => {
         this.#polling = undefined;
         this.#schedule();
       });
     }, intervalMs);
   }
 
-  /** One check of the file. Never rejects. */
+  /** One check of the file. Reports its failures itself. */
   async #poll(): Promise<void> {
     const { bundlePath, maxFileBytes, loadOptions } = this.#init;
     let version: string;
@@ -247,29 +268,28 @@ class LocalClient implements PolicyClient {
     }
     if (version === this.#seen) return;
     this.#seen = version;
+    let file: BundleFile;
     try {
-      const file = await readBundleFile(bundlePath, maxFileBytes);
-      const loaded = await loadBundle(file.bytes, loadOptions);
-      if (this.#closed) return;
-      this.#slot.replace(loaded);
-      // The version of the bytes actually loaded (the file may have changed
-      // since the stat above; then the next check loads it again).
-      this.#seen = file.version;
+      file = await readBundleFile(bundlePath, maxFileBytes);
     } catch (error) {
       // Removed between the stat and the read: the next stat fails the same
       // way, and must not report it a second time.
       const code = systemErrorCode(isPolicyError(error) ? error.cause : undefined);
       if (code === "ENOENT" || code === "ENOTDIR") this.#seen = `unreadable:${code}`;
-      this.#report(
-        isPolicyError(error) ? error : new PolicyError(
-          "BUNDLE_READ_ERROR",
-          `reloading the bundle file "${bundlePath}" failed: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
-          { cause: error },
-        ),
-      );
+      this.#report(asPolicyError(error, bundlePath));
+      return;
     }
+    // The version of the bytes actually read: the file may have changed since
+    // the stat above (then the next check sees it again).
+    this.#seen = file.version;
+    let loaded: LoadedBundle;
+    try {
+      loaded = await loadBundle(file.bytes, loadOptions);
+    } catch (error) {
+      this.#report(asPolicyError(error, bundlePath));
+      return;
+    }
+    if (!this.#closed) this.#slot.replace(loaded);
   }
 
   #report(error: PolicyError): void {

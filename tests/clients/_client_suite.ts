@@ -67,6 +67,7 @@ import {
   PolicyError,
   type RuntimeBundleV1,
   signBundle,
+  toHex,
 } from "../../mod.ts";
 import type { ErrorCode } from "../../src/engine/policy_error.ts";
 import { encodePem } from "../../src/verify/_pem.ts";
@@ -131,12 +132,11 @@ function suiteKeys(): Promise<Keys> {
     const spkiPem = async (key: CryptoKey) =>
       encodePem("PUBLIC KEY", new Uint8Array(await crypto.subtle.exportKey("spki", key)));
     const [pair, other] = await Promise.all([generate(), generate()]);
-    const secret = crypto.getRandomValues(new Uint8Array(32));
     return {
       ecdsaPrivate: pair.privateKey,
       ecdsaPublicPem: await spkiPem(pair.publicKey),
       otherEcdsaPublicPem: await spkiPem(other.publicKey),
-      hmacSecret: Array.from(secret, (b) => b.toString(16).padStart(2, "0")).join(""),
+      hmacSecret: toHex(crypto.getRandomValues(new Uint8Array(32))),
     };
   })();
   return keys;

@@ -6,11 +6,46 @@
  * @module
  */
 
-import { type RuntimeBundleV1, signBundle } from "../../mod.ts";
+import { type RuntimeBundleV1, signBundle, toHex } from "../../mod.ts";
+
+/**
+ * Deno.test with the op and resource sanitizers on: Deno 2.9 turns them off
+ * by default, and the client tests need them to see a timer, a read or a
+ * file left behind by close().
+ */
+export function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
+}
+
+/**
+ * Runs `fn` with `crypto.subtle.digest` replaced by `replacement(original)`,
+ * then restores it. The load pipeline computes one digest per load, so this
+ * counts loads or holds one midway.
+ */
+export async function withDigest<T>(
+  replacement: (original: SubtleCrypto["digest"]) => SubtleCrypto["digest"],
+  fn: () => Promise<T>,
+): Promise<T> {
+  const subtle = crypto.subtle;
+  const original = subtle.digest;
+  Object.defineProperty(subtle, "digest", {
+    configurable: true,
+    value: replacement(original.bind(subtle)),
+  });
+  try {
+    return await fn();
+  } finally {
+    delete (subtle as { digest?: unknown }).digest;
+  }
+}
 
 const TMP_ROOT = new URL("../../.tmp/", import.meta.url);
 
-/** A fresh folder under `.tmp/` and the function that removes it. */
+/**
+ * A fresh folder under `.tmp/` and the function that removes it, for setups
+ * that outlive one function (a test that can wrap its body uses
+ * `withTempDir` of `tests/_openssl.ts`).
+ */
 export async function makeTempDir(
   prefix = "clients-",
 ): Promise<{ dir: string; remove(): Promise<void> }> {
@@ -84,11 +119,7 @@ export function numberedBundle(n: number, effect: "allow" | "deny" = "allow"): R
 
 /** A fresh 64-hex HMAC secret. */
 export function hmacSecret(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(32)),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
+  return toHex(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** `bundle` signed with HMAC-SHA256 under `secret`, as JSON text. */

@@ -6,21 +6,10 @@
 // Needs --allow-run=deno in the test process (the child is `deno run`), on top
 // of read of the repository and write of .tmp/.
 import assert from "node:assert/strict";
-import {
-  hmacSecret,
-  makeTempDir,
-  numberedBundle,
-  signedText,
-  symlink,
-  writeAtomic,
-} from "./_helpers.ts";
+import { withTempDir } from "../_openssl.ts";
+import { hmacSecret, numberedBundle, signedText, symlink, test, writeAtomic } from "./_helpers.ts";
 
 const CHILD = new URL("./testdata/local_client_child.ts", import.meta.url).pathname;
-
-/** Deno.test with the op and resource sanitizers on (off by default in Deno 2.9). */
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
-}
 
 /**
  * The Deno to run the child with: this very binary when --allow-run grants
@@ -95,15 +84,12 @@ async function runChild(permissions: string[], args: string[]) {
 async function withBundle(
   fn: (path: string, secret: string, dir: string) => Promise<void>,
 ): Promise<void> {
-  const temp = await makeTempDir("local-permissions-");
-  try {
+  await withTempDir(async (dir) => {
     const secret = hmacSecret();
-    const path = `${temp.dir}/bundle.json`;
+    const path = `${dir}/bundle.json`;
     await Deno.writeTextFile(path, await signedText(numberedBundle(1), secret));
-    await fn(path, secret, temp.dir);
-  } finally {
-    await temp.remove();
-  }
+    await fn(path, secret, dir);
+  });
 }
 
 /** Asserts that `stderr` holds no uncaught error or stack trace. */

@@ -5,51 +5,24 @@ import assert from "node:assert/strict";
 import {
   createLocalClient,
   DEFAULT_WATCH_INTERVAL_MS,
-  isPolicyError,
   type LocalClientOptions,
 } from "../../mod.ts";
-import type { ErrorCode } from "../../src/engine/policy_error.ts";
+import { withTempDir } from "../_openssl.ts";
+import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
 import {
   hmacSecret,
-  makeTempDir,
   numberedBundle,
   signedText,
   sleep,
   symlink,
   TARGET,
+  test,
 } from "./_helpers.ts";
-
-/** Deno.test with the op and resource sanitizers on (off by default in Deno 2.9). */
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
-}
-
-/** Runs `fn` in a fresh temporary folder under `.tmp/`. */
-async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const temp = await makeTempDir("local-client-");
-  try {
-    await fn(temp.dir);
-  } finally {
-    await temp.remove();
-  }
-}
-
-async function assertRejectsCode(promise: Promise<unknown>, code: ErrorCode) {
-  try {
-    const client = await promise;
-    await (client as { close(): Promise<void> }).close();
-  } catch (error) {
-    assert.ok(isPolicyError(error), `expected a PolicyError ${code}, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected a PolicyError ${code}, but the client was created`);
-}
 
 const unsignedText = (n: number) => JSON.stringify(numberedBundle(n));
 
 test("createLocalClient() reads the file once when watch is not set", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/bundle.json`;
     await Deno.writeTextFile(bundlePath, unsignedText(1));
     for (const watch of [undefined, false]) {
@@ -67,7 +40,7 @@ test("createLocalClient() reads the file once when watch is not set", async () =
 });
 
 test("status() of the local client has origin local and the bundle's fields, nothing else", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/bundle.json`;
     const secret = hmacSecret();
     const text = await signedText(numberedBundle(4), secret);
@@ -90,7 +63,7 @@ test("status() of the local client has origin local and the bundle's fields, not
 });
 
 test("createLocalClient() gives BUNDLE_READ_ERROR naming a missing file", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/missing.json`;
     const error = await assertRejectsCode(
       createLocalClient({ bundlePath, allowUnsigned: true }),
@@ -103,7 +76,7 @@ test("createLocalClient() gives BUNDLE_READ_ERROR naming a missing file", async 
 });
 
 test("createLocalClient() gives BUNDLE_READ_ERROR for a folder or a path through a file", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const folder = await assertRejectsCode(
       createLocalClient({ bundlePath: dir, allowUnsigned: true }),
       "BUNDLE_READ_ERROR",
@@ -119,7 +92,7 @@ test("createLocalClient() gives BUNDLE_READ_ERROR for a folder or a path through
 });
 
 test("createLocalClient() resolves a relative bundlePath from the current directory", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/bundle.json`, unsignedText(1));
     const relative = `${dir.slice(Deno.cwd().length + 1)}/bundle.json`;
     assert.ok(!relative.startsWith("/"));
@@ -129,7 +102,7 @@ test("createLocalClient() resolves a relative bundlePath from the current direct
 });
 
 test("createLocalClient() follows a symlinked bundlePath", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/real.json`, unsignedText(3));
     await symlink(`${dir}/real.json`, `${dir}/bundle.json`);
     await using client = await createLocalClient({
@@ -141,7 +114,7 @@ test("createLocalClient() follows a symlinked bundlePath", async () => {
 });
 
 test("createLocalClient() checks the size with stat before reading (a sparse 64 GiB file)", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/huge.json`;
     // Sparse: no disk space, but reading it whole would take minutes and all memory.
     await Deno.writeTextFile(bundlePath, "");
@@ -159,7 +132,7 @@ test("createLocalClient() checks the size with stat before reading (a sparse 64 
 });
 
 test("maxFileBytes defaults to 8 MiB and can be lowered or raised", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/bundle.json`;
     const text = unsignedText(1);
     const limit = 8 * 1024 * 1024;
@@ -188,7 +161,7 @@ test("maxFileBytes defaults to 8 MiB and can be lowered or raised", async () => 
 });
 
 test("createLocalClient() refuses invalid options with INVALID_OPTIONS", async () => {
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/bundle.json`;
     await Deno.writeTextFile(bundlePath, unsignedText(1));
     const base = { bundlePath, allowUnsigned: true };
@@ -224,7 +197,7 @@ test("createLocalClient() refuses invalid options with INVALID_OPTIONS", async (
 
 test("watch: true and watch: {} poll every DEFAULT_WATCH_INTERVAL_MS (1000 ms)", async () => {
   assert.equal(DEFAULT_WATCH_INTERVAL_MS, 1000);
-  await inTempDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const bundlePath = `${dir}/bundle.json`;
     await Deno.writeTextFile(bundlePath, unsignedText(1));
     const original = globalThis.setTimeout;

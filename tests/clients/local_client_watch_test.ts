@@ -10,24 +10,21 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
+import { withTempDir } from "../_openssl.ts";
 import {
   hmacSecret,
-  makeTempDir,
   numberedBundle,
   signedText,
   sleep,
   symlink,
   TARGET,
+  test,
   waitFor,
+  withDigest,
   writeAtomic,
 } from "./_helpers.ts";
 
 const INTERVAL_MS = 10;
-
-/** Deno.test with the op and resource sanitizers on (off by default in Deno 2.9). */
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
-}
 
 interface Watched {
   client: PolicyClient;
@@ -58,15 +55,14 @@ async function watching(
     noOnError?: boolean;
   } = {},
 ): Promise<void> {
-  const temp = await makeTempDir("local-watch-");
   const secret = hmacSecret();
   const text = (n: number, effect?: "allow" | "deny") =>
     signedText(numberedBundle(n, effect), secret);
-  try {
+  await withTempDir(async (dir) => {
     const { setup, noOnError, ...clientOptions } = options;
-    let path = `${temp.dir}/bundle.json`;
+    let path = `${dir}/bundle.json`;
     if (setup === undefined) await Deno.writeTextFile(path, await text(1));
-    else path = await setup(temp.dir, text);
+    else path = await setup(dir, text);
     const errors: PolicyError[] = [];
     const client = await createLocalClient({
       bundlePath: path,
@@ -79,7 +75,7 @@ async function watching(
     try {
       await fn({
         client,
-        dir: temp.dir,
+        dir,
         path,
         secret,
         errors,
@@ -95,12 +91,38 @@ async function watching(
     } finally {
       await client.close();
     }
-  } finally {
-    await temp.remove();
-  }
+  });
 }
 
 const codes = (errors: PolicyError[]) => errors.map((error) => error.code);
+
+test("watch does not read an unchanged file again, directly or through a symlink", async () => {
+  for (const linked of [false, true]) {
+    await watching(async ({ path, text, untilRule }) => {
+      const two = await text(2); // before counting: signing computes a digest too
+      // Every load computes one digest: count them.
+      let loads = 0;
+      await withDigest((digest) => (...args) => {
+        loads++;
+        return digest(...args);
+      }, async () => {
+        await sleep(20 * INTERVAL_MS);
+        assert.equal(loads, 0, "an unchanged file was loaded again");
+        await writeAtomic(linked ? `${path}.target` : path, two);
+        await untilRule(2);
+        await sleep(20 * INTERVAL_MS);
+        assert.equal(loads, 1);
+      });
+    }, {
+      setup: async (dir, text) => {
+        const path = `${dir}/bundle.json`;
+        await Deno.writeTextFile(linked ? `${path}.target` : path, await text(1));
+        if (linked) await symlink(`${path}.target`, path);
+        return path;
+      },
+    });
+  }
+});
 
 test("watch reloads a file rewritten in place", async () => {
   await watching(async ({ path, text, untilRule, client, errors }) => {
@@ -371,33 +393,27 @@ test("close() during a reload waits for it to finish, and the reload then change
   await watching(async ({ client, path, text, rule, errors }) => {
     const two = await text(2);
     // Hold the reload inside the load pipeline (its checksum digest) until released.
-    const subtle = crypto.subtle;
-    const digest = subtle.digest;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => release = resolve);
     let entered = false;
-    Object.defineProperty(subtle, "digest", {
-      configurable: true,
-      value: async (...args: Parameters<SubtleCrypto["digest"]>) => {
-        entered = true;
-        await gate;
-        return await digest.apply(subtle, args);
-      },
+    await withDigest((digest) => async (...args) => {
+      entered = true;
+      await gate;
+      return await digest(...args);
+    }, async () => {
+      try {
+        await writeAtomic(path, two);
+        await waitFor(() => entered, "a reload started");
+        let closed = false;
+        const closing = client.close().then(() => closed = true);
+        await sleep(5 * INTERVAL_MS);
+        assert.equal(closed, false, "close() resolved while a reload was running");
+        release();
+        await closing;
+      } finally {
+        release();
+      }
     });
-    try {
-      await writeAtomic(path, two);
-      await waitFor(() => entered, "a reload started");
-      let closed = false;
-      const closing = client.close().then(() => closed = true);
-      await sleep(5 * INTERVAL_MS);
-      assert.equal(closed, false, "close() resolved while a reload was running");
-      release();
-      await closing;
-    } finally {
-      release();
-      delete (subtle as { digest?: unknown }).digest;
-    }
-    assert.equal(subtle.digest, digest);
     assert.equal(rule(), "rule-1");
     assert.deepEqual(errors, []);
   });
