@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   "INVALID_REQUEST",
   "INVALID_KEY",
   "INVALID_OPTIONS",
+  "CACHE_WRITE_ERROR",
 ] as const;
 
 /** A stable error code. */
