@@ -9,23 +9,8 @@ import assert from "node:assert/strict";
 import { withTempDir } from "../_openssl.ts";
 import { hmacSecret, numberedBundle, signedText, symlink, test, writeAtomic } from "./_helpers.ts";
 
+import { requireDenoCommand } from "../_deno_command.ts";
 const CHILD = new URL("./testdata/local_client_child.ts", import.meta.url).pathname;
-
-/**
- * The Deno to run the child with: this very binary when --allow-run grants
- * it by path, else `deno` from PATH (--allow-run=deno grants the PATH entry,
- * which is often a symlink to the binary, not the binary's own path).
- */
-async function denoCommand(): Promise<string> {
-  const self = Deno.execPath();
-  if ((await Deno.permissions.query({ name: "run", command: self })).state === "granted") {
-    return self;
-  }
-  if ((await Deno.permissions.query({ name: "run", command: "deno" })).state === "granted") {
-    return "deno";
-  }
-  throw new Error("these tests run `deno` in a child process: grant --allow-run=deno");
-}
 
 interface Child {
   /** The next line the child prints, or null at the end of its output. */
@@ -35,8 +20,8 @@ interface Child {
 }
 
 /** Starts `deno run --no-prompt <permissions> local_client_child.ts <args>`. */
-async function startChild(permissions: string[], args: string[]): Promise<Child> {
-  const child = new Deno.Command(await denoCommand(), {
+function startChild(permissions: string[], args: string[]): Child {
+  const child = new Deno.Command(requireDenoCommand(), {
     args: ["run", "--no-prompt", ...permissions, CHILD, ...args],
     stdin: "null",
     stdout: "piped",
@@ -74,7 +59,7 @@ async function startChild(permissions: string[], args: string[]): Promise<Child>
 
 /** Runs the child to its end; its stdout lines, exit code and stderr. */
 async function runChild(permissions: string[], args: string[]) {
-  const child = await startChild(permissions, args);
+  const child = startChild(permissions, args);
   const lines: string[] = [];
   for (let line; (line = await child.nextLine()) !== null;) lines.push(line);
   return { lines, ...await child.exit() };
@@ -112,7 +97,7 @@ test("the local client loads and verifies with nothing but --allow-read of the b
 
 test("the local client watches with nothing but --allow-read of the bundle file, and exits after close()", async () => {
   await withBundle(async (path, secret) => {
-    const child = await startChild([`--allow-read=${path}`], ["watch", path, secret]);
+    const child = startChild([`--allow-read=${path}`], ["watch", path, secret]);
     assert.equal(await child.nextLine(), "ready rule-1");
     // A failed reload (garbage), then a good one, both by atomic rename.
     await writeAtomic(path, "garbage");

@@ -11,23 +11,8 @@ import { withTempDir } from "../_openssl.ts";
 import { FaultServer } from "./_fault_server.ts";
 import { ecdsa, remoteOptions, test, V1 } from "./_remote_fixtures.ts";
 
+import { requireDenoCommand } from "../_deno_command.ts";
 const CHILD = new URL("./testdata/remote_client_child.ts", import.meta.url).pathname;
-
-/**
- * The Deno to run the child with: this very binary when --allow-run grants
- * it by path, else `deno` from PATH (--allow-run=deno grants the PATH entry,
- * often a symlink to the binary rather than the binary's own path).
- */
-async function denoCommand(): Promise<string> {
-  const self = Deno.execPath();
-  if ((await Deno.permissions.query({ name: "run", command: self })).state === "granted") {
-    return self;
-  }
-  if ((await Deno.permissions.query({ name: "run", command: "deno" })).state === "granted") {
-    return "deno";
-  }
-  throw new Error("these tests run `deno` in a child process: grant --allow-run=deno");
-}
 
 interface ChildResult {
   ok: boolean;
@@ -44,7 +29,7 @@ async function runChild(
   permissions: string[],
   options: Record<string, unknown>,
 ): Promise<ChildResult> {
-  const command = new Deno.Command(await denoCommand(), {
+  const command = new Deno.Command(requireDenoCommand(), {
     args: ["run", "--no-prompt", ...permissions, CHILD, JSON.stringify(options)],
     stdin: "null",
     stdout: "piped",
