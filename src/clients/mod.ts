@@ -5,3 +5,5 @@
  * @module
  */
 export * from "./types.ts";
+export * from "./create_local_client.ts";
+export * from "./create_remote_client.ts";

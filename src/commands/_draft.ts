@@ -195,9 +195,17 @@ export async function readDraftForEdit(
   session: Session,
 ): Promise<{ file: string; draft: DraftDocument }> {
   const file = (await session.config()).draftPath;
-  let document: unknown;
+  return { file, draft: asEditableDraft(await readDraftDocument(session, file), file) };
+}
+
+/**
+ * Reads a draft file as JSON, with a hint to create one when it is missing.
+ *
+ * @throws {CliError} `DOCUMENT_READ_ERROR` and the other read errors.
+ */
+export async function readDraftDocument(session: Session, file: string): Promise<unknown> {
   try {
-    document = await session.readJson(file, "draft");
+    return await session.readJson(file, "draft");
   } catch (error) {
     if (error instanceof CliError && error.code === "DOCUMENT_READ_ERROR") {
       throw new CliError(error.code, error.message, {
@@ -206,5 +214,4 @@ export async function readDraftForEdit(
     }
     throw error;
   }
-  return { file, draft: asEditableDraft(document, file) };
 }

@@ -12,7 +12,13 @@ import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { countRules, type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
+import {
+  countRules,
+  type DraftDocument,
+  draftToBundle,
+  readDraftDocument,
+  validateDraft,
+} from "./_draft.ts";
 import { exists } from "./_read_document.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { plural } from "./_describe.ts";
@@ -178,17 +184,7 @@ export const runBuild = defineCommand(
  * @throws {CliError} `DRAFT_INVALID`; read errors.
  */
 async function readValidDraft(session: Session, file: string): Promise<DraftDocument> {
-  let document: unknown;
-  try {
-    document = await session.readJson(file, "draft");
-  } catch (error) {
-    if (error instanceof CliError && error.code === "DOCUMENT_READ_ERROR") {
-      throw new CliError(error.code, error.message, {
-        hint: "create a draft with 'policy working-folder init' (or 'policy analyze')",
-      });
-    }
-    throw error;
-  }
+  const document = await readDraftDocument(session, file);
   const result = validateDraft(document);
   if (!result.valid) {
     const first = result.errors[0]!;

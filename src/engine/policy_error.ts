@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   "INVALID_REQUEST",
   "INVALID_KEY",
   "INVALID_OPTIONS",
+  "CACHE_WRITE_ERROR",
   // The project's own: toolkit licence (docs/license.md)
   "LICENSE_INVALID",
   "LICENSE_EXPIRED",

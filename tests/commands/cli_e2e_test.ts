@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type RunResult, scratch } from "./_helpers.ts";
+import { denoCommand } from "../_deno_command.ts";
 import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
 import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
 
@@ -14,13 +15,6 @@ const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
 const TASK: string = denoJson.tasks.policy;
 
-/** The deno binary the test may run, or null. */
-function denoCommand(): string | null {
-  for (const command of [Deno.execPath(), "deno"]) {
-    if (Deno.permissions.querySync({ name: "run", command }).state === "granted") return command;
-  }
-  return null;
-}
 const DENO = denoCommand();
 if (DENO === null) {
   console.log(

@@ -6,16 +6,10 @@
  * `--allow-run=deno`; skipped (with a printed reason) without it.
  */
 import assert from "node:assert/strict";
+import { denoCommand } from "../_deno_command.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
-/** The deno binary the test may run, or null. */
-function denoCommand(): string | null {
-  for (const command of [Deno.execPath(), "deno"]) {
-    if (Deno.permissions.querySync({ name: "run", command }).state === "granted") return command;
-  }
-  return null;
-}
 const DENO = denoCommand();
 if (DENO === null) {
   console.log("import_graph_test: skipped, run permission for deno not granted (--allow-run=deno)");

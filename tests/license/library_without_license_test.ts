@@ -6,17 +6,12 @@
  * reason) without it.
  */
 import assert from "node:assert/strict";
+import { denoCommand } from "../_deno_command.ts";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-function denoCommand(): string | null {
-  for (const command of [Deno.execPath(), "deno"]) {
-    if (Deno.permissions.querySync({ name: "run", command }).state === "granted") return command;
-  }
-  return null;
-}
 const DENO = denoCommand();
 if (DENO === null) {
   console.log(

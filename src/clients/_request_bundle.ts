@@ -1,0 +1,98 @@
+// This module is browser compatible.
+// One HTTP exchange of the remote delivery protocol (CONTRACT.md §4): a GET,
+// and for a 200 the body read whole under a byte limit.
+import { PolicyError } from "../engine/policy_error.ts";
+
+/** The `fetch` the remote client calls (the global one unless injected). */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
+
+/** What {@link requestBundle} needs. */
+export interface BundleRequest {
+  fetch: FetchFunction;
+  url: string;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  maxFileBytes: number;
+}
+
+/** The parts of an answer the client acts on. */
+export interface BundleAnswer {
+  status: number;
+  /** The `ETag` header, verbatim. */
+  etag: string | null;
+  /** The `Retry-After` header, verbatim. */
+  retryAfter: string | null;
+  /** The body of a 200, read whole; null for any other status (its body is discarded). */
+  body: Uint8Array | null;
+}
+
+/**
+ * Sends the GET and, for a 200, reads the body with a byte counter: a
+ * `Content-Length` over the limit, or a body that grows over it, stops the
+ * transfer and throws `BUNDLE_TOO_LARGE`. Other bodies are cancelled
+ * unread, so no connection or stream is left open.
+ *
+ * @throws {PolicyError} `BUNDLE_TOO_LARGE`; network errors and aborts are
+ * thrown as `fetch` throws them.
+ */
+export async function requestBundle(request: BundleRequest): Promise<BundleAnswer> {
+  const response = await request.fetch(request.url, {
+    method: "GET",
+    headers: request.headers,
+    signal: request.signal,
+    redirect: "follow",
+  });
+  const answer: BundleAnswer = {
+    status: response.status,
+    etag: response.headers.get("etag"),
+    retryAfter: response.headers.get("retry-after"),
+    body: null,
+  };
+  if (response.status !== 200) {
+    await discard(response);
+    return answer;
+  }
+  answer.body = await readLimited(response, request.maxFileBytes);
+  return answer;
+}
+
+async function readLimited(response: Response, max: number): Promise<Uint8Array> {
+  const declared = response.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) {
+    await discard(response);
+    throw tooLarge(`declares ${Number(declared)} bytes`, max);
+  }
+  if (response.body === null) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(`is over ${max} bytes (stopped reading at ${total})`, max);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => {});
+}
+
+function tooLarge(what: string, max: number): PolicyError {
+  return new PolicyError(
+    "BUNDLE_TOO_LARGE",
+    `the bundle served by the control plane ${what}, over the limit of ${max} bytes; raise maxFileBytes or split the bundle`,
+  );
+}

@@ -1,0 +1,305 @@
+/**
+ * The local client: a bundle read from a file on disk, verified, evaluated
+ * in-process, and optionally watched for changes. See `docs/local-client.md`.
+ *
+ * Uses `node:fs/promises` and web standards only (never the `Deno`
+ * namespace), so it runs on Deno and on Node 20+. On Deno it needs read
+ * permission for the bundle file and nothing else.
+ *
+ * @module
+ */
+import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import type { Decision, EvaluationRequest } from "../engine/types.ts";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  loadBundle,
+  type LoadBundleOptions,
+  type LoadedBundle,
+} from "../verify/load_bundle.ts";
+import { BundleSlot } from "./_bundle_slot.ts";
+import { checkClientOptions, invalidOption } from "./_check_client_options.ts";
+import {
+  type BundleFile,
+  readBundleFile,
+  readError,
+  statVersion,
+  systemErrorCode,
+} from "./_read_bundle_file.ts";
+import type { ClientOptions, ClientStatus, PolicyClient } from "./types.ts";
+
+/** Poll interval of `watch: true` and `watch: {}`: one second. */
+export const DEFAULT_WATCH_INTERVAL_MS = 1000;
+
+/** How the local client watches its bundle file. */
+export interface WatchOptions {
+  /**
+   * Milliseconds between the end of one check of the file and the start of the
+   * next. Default {@link DEFAULT_WATCH_INTERVAL_MS} (1000).
+   */
+  intervalMs?: number;
+}
+
+/** Options of {@link createLocalClient}. */
+export interface LocalClientOptions extends ClientOptions {
+  /**
+   * Path of the bundle file. A relative path resolves from the current
+   * directory, at every read. Symlinks are followed.
+   */
+  bundlePath: string;
+  /**
+   * Poll the file and reload it when it changes. `true` or `{}` polls every
+   * {@link DEFAULT_WATCH_INTERVAL_MS} ms; absent or `false` reads the file once.
+   * A change is any change of the file's modification time, size, inode,
+   * device or change time, so writes by atomic rename and symlink swaps are
+   * seen. A reload that fails calls `onError` and keeps the bundle in force.
+   */
+  watch?: boolean | WatchOptions;
+}
+
+/**
+ * Creates a client for the bundle file at `options.bundlePath`. The file is
+ * read once, here: its size is checked with `stat` before it is read
+ * (`BUNDLE_TOO_LARGE` over `maxFileBytes`, default 8 MiB), then it goes
+ * through the load pipeline (parse, validation, checksum, signature). The
+ * promise rejects with the `PolicyError` of the first failing check; a
+ * missing or unreadable file, or a denied permission, is `BUNDLE_READ_ERROR`.
+ *
+ * With `watch`, the file is polled (see {@link LocalClientOptions.watch}); the
+ * poll timer keeps the process alive until `close()`.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS`, or a bundle load code.
+ *
+ * @example Evaluating a bundle file
+ * ```ts ignore
+ * import { createLocalClient } from "./create_local_client.ts";
+ *
+ * await using client = await createLocalClient({
+ *   bundlePath: "./policy-bundle.json",
+ *   verify: { algorithm: "ECDSA_SHA_256", publicKey: await Deno.readTextFile("./public.pem") },
+ *   watch: { intervalMs: 2000 },
+ *   onError: (error) => console.warn(`bundle reload failed: ${error.code}`),
+ * });
+ * const decision = client.evaluate({
+ *   target: { service: "billing", resource: "invoice", action: "create" },
+ *   context: { plan: "pro" },
+ * });
+ * ```
+ *
+ * @example An unsigned bundle, allowed
+ * ```ts
+ * import { createLocalClient } from "./create_local_client.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const bundlePath = new URL("../../examples/bundle.json", import.meta.url).pathname;
+ * const client = await createLocalClient({ bundlePath, allowUnsigned: true });
+ * const target = { service: "billing", resource: "invoice", action: "create" };
+ * assert.equal(client.evaluate({ target, context: { plan: "pro" } }).decision, "allow");
+ * assert.equal(client.status().origin, "local");
+ * assert.equal(client.status().signature.status, "unsigned");
+ * await client.close();
+ *
+ * await assert.rejects(
+ *   createLocalClient({ bundlePath: "./no-such-bundle.json", allowUnsigned: true }),
+ *   { code: "BUNDLE_READ_ERROR" },
+ * );
+ * ```
+ */
+export async function createLocalClient(options: LocalClientOptions): Promise<PolicyClient> {
+  if (options === null || typeof options !== "object") {
+    throw invalidOption("options must be an object with at least bundlePath");
+  }
+  checkClientOptions(options);
+  const { bundlePath } = options;
+  if (typeof bundlePath !== "string" || bundlePath === "") {
+    throw invalidOption("bundlePath must be the path of the bundle file, a non-empty string");
+  }
+  const intervalMs = watchInterval(options.watch);
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // One object for every load, so that the verification key is imported once.
+  const loadOptions: LoadBundleOptions = {
+    maxFileBytes,
+    ...(options.verify !== undefined && { verify: options.verify }),
+    ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
+  };
+  const file = await readBundleFile(bundlePath, maxFileBytes);
+  const loaded = await loadBundle(file.bytes, loadOptions);
+  // A copy: changing the caller's object later changes nothing, reloads included.
+  const slot = new BundleSlot(loaded, { ...options });
+  return new LocalClient({
+    bundlePath,
+    maxFileBytes,
+    loadOptions,
+    slot,
+    version: file.version,
+    intervalMs,
+    onError: options.onError ?? defaultOnError(bundlePath),
+  });
+}
+
+/** The poll interval `watch` asks for, or null for no watching. */
+function watchInterval(watch: LocalClientOptions["watch"]): number | null {
+  if (watch === undefined || watch === false) return null;
+  if (watch === true) return DEFAULT_WATCH_INTERVAL_MS;
+  if (watch === null || typeof watch !== "object" || Array.isArray(watch)) {
+    throw invalidOption("watch must be true, false or { intervalMs }");
+  }
+  const { intervalMs } = watch;
+  if (intervalMs === undefined) return DEFAULT_WATCH_INTERVAL_MS;
+  // setTimeout fires at once for delays over 2^31 - 1 ms.
+  if (
+    typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 1 ||
+    intervalMs > 0x7fffffff
+  ) {
+    throw invalidOption(
+      `watch.intervalMs must be a number of milliseconds from 1 to 2147483647; got ${
+        String(intervalMs)
+      }`,
+    );
+  }
+  return intervalMs;
+}
+
+/** Without `onError`, a failed reload is still visible: one warning on the console. */
+function defaultOnError(bundlePath: string): (error: PolicyError) => void {
+  return (error) => {
+    console.warn(
+      `policy: reloading "${bundlePath}" failed (${error.code}): ${error.message}; the previous bundle stays in force`,
+    );
+  };
+}
+
+interface LocalClientInit {
+  bundlePath: string;
+  maxFileBytes: number;
+  loadOptions: LoadBundleOptions;
+  slot: BundleSlot;
+  version: string;
+  intervalMs: number | null;
+  onError: (error: PolicyError) => void;
+}
+
+/** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
+function asPolicyError(error: unknown, bundlePath: string): PolicyError {
+  if (isPolicyError(error)) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new PolicyError(
+    "BUNDLE_READ_ERROR",
+    `reloading the bundle file "${bundlePath}" failed: ${detail}`,
+    { cause: error },
+  );
+}
+
+/** The version key of a path that cannot be statted, by error code. */
+const unreadable = (error: unknown) => `unreadable:${systemErrorCode(error) ?? String(error)}`;
+
+class LocalClient implements PolicyClient {
+  readonly #init: LocalClientInit;
+  readonly #slot: BundleSlot;
+  /**
+   * The last state of the file acted upon: a file version (loaded, or whose
+   * load failed) or `unreadable:<code>`. A poll that sees the same state again
+   * does nothing: an unchanged file is not re-read, and one failure is reported
+   * once.
+   */
+  #seen: string;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #polling: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(init: LocalClientInit) {
+    this.#init = init;
+    this.#slot = init.slot;
+    this.#seen = init.version;
+    this.#schedule();
+  }
+
+  evaluate(request: EvaluationRequest): Decision {
+    return this.#slot.current.evaluate(request);
+  }
+
+  status(): ClientStatus {
+    const { status } = this.#slot.current;
+    return { origin: "local", ...status, signature: { ...status.signature } };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    // A check in progress finishes (it touches nothing once closed), so no
+    // file operation is left running when close() resolves.
+    await this.#polling;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** Starts the next check after the interval; a chain, so checks never overlap. */
+  #schedule(): void {
+    const { intervalMs } = this.#init;
+    if (intervalMs === null || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#polling = this.#poll().catch((error) => {
+        this.#report(asPolicyError(error, this.#init.bundlePath));
+      }).finally(() => {
+        this.#polling = undefined;
+        this.#schedule();
+      });
+    }, intervalMs);
+  }
+
+  /** One check of the file. Reports its failures itself. */
+  async #poll(): Promise<void> {
+    const { bundlePath, maxFileBytes, loadOptions } = this.#init;
+    let version: string;
+    try {
+      version = await statVersion(bundlePath);
+    } catch (error) {
+      const state = unreadable(error);
+      if (state !== this.#seen) {
+        this.#seen = state;
+        this.#report(readError(bundlePath, error));
+      }
+      return;
+    }
+    if (version === this.#seen) return;
+    this.#seen = version;
+    let file: BundleFile;
+    try {
+      file = await readBundleFile(bundlePath, maxFileBytes);
+    } catch (error) {
+      // Removed between the stat and the read: the next stat fails the same
+      // way, and must not report it a second time.
+      const code = systemErrorCode(isPolicyError(error) ? error.cause : undefined);
+      if (code === "ENOENT" || code === "ENOTDIR") this.#seen = `unreadable:${code}`;
+      this.#report(asPolicyError(error, bundlePath));
+      return;
+    }
+    // The version of the bytes actually read: the file may have changed since
+    // the stat above (then the next check sees it again).
+    this.#seen = file.version;
+    let loaded: LoadedBundle;
+    try {
+      loaded = await loadBundle(file.bytes, loadOptions);
+    } catch (error) {
+      this.#report(asPolicyError(error, bundlePath));
+      return;
+    }
+    if (!this.#closed) this.#slot.replace(loaded);
+  }
+
+  #report(error: PolicyError): void {
+    if (this.#closed) return;
+    try {
+      const result: unknown = this.#init.onError(error);
+      // An async onError that rejects must not become an unhandled rejection.
+      if (result instanceof Promise) result.catch(() => {});
+    } catch {
+      // A throwing onError must not stop the watch.
+    }
+  }
+}
