@@ -28,9 +28,6 @@ import {
 } from "./_license.ts";
 import { plural } from "./_describe.ts";
 
-/** `User-Agent` of the activation request. */
-const USER_AGENT = "policy-cli/0.1.0";
-
 /** Activates the toolkit licence. */
 export const runActivate = defineCommand(
   {
@@ -132,7 +129,7 @@ async function install(
   if (key !== undefined) {
     const apiUrl = session.env("POLICY_API_URL") ?? DEFAULT_LICENSE_API_URL;
     out.note(`activation endpoint: ${apiUrl}`);
-    const answer = await requestLicense({ apiUrl, activationKey: key, userAgent: USER_AGENT });
+    const answer = await requestLicense({ apiUrl, activationKey: key });
     text = JSON.stringify(answer);
     description = `the licence from the activation endpoint ${apiUrl}`;
   } else {

@@ -5,6 +5,7 @@
  * @module
  */
 import { PolicyError } from "../engine/policy_error.ts";
+import { userAgent } from "../clients/_user_agent.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -23,7 +24,7 @@ export interface RequestLicenseOptions {
   activationKey: string;
   /** Time limit in milliseconds (default 10 s). */
   timeoutMs?: number;
-  /** The `User-Agent` header. */
+  /** The `User-Agent` header (default: the package's, as the remote client sends). */
   userAgent?: string;
   /** The fetch function (default `globalThis.fetch`). */
   fetch?: typeof fetch;
@@ -88,7 +89,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
         headers: {
           "content-type": "application/json",
           accept: "application/json",
-          "user-agent": options.userAgent ?? "policy-cli",
+          "user-agent": options.userAgent ?? userAgent(),
         },
         body: JSON.stringify({ activationKey: options.activationKey }),
         signal: controller.signal,

@@ -14,6 +14,10 @@ Deno.test("requestLicense POSTs the activation key as JSON to <url>/v1/licenses/
   assert.equal(request!.path, "/base/v1/licenses/activate");
   assert.equal(request!.headers.get("content-type"), "application/json");
   assert.equal(request!.headers.get("accept"), "application/json");
+  assert.match(
+    request!.headers.get("user-agent")!,
+    /^policy-runtime\/\d+\.\d+\.\d+ \(@policy\/runtime\)/,
+  );
   assert.deepEqual(JSON.parse(request!.body), { activationKey: KEY });
 });
 
