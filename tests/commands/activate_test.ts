@@ -84,8 +84,14 @@ Deno.test("activate --key obtains the licence, verifies it and stores it in POLI
   });
   assert.equal(built.code, 0, built.stderr);
   assert.doesNotMatch(built.stderr, /LICENSE/);
-  // The key appears in no output.
+  // The key appears in no output, --verbose included.
   assert.ok(!r.stdout.includes(KEY) && !r.stderr.includes(KEY));
+  const verbose = await s.run(["activate", "--key", KEY, "--verbose"], {
+    env: { ...UNLICENSED, POLICY_API_URL: server.url },
+  });
+  assert.equal(verbose.code, 0, verbose.stderr);
+  assert.match(verbose.stderr, /verbose: activation endpoint: http:\/\/127\.0\.0\.1/);
+  assert.ok(!verbose.stdout.includes(KEY) && !verbose.stderr.includes(KEY));
 });
 
 Deno.test("activate prints the licence in text, and replaces an earlier stored licence", async () => {
