@@ -39,7 +39,7 @@ test("package.json: name and version from deno.json, ESM only, Node 20+", () => 
 test("package.json: exports match deno.json's exports one to one", () => {
   assert.deepEqual(Object.keys(manifest.exports), Object.keys(denoJson.exports));
   for (const [key, source] of Object.entries(denoJson.exports)) {
-    const stem = source.replace(/^\.\//, "./").replace(/\.ts$/, "");
+    const stem = source.replace(/\.ts$/, ""); // "./src/engine/mod"
     assert.deepEqual(manifest.exports[key], { types: `${stem}.d.ts`, import: `${stem}.js` }, key);
     assert.ok(existsSync(join(packageDir, `${stem}.js`)), `${stem}.js is in the tarball`);
     assert.ok(existsSync(join(packageDir, `${stem}.d.ts`)), `${stem}.d.ts is in the tarball`);
