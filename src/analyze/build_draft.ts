@@ -14,6 +14,7 @@ import { friendlyNameForTarget } from "./friendly_name_for_target.ts";
 export interface DraftPolicy {
   /** Unique across the draft; {@link policyKeyForTarget} for discovered policies. */
   policyKey: string;
+  /** The version of the policy; 1 for a new draft. */
   activeVersion: number;
   /** A label for people; {@link friendlyNameForTarget} for discovered policies. */
   friendlyName: string;
@@ -27,9 +28,11 @@ export interface DraftPolicy {
 
 /** The draft document (authoring format), `schemaVersion` `"1.0"`. */
 export interface DraftDocument {
+  /** Always `"1.0"` for drafts (bundles use the number 1). */
   schemaVersion: "1.0";
   /** ISO 8601. */
   generatedAt: string;
+  /** The policies, sorted by policy key. */
   policies: DraftPolicy[];
 }
 
@@ -89,8 +92,10 @@ export function buildDraft(
   }
   const keys = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return {
+    /** Always `"1.0"` for drafts (bundles use the number 1). */
     schemaVersion: "1.0",
     generatedAt: now.toISOString(),
+    /** The policies, sorted by policy key. */
     policies: keys.map((policyKey) => {
       const target = byKey.get(policyKey)!;
       return {

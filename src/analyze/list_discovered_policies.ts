@@ -15,9 +15,11 @@ import { compareLocations } from "./_compare_locations.ts";
  * bundle (`Policy`): both can be passed as they are.
  */
 export interface KnownPolicy {
+  /** The policy's key. */
   policyKey: string;
   /** Present on draft policies. */
   discoveredTarget?: Target | undefined;
+  /** The policy's rules (only their targets are read). */
   rules?: readonly { readonly target?: Target | undefined }[] | undefined;
 }
 
@@ -31,7 +33,9 @@ export type DiscoveredPolicyStatus = "present" | "missing";
 export interface DiscoveredPolicy {
   /** The key `analyze` gives the target ({@link policyKeyForTarget}). */
   policyKey: string;
+  /** The discovered target. */
   target: Target;
+  /** Whether a known policy names the target. */
   status: DiscoveredPolicyStatus;
   /** Keys of the known policies that name the target, in their order; empty when missing. */
   matchedPolicyKeys: string[];
@@ -41,13 +45,17 @@ export interface DiscoveredPolicy {
 
 /** The listing: one entry per distinct target, sorted by policy key, and counts. */
 export interface DiscoveredPolicyList {
+  /** One entry per distinct target, sorted by policy key. */
   policies: DiscoveredPolicy[];
+  /** Counts over the whole listing. */
   summary: {
     /** Distinct targets found. */
     targets: number;
     /** Evaluation points found. */
     evaluationPoints: number;
+    /** Targets with a policy. */
     present: number;
+    /** Targets without a policy. */
     missing: number;
   };
 }
@@ -121,10 +129,12 @@ export function listDiscoveredPolicies(
   const present = policies.filter((policy) => policy.status === "present").length;
   return {
     policies,
+    /** Counts over the whole listing. */
     summary: {
       targets: policies.length,
       evaluationPoints: points.length,
       present,
+      /** Targets without a policy. */
       missing: policies.length - present,
     },
   };

@@ -17,6 +17,14 @@ import { loadTypeScript } from "./_load_typescript.ts";
  * build, bundle and coverage output. Every folder whose name starts with `.`
  * (`.git`, `.next`, `.nuxt`, `.svelte-kit`, `.output`, `.turbo`, `.vercel`,
  * `.cache`...) is skipped as well.
+ *
+ * @example Dependencies and build output are skipped
+ * ```ts
+ * import { DEFAULT_SKIPPED_DIRECTORIES } from "./scan_source_tree.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(DEFAULT_SKIPPED_DIRECTORIES.includes("node_modules"));
+ * ```
  */
 export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [
   "node_modules",
@@ -30,7 +38,17 @@ export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [
   "storybook-static",
 ];
 
-/** Default of {@link ScanSourceTreeOptions.maxFileBytes}: 8 MiB, as `limits.maxFileBytes`. */
+/**
+ * Default of {@link ScanSourceTreeOptions.maxFileBytes}: 8 MiB, as `limits.maxFileBytes`.
+ *
+ * @example The default limit
+ * ```ts
+ * import { DEFAULT_MAX_SOURCE_FILE_BYTES } from "./scan_source_tree.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(DEFAULT_MAX_SOURCE_FILE_BYTES, 8 * 1024 * 1024);
+ * ```
+ */
 export const DEFAULT_MAX_SOURCE_FILE_BYTES = 8_388_608;
 
 /** Options of {@link scanSourceTree}. */

@@ -13,7 +13,9 @@ export type TypeScriptApi = typeof import("typescript");
 export interface SourceLocation {
   /** Path of the file, relative to the scanned root, with `/` separators. */
   file: string;
+  /** Line, from 1. */
   line: number;
+  /** Column, from 1, in UTF-16 code units. */
   column: number;
 }
 
@@ -23,6 +25,7 @@ export interface SourceLocation {
  * `x`).
  */
 export interface EvaluationPoint extends SourceLocation {
+  /** The target the call evaluates. */
   target: Target;
 }
 
@@ -51,6 +54,7 @@ export type DiscoveryWarningCode =
  * whole file or folder point at line 1, column 1.
  */
 export interface DiscoveryWarning extends SourceLocation {
+  /** The stable code of the warning. */
   code: DiscoveryWarningCode;
   /** For people: says what was found and what to do. */
   message: string;
@@ -58,6 +62,8 @@ export interface DiscoveryWarning extends SourceLocation {
 
 /** What {@link discoverEvaluationPoints} finds in one file. */
 export interface Discovery {
+  /** The evaluation points, in source order. */
   points: EvaluationPoint[];
+  /** What could not be resolved, in source order. */
   warnings: DiscoveryWarning[];
 }

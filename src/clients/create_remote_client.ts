@@ -66,9 +66,11 @@ export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "all
   baseUrl: string | URL;
   /** The runtime key, sent as `Authorization: Bearer <runtimeKey>`. Never logged. */
   runtimeKey: string;
-  /** The scope the bundle must carry. */
+  /** The organisation: the bundle's `orgId` must equal it. */
   orgId: string;
+  /** The project: the bundle's `projectId` must equal it. */
   projectId: string;
+  /** The environment: the bundle's `env` must equal it. */
   env: Env;
   /**
    * Required: the ECDSA P-256 public key of the control plane. An HMAC key is
@@ -104,6 +106,7 @@ export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "all
 
 /** What `status()` of the remote client returns. */
 export interface RemoteClientStatus extends ClientStatus {
+  /** Always `remote`. */
   origin: "remote";
   /**
    * True after {@link DEGRADED_AFTER_FAILURES} consecutive failed polls, and
@@ -143,6 +146,7 @@ export interface PollResult {
 
 /** A client whose bundle comes from a control plane. */
 export interface RemoteClient extends PolicyClient {
+  /** The bundle in force, plus the polling state. */
   status(): RemoteClientStatus;
   /**
    * Polls now (or joins the poll in flight) and resolves with the status

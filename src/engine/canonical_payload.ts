@@ -123,12 +123,33 @@ export function canonicalPayload(bundle: RuntimeBundleV1): string {
   return canonicalJson(projection);
 }
 
-/** The canonical payload as UTF-8 bytes: what is hashed and signed. */
+/**
+ * The canonical payload as UTF-8 bytes: what is hashed and signed.
+ *
+ * @example The bytes of the canonical payload
+ * ```ts
+ * import { canonicalPayload, canonicalPayloadBytes } from "./canonical_payload.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const bundle = { schemaVersion: 1 as const, env: "dev" as const, policies: [] };
+ * assert.equal(new TextDecoder().decode(canonicalPayloadBytes(bundle)), canonicalPayload(bundle));
+ * ```
+ */
 export function canonicalPayloadBytes(bundle: RuntimeBundleV1): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(canonicalPayload(bundle));
 }
 
-/** Lowercase hex of bytes. */
+/**
+ * Lowercase hex of bytes.
+ *
+ * @example Two hex digits per byte
+ * ```ts
+ * import { toHex } from "./canonical_payload.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(toHex(new Uint8Array([0, 15, 255])), "000fff");
+ * ```
+ */
 export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let out = "";

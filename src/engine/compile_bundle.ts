@@ -5,10 +5,39 @@ import { compileCondition, type Test } from "./_compile_condition.ts";
 import { canonicalJson } from "./canonical_payload.ts";
 import { EFFECT_TYPES } from "./_guards.ts";
 
-/** Version of the compiled form; changes when its shape does. */
+/**
+ * Version of the compiled form; changes when its shape does.
+ *
+ * @example Every compiled bundle records it
+ * ```ts
+ * import { COMPILER_VERSION, compileBundle } from "./compile_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const compiled = compileBundle({ schemaVersion: 1, env: "dev", policies: [] });
+ * assert.equal(compiled.compilerVersion, COMPILER_VERSION);
+ * ```
+ */
 export const COMPILER_VERSION = 1;
 
-/** Rank of "no candidate"; a small integer so flat programs hold only small integers. */
+/**
+ * Rank of "no candidate"; a small integer so flat programs hold only small integers.
+ *
+ * @example Every real candidate ranks below it
+ * ```ts
+ * import { compileBundle, NO_RANK } from "./compile_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const target = { service: "s", resource: "r", action: "a" };
+ * const rule = { id: "r1", status: "active", priority: 1, target, effect: { type: "allow" } };
+ * const compiled = compileBundle({
+ *   schemaVersion: 1,
+ *   env: "dev",
+ *   policies: [{ policyKey: "p", activeVersion: 1, rules: [rule] }],
+ * });
+ * const [policy] = compiled.lookup("s", "r", "a")?.policies ?? [];
+ * assert.ok(policy && policy.rules[0]!.onTrue.rank < NO_RANK);
+ * ```
+ */
 export const NO_RANK = 0x3fffffff;
 
 /**
@@ -19,18 +48,25 @@ export const NO_RANK = 0x3fffffff;
  * code that reads them stays monomorphic.
  */
 export interface Candidate {
+  /** Position in the selection order at the target; lower wins. */
   readonly rank: number;
+  /** The effect type. */
   readonly type: EffectType;
+  /** The rule's priority, or -1 for a default. */
   readonly priority: number;
+  /** The policy the candidate comes from. */
   readonly policyKey: string;
   /** The rule id, or `__default__` for a policy default. */
   readonly ruleId: string;
+  /** `rule` or `default`. */
   readonly reason: "rule" | "default";
+  /** The throttle descriptor, or null. */
   readonly throttle: {
     readonly limit: number;
     readonly windowSeconds: number;
     readonly key: string;
   } | null;
+  /** The kill switch descriptor (reason null when absent), or null. */
   readonly killSwitch: { readonly service: string; readonly reason: string | null } | null;
   /** The custom value, or null. */
   readonly value: string | null;
@@ -40,11 +76,14 @@ export interface Candidate {
 
 /** A compiled rule at its target, as traces see it. */
 export interface CompiledRule {
+  /** The rule id. */
   readonly id: string;
+  /** False for disabled rules. */
   readonly active: boolean;
+  /** The rule's priority. */
   readonly priority: number;
-  /** null when the rule has no `when`. */
-  readonly test: Test | null;
+  /** The compiled `when`: true when it holds for a context; null when the rule has no `when`. */
+  readonly test: ((context: Record<string, unknown>) => boolean) | null;
   /** Applied when there is no `when`, or when it is true. */
   readonly onTrue: Candidate;
   /** Applied when `when` is false; null means the rule is skipped. */
@@ -53,6 +92,7 @@ export interface CompiledRule {
 
 /** A policy as it applies at one target. */
 export interface PolicyAtTarget {
+  /** The policy's key. */
   readonly policyKey: string;
   /** Every rule naming the target, active or disabled, in bundle order. */
   readonly rules: readonly CompiledRule[];
@@ -68,16 +108,21 @@ export interface PolicyAtTarget {
  * Keeping it in one array means an evaluation touches few objects.
  */
 export interface TargetEntry {
+  /** The flat program described above. */
   readonly program: readonly unknown[];
+  /** Every policy that applies at the target, in bundle order. */
   readonly policies: readonly PolicyAtTarget[];
 }
 
 /** A validated bundle compiled into an immutable exact-target index. */
 export interface CompiledBundle {
+  /** {@link COMPILER_VERSION} of the compiler that built it. */
   readonly compilerVersion: number;
   /** The source document. */
   readonly bundle: RuntimeBundleV1;
+  /** Number of policies. */
   readonly policyCount: number;
+  /** Number of rules, active or disabled. */
   readonly ruleCount: number;
   /** Lookup of the target entry: service → resource → action. */
   lookup(service: string, resource: string, action: string): TargetEntry | undefined;

@@ -5,6 +5,15 @@ import type { Issue } from "./types.ts";
  * Every stable error code the library and the CLI report. Callers match on
  * these, never on messages. The codes of SPEC.md come first; the rest are
  * the project's own (see `docs/errors.md`).
+ *
+ * @example Every code a PolicyError can carry
+ * ```ts
+ * import { ERROR_CODES, PolicyError } from "./policy_error.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(ERROR_CODES.includes("BUNDLE_INVALID"));
+ * assert.ok(ERROR_CODES.includes(new PolicyError("BUNDLE_UNSIGNED", "unsigned").code));
+ * ```
  */
 export const ERROR_CODES = [
   // Bundle load (SPEC.md "Bundle load codes")
@@ -70,6 +79,7 @@ export class PolicyError extends Error {
   /** Validation issues, for `BUNDLE_INVALID`; empty otherwise. */
   readonly issues: readonly Issue[];
 
+  /** Creates an error with a stable `code`, a `message` for people, and optional `cause` and `issues`. */
   constructor(code: ErrorCode, message: string, options: PolicyErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "PolicyError";

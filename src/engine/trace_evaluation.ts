@@ -14,9 +14,13 @@ export type RuleOutcome =
 
 /** One rule considered by a trace. */
 export interface RuleTrace {
+  /** The rule's policy. */
   policyKey: string;
+  /** The rule id. */
   ruleId: string;
+  /** The rule's priority. */
   priority: number;
+  /** What happened to the rule. */
   outcome: RuleOutcome;
   /** The effect the rule produced, when it fired. */
   effect?: EffectType;
@@ -24,10 +28,15 @@ export interface RuleTrace {
 
 /** One candidate decision of a trace (a fired rule, or `__default__`). */
 export interface CandidateTrace {
+  /** The candidate's policy. */
   policyKey: string;
+  /** The rule id, or `__default__`. */
   ruleId: string;
+  /** The effect type it would give. */
   decision: EffectType;
+  /** The rule's priority, or -1 for a default. */
   priority: number;
+  /** `rule` or `default`. */
   reason: "rule" | "default";
 }
 

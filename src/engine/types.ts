@@ -17,28 +17,39 @@ export type SignatureAlgorithm = "ECDSA_SHA_256" | "HMAC_SHA256";
 
 /** What a rule applies to. Matching is exact string equality of all three fields. */
 export interface Target {
+  /** The service the request comes from, for example `billing`. */
   service: string;
+  /** The resource acted on, for example `invoice`. */
   resource: string;
+  /** The action, for example `create`. */
   action: string;
 }
 
 /** Descriptor of a `kill_switch` effect. */
 export interface KillSwitchDescriptor {
+  /** The service the kill switch turns off. */
   service: string;
+  /** Why, for people (for example `maintenance`). */
   reason?: string;
 }
 
 /** Descriptor of a `throttle` effect: `limit` requests per `windowSeconds` per `key` bucket. */
 export interface ThrottleDescriptor {
+  /** Requests allowed per window. */
   limit: number;
+  /** Length of the window, in seconds. */
   windowSeconds: number;
+  /** What the caller counts requests by, for example `tenant` or `ip`. */
   key: string;
 }
 
 /** The effect of a rule: `type` plus the descriptor that type needs. */
 export interface Effect {
+  /** The decision this effect gives. */
   type: EffectType;
+  /** Required when `type` is `kill_switch`. */
   killSwitch?: KillSwitchDescriptor;
+  /** Required when `type` is `throttle`. */
   throttle?: ThrottleDescriptor;
   /** The value of a `custom` effect, often JSON-encoded. */
   value?: string;
@@ -46,8 +57,11 @@ export interface Effect {
 
 /** A policy's default, applied when no rule of the policy fires. */
 export interface PolicyDefault {
+  /** The decision of the default. */
   effect: EffectType;
+  /** Required for a `kill_switch` default; without it the default is ignored. */
   killSwitch?: KillSwitchDescriptor;
+  /** Required for a `throttle` default; without it the default is ignored. */
   throttle?: ThrottleDescriptor;
   /** The value of a `custom` default (named `customEffect`, not `value`). */
   customEffect?: string;
@@ -58,35 +72,49 @@ export type ConditionValue = string | number | boolean | null;
 
 /** A comparison of the context value at `path` with `value`. */
 export interface ComparisonCondition {
+  /** `eq`, `neq` (legacy `ne`) compare strictly; `gt`, `gte`, `lt`, `lte` compare numbers. */
   op: "eq" | "neq" | "ne" | "gt" | "gte" | "lt" | "lte";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
   path: string;
+  /** The value compared with. */
   value: ConditionValue;
 }
 
 /** True when the context value at `path` equals one of `values`. */
 export interface InCondition {
+  /** The operator. */
   op: "in";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
   path: string;
+  /** The values accepted. */
   values: ConditionValue[];
 }
 
 /** True when the context value at `path` is present and not `null`. */
 export interface ExistsCondition {
+  /** The operator. */
   op: "exists";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
   path: string;
 }
 
 /** Short-circuit combinators (`args` is the legacy spelling of `conditions`). */
 export interface LogicalCondition {
+  /** `and`: every operand is true; `or`: at least one is. */
   op: "and" | "or";
+  /** The operands; a missing or empty list makes the condition false. */
   conditions?: Condition[];
+  /** Legacy spelling of `conditions`. */
   args?: Condition[];
 }
 
 /** Inverts its child (`arg` is the legacy spelling of `condition`). */
 export interface NotCondition {
+  /** The operator. */
   op: "not";
+  /** The condition inverted; a missing one makes `not` false. */
   condition?: Condition;
+  /** Legacy spelling of `condition`. */
   arg?: Condition;
 }
 
@@ -100,28 +128,43 @@ export type Condition =
 
 /** A rule of a policy. */
 export interface Rule {
+  /** Identifier of the rule, unique in its policy. */
   id: string;
+  /** Only `active` rules fire; a `disabled` rule still makes its policy apply. */
   status: "active" | "disabled";
+  /** Higher wins among candidates of the same effect type. */
   priority: number;
+  /** The exact target the rule applies to. */
   target: Target;
+  /** The effect when there is no `when`, or when it is true and there is no `thenEffect`. */
   effect: Effect;
+  /** The condition deciding between `thenEffect`/`effect` and `elseEffect`. */
   when?: Condition;
+  /** The effect when `when` is true. */
   thenEffect?: Effect;
+  /** The effect when `when` is false; without it the rule is skipped. */
   elseEffect?: Effect;
+  /** A note for people. */
   description?: string;
 }
 
 /** A policy: rules plus an optional default. */
 export interface Policy {
+  /** Unique key of the policy, for example `billing.invoice.create`. */
   policyKey: string;
+  /** The version of the policy in force. */
   activeVersion: number;
+  /** The rules, in order. */
   rules: Rule[];
+  /** Applied when the policy applies to a target but none of its rules fires. */
   defaults?: PolicyDefault;
 }
 
 /** A detached signature over the canonical payload. */
 export interface Signature {
+  /** `ECDSA_SHA_256` or `HMAC_SHA256` (anything else is refused at load). */
   algorithm: SignatureAlgorithm | string;
+  /** Identifier of the signing key. */
   keyId: string;
   /** Base64 DER for ECDSA, lowercase hex for HMAC. */
   value: string;
@@ -129,39 +172,61 @@ export interface Signature {
 
 /** The bundle document (`RuntimeBundleV1`). */
 export interface RuntimeBundleV1 {
+  /** Always `1`. */
   schemaVersion: 1;
+  /** The environment the bundle was built for. */
   env: Env;
+  /** The policies, in order. */
   policies: Policy[];
+  /** The organisation the bundle belongs to. */
   orgId?: string;
+  /** The project the bundle belongs to. */
   projectId?: string;
+  /** When the bundle was built (ISO 8601); not covered by the checksum. */
   generatedAt?: string;
+  /** Revision counter of the bundle; not covered by the checksum. */
   bundleVersion?: number;
+  /** `sha256:<hex>` of the canonical payload; checked at load when present. */
   checksum?: string;
+  /** ETag as served; not covered by the checksum. */
   etag?: string;
+  /** Signature over the canonical payload. */
   signature?: Signature;
 }
 
 /** The input of `evaluate`. */
 export interface EvaluationRequest {
+  /** The exact target to decide for. */
   target: Target;
+  /** Values the conditions read (`ctx.plan` reads `context.plan`). */
   context?: Record<string, unknown>;
 }
 
 /** The result of `evaluate` (SPEC.md "Decision"). Fields are present only when they apply. */
 export interface Decision {
+  /** The effect selected. */
   decision: EffectType;
+  /** `rule` when a rule decided; `default` for a policy default or the global deny. */
   reason: "rule" | "default";
+  /** The policy that decided (absent for the global deny). */
   policyKey?: string;
+  /** The rule that decided (absent for defaults). */
   ruleId?: string;
+  /** The throttle to enforce, for `throttle` decisions. */
   throttle?: ThrottleDescriptor;
+  /** The kill switch, for `kill_switch` decisions. */
   killSwitch?: KillSwitchDescriptor;
+  /** The custom value, for `custom` decisions. */
   value?: string;
+  /** `value` parsed as JSON, with `parseCustomEffect` and when it parses. */
   parsedValue?: unknown;
 }
 
 /** A validation finding: a stable code, a message for people, and a JSON Pointer. */
 export interface Issue {
+  /** Stable code, for example `RULE_TARGET_INVALID` (docs/errors.md). */
   code: string;
+  /** For people: what is wrong and what to do. */
   message: string;
   /** JSON Pointer into the document, for example `/policies/0/rules/2/target`. */
   path: string;
@@ -169,12 +234,16 @@ export interface Issue {
 
 /** The result of `validateBundle`. */
 export interface ValidationResult {
+  /** True when there are no errors (warnings allowed). */
   valid: boolean;
+  /** Every error found. */
   errors: Issue[];
+  /** Every warning found. */
   warnings: Issue[];
 }
 
 /** Allowed top-level context keys (`ContextPolicy.allowedKeys`). */
 export interface ContextPolicy {
+  /** The top-level context keys `evaluate` accepts. */
   allowedKeys: readonly string[];
 }

@@ -12,7 +12,21 @@ import type { Issue, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types
 import { assertValidBundle } from "../engine/validate_bundle.ts";
 import { checkSignature, type VerifyBundleSignatureOptions } from "./verify_bundle_signature.ts";
 
-/** Default `maxFileBytes`: 8 MiB. */
+/**
+ * Default `maxFileBytes`: 8 MiB.
+ *
+ * @example Larger bundles are refused before parsing
+ * ```ts
+ * import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "./load_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(DEFAULT_MAX_FILE_BYTES, 8 * 1024 * 1024);
+ * await assert.rejects(
+ *   loadBundle(new Uint8Array(DEFAULT_MAX_FILE_BYTES + 1), { allowUnsigned: true }),
+ *   { code: "BUNDLE_TOO_LARGE" },
+ * );
+ * ```
+ */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 /** Options of {@link loadBundle}. */
@@ -23,8 +37,11 @@ export interface LoadBundleOptions extends VerifyBundleSignatureOptions {
 
 /** The signature part of a client's status (SPEC.md "Client status"). */
 export interface SignatureStatus {
+  /** The verification state (SPEC.md); loads succeed only when `verified` or `unsigned`. */
   status: "verified" | "unsigned" | "missing" | "unverified";
+  /** The algorithm of the signature, when verified. */
   algorithm?: SignatureAlgorithm;
+  /** The key id of the signature, when verified. */
   keyId?: string;
 }
 
@@ -36,7 +53,9 @@ export interface BundleStatus {
   checksum: string;
   /** The ETag: the same hex digest in double quotes. */
   etag: string;
+  /** The bundle's environment. */
   env: string;
+  /** How the bundle was verified. */
   signature: SignatureStatus;
   /** Number of policies. */
   policies: number;
@@ -44,7 +63,9 @@ export interface BundleStatus {
 
 /** A bundle that passed every load check. */
 export interface LoadedBundle {
+  /** The compiled bundle, ready to evaluate. */
   compiled: CompiledBundle;
+  /** What `status()` reports for it. */
   status: BundleStatus;
   /** Validation warnings (the bundle loads despite them). */
   warnings: Issue[];
@@ -96,7 +117,9 @@ export async function loadBundle(
   }
   const signature = await checkSignature(bundle, () => payload, options);
   return {
+    /** The compiled bundle, ready to evaluate. */
     compiled: compileBundle(bundle, { skipValidation: true }),
+    /** What `status()` reports for it. */
     status: {
       bundleVersion: bundle.bundleVersion ?? null,
       checksum,
@@ -112,6 +135,15 @@ export async function loadBundle(
 /**
  * Decodes UTF-8 strictly and parses JSON.
  * @throws {PolicyError} `BUNDLE_PARSE_ERROR`.
+ *
+ * @example Bytes to a document, or BUNDLE_PARSE_ERROR
+ * ```ts
+ * import { parseBundleBytes } from "./load_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(parseBundleBytes(new TextEncoder().encode('{"env":"dev"}')), { env: "dev" });
+ * assert.throws(() => parseBundleBytes(new Uint8Array([0xff])), { code: "BUNDLE_PARSE_ERROR" });
+ * ```
  */
 export function parseBundleBytes(bytes: Uint8Array): unknown {
   let text: string;

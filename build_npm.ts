@@ -1,0 +1,539 @@
+/**
+ * Builds the npm package into `npm/` with the TypeScript compiler API:
+ * ES2022 JavaScript modules and `.d.ts` files for every entry of
+ * `deno.json`'s `exports` (plus the `policy` bin when `cli.ts` exists), a
+ * generated `package.json`, `README.md` and `LICENSE`. See
+ * `docs/install.md` ("Building the npm package").
+ *
+ * It fails with a message and exit code 1 on any TypeScript diagnostic, on a
+ * relative `.ts` specifier left in the output, on a bare import that
+ * `deno.json` does not map, and when the package's `exports` and
+ * `deno.json`'s `exports` drift apart.
+ *
+ * Run it as `deno task build:npm`. It reads the project and Deno's npm cache
+ * (where `typescript`, `@types/node` and the other packages of `deno.lock`
+ * live; its folder depends on the OS and `DENO_DIR`) and writes only `npm/`.
+ *
+ * @module
+ */
+import ts from "typescript";
+import { dirname, join, relative, resolve, sep as SEPARATOR } from "node:path";
+import { fileURLToPath as fromFileUrl, pathToFileURL } from "node:url";
+
+/** Where the package is written. */
+const OUT_DIR = "npm";
+
+/**
+ * Bare imports that become optional peer dependencies rather than
+ * dependencies, with the range users may bring. `typescript` is only
+ * loaded, lazily, by `policy analyze`; making every library user install it
+ * (about 23 MB) would serve nobody else. Users of `policy analyze` install
+ * it themselves (docs/install.md).
+ */
+const OPTIONAL_PEERS: Readonly<Record<string, string>> = { typescript: ">=5.0.0 <7" };
+
+/** The package's description on npm. */
+const DESCRIPTION =
+  "Signed JSON policy bundles: verify them and evaluate decisions in-process (engine, verify, clients).";
+
+/** Files copied into the package as they are. */
+const SHIPPED_FILES = ["README.md", "LICENSE"];
+
+/** The one line the `policy` bin starts with under Node. */
+const NODE_SHEBANG = "#!/usr/bin/env node";
+
+class BuildError extends Error {
+  override name = "BuildError";
+}
+
+interface DenoJson {
+  name: string;
+  version: string;
+  license?: string;
+  exports: Record<string, string>;
+  imports?: Record<string, string>;
+  compilerOptions?: Record<string, unknown>;
+}
+
+interface DenoLock {
+  npm?: Record<string, { dependencies?: string[] }>;
+}
+
+/** An entry point of the package: an export subpath or the bin. */
+interface EntryPoint {
+  /** `"."`, `"./engine"` … or `"bin"` for the CLI. */
+  name: string;
+  /** Source path relative to the project root, without `./`. */
+  source: string;
+}
+
+const root = fromFileUrl(new URL(".", import.meta.url));
+const outDir = join(root, OUT_DIR);
+
+function readJson<T>(path: string): T {
+  return JSON.parse(Deno.readTextFileSync(join(root, path))) as T;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** `./src/engine/mod.ts` → `src/engine/mod` (the path the JS and `.d.ts` share). */
+function stem(source: string): string {
+  return source.replace(/^\.\//, "").replace(/\.ts$/, "");
+}
+
+/** `npm:jsonc-parser@3.3.1` → `["jsonc-parser", "3.3.1"]`; scoped names included. */
+function parseNpmSpecifier(specifier: string): [name: string, version: string] | undefined {
+  const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)$/.exec(specifier);
+  return match ? [match[1]!, match[2]!] : undefined;
+}
+
+/**
+ * Deno keeps npm packages in `<cache>/<registry>/<name>/<version>/`, not in
+ * a `node_modules` tree. The compiler host below presents the packages of
+ * `deno.lock` as `<root>/node_modules/<name>`, so TypeScript resolves bare
+ * imports, `@types/node` and their own dependencies the Node way.
+ */
+function npmPackageDirs(denoJson: DenoJson, lock: DenoLock): Map<string, string> {
+  const registry = registryDir(denoJson);
+  const dirs = new Map<string, string>();
+  for (const key of Object.keys(lock.npm ?? {})) {
+    // "name@version" or "name@version_peer@x": the name may start with "@".
+    const at = key.indexOf("@", 1);
+    const name = key.slice(0, at);
+    const version = key.slice(at + 1).split("_")[0]!;
+    if (!dirs.has(name)) dirs.set(name, join(registry, ...name.split("/"), version));
+  }
+  return dirs;
+}
+
+/** The registry folder of Deno's npm cache, found from where `typescript` resolves. */
+function registryDir(denoJson: DenoJson): string {
+  const mapped = parseNpmSpecifier(denoJson.imports?.typescript ?? "");
+  if (!mapped) throw new BuildError(`deno.json must map "typescript" to an npm: specifier`);
+  const file = fromFileUrl(import.meta.resolve("typescript"));
+  const marker = `${SEPARATOR}typescript${SEPARATOR}${mapped[1]}${SEPARATOR}`;
+  const index = file.lastIndexOf(marker);
+  if (index < 0) throw new BuildError(`cannot find Deno's npm cache from ${file}`);
+  return file.slice(0, index);
+}
+
+function createHost(options: ts.CompilerOptions, packages: Map<string, string>): ts.CompilerHost {
+  const host = ts.createCompilerHost(options, true);
+  const nodeModules = join(root, "node_modules") + SEPARATOR;
+  // `<root>/node_modules/<name>/rest` → `<cache>/<name>/<version>/rest`.
+  const mapPath = (path: string): string => {
+    const native = resolve(path);
+    if (!native.startsWith(nodeModules)) return native;
+    const rest = native.slice(nodeModules.length).split(SEPARATOR);
+    const nameLength = rest[0]?.startsWith("@") ? 2 : 1;
+    const dir = packages.get(rest.slice(0, nameLength).join("/"));
+    return dir === undefined ? native : join(dir, ...rest.slice(nameLength));
+  };
+  // Sources are ES modules: the overlay stands in for the package.json the
+  // project does not have, so NodeNext treats `.ts` files as ESM.
+  const rootPackageJson = join(root, "package.json");
+  const overlay = new Map([[rootPackageJson, JSON.stringify({ type: "module" })]]);
+  const fileExists = host.fileExists.bind(host);
+  const readFile = host.readFile.bind(host);
+  const directoryExists = host.directoryExists?.bind(host) ?? ts.sys.directoryExists;
+  const getDirectories = host.getDirectories?.bind(host) ?? ts.sys.getDirectories;
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.fileExists = (path) => overlay.has(resolve(path)) || fileExists(mapPath(path));
+  host.readFile = (path) => overlay.get(resolve(path)) ?? readFile(mapPath(path));
+  host.directoryExists = (path) => {
+    const native = resolve(path);
+    if (native === resolve(nodeModules)) return true;
+    if (native === join(nodeModules, "@types")) return packages.has("@types/node");
+    return directoryExists(mapPath(path));
+  };
+  host.getDirectories = (path) => {
+    const native = resolve(path);
+    if (native === join(nodeModules, "@types")) {
+      return [...packages.keys()].filter((n) => n.startsWith("@types/")).map((n) => n.slice(7));
+    }
+    return getDirectories(mapPath(path));
+  };
+  host.realpath = (path) => path;
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) =>
+    getSourceFile(mapPath(fileName), languageVersion, onError, shouldCreate);
+  return host;
+}
+
+/** Rewrites `./x.ts` to `./x.js` in module specifiers of declaration files. */
+function rewriteDeclarationSpecifiers(
+  context: ts.TransformationContext,
+): (node: ts.SourceFile | ts.Bundle) => ts.SourceFile | ts.Bundle {
+  const { factory } = context;
+  const rewrite = (specifier: ts.Expression): ts.Expression =>
+    ts.isStringLiteral(specifier) && isRelativeTs(specifier.text)
+      ? factory.createStringLiteral(toJs(specifier.text))
+      : specifier;
+  const visit = (node: ts.Node): ts.Node => {
+    if (ts.isImportDeclaration(node)) {
+      return factory.updateImportDeclaration(
+        node,
+        node.modifiers,
+        node.importClause,
+        rewrite(node.moduleSpecifier),
+        node.attributes,
+      );
+    }
+    if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      return factory.updateExportDeclaration(
+        node,
+        node.modifiers,
+        node.isTypeOnly,
+        node.exportClause,
+        rewrite(node.moduleSpecifier),
+        node.attributes,
+      );
+    }
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      const literal = node.argument.literal;
+      if (ts.isStringLiteral(literal) && isRelativeTs(literal.text)) {
+        return factory.updateImportTypeNode(
+          node,
+          factory.createLiteralTypeNode(factory.createStringLiteral(toJs(literal.text))),
+          node.attributes,
+          node.qualifier,
+          node.typeArguments?.map((t) => ts.visitNode(t, visit) as ts.TypeNode),
+          node.isTypeOf,
+        );
+      }
+    }
+    return ts.visitEachChild(node, visit, context);
+  };
+  return (node) => ts.isSourceFile(node) ? ts.visitEachChild(node, visit, context) : node;
+}
+
+const isRelativeTs = (specifier: string): boolean =>
+  /^\.\.?\//.test(specifier) && /\.(m|c)?tsx?$/.test(specifier) &&
+  !/\.d\.(m|c)?ts$/.test(specifier);
+
+const toJs = (specifier: string): string =>
+  specifier.replace(/\.(m|c)?tsx?$/, (_, kind: string | undefined) => `.${kind ?? ""}js`);
+
+function formatDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
+  return ts.formatDiagnostics(diagnostics, {
+    getCanonicalFileName: (f) => f,
+    getCurrentDirectory: () => root,
+    getNewLine: () => "\n",
+  });
+}
+
+/** Every module specifier in emitted code, with whether it loads at start-up. */
+function collectSpecifiers(file: string, text: string): { specifier: string; static: boolean }[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const found: { specifier: string; static: boolean }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push({ specifier: node.moduleSpecifier.text, static: true });
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword
+    ) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteralLike(argument)) {
+        found.push({ specifier: argument.text, static: false });
+      } else {
+        found.push({ specifier: "<computed>", static: false });
+      }
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      const literal = node.argument.literal;
+      if (ts.isStringLiteral(literal)) found.push({ specifier: literal.text, static: false });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The package name of a bare specifier: `@scope/name/sub` → `@scope/name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split("/");
+  return parts.slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+}
+
+/** What the emitted code imports from outside the package. */
+interface ExternalImports {
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+}
+
+/**
+ * Checks every emitted file and derives the package's dependencies: no
+ * relative `.ts` specifier may remain; `node:` built-ins stay as they are;
+ * every bare import must be mapped to `npm:<name>@<version>` in
+ * `deno.json`'s `imports` and becomes a dependency with that version, or an
+ * optional peer (`OPTIONAL_PEERS`), which must only be imported lazily.
+ */
+function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalImports {
+  const mapped = new Map<string, string>();
+  for (const [key, value] of Object.entries(denoJson.imports ?? {})) {
+    const parsed = parseNpmSpecifier(value);
+    if (parsed && parsed[0] === key) mapped.set(key, parsed[1]);
+  }
+  const problems: string[] = [];
+  const dependencies: Record<string, string> = {};
+  const peerDependencies: Record<string, string> = {};
+  for (const [file, text] of files) {
+    for (const { specifier, static: isStatic } of collectSpecifiers(file, text)) {
+      if (specifier.startsWith("node:")) continue;
+      if (specifier === "<computed>") {
+        problems.push(`${file}: import() of a computed specifier cannot be checked`);
+      } else if (/^\.\.?\//.test(specifier)) {
+        if (isRelativeTs(specifier)) problems.push(`${file}: "${specifier}" was not rewritten`);
+        else if (!/\.(m|c)?js$/.test(specifier)) {
+          problems.push(`${file}: "${specifier}" has no .js extension (Node needs one)`);
+        }
+      } else if (/^[a-z][a-z0-9+.-]*:/i.test(specifier)) {
+        problems.push(`${file}: "${specifier}" is a URL or scheme import; map it in deno.json`);
+      } else {
+        const name = packageName(specifier);
+        const version = mapped.get(name);
+        if (version === undefined) {
+          problems.push(
+            `${file}: "${specifier}" is not mapped to npm:${name}@<version> in deno.json`,
+          );
+        } else if (name in OPTIONAL_PEERS) {
+          if (isStatic && file.endsWith(".js")) {
+            problems.push(
+              `${file}: imports optional peer "${name}" statically; use a lazy import()`,
+            );
+          }
+          peerDependencies[name] = OPTIONAL_PEERS[name]!;
+        } else if (!name.startsWith("@types/")) {
+          dependencies[name] = version;
+        }
+      }
+    }
+  }
+  if (problems.length > 0) throw new BuildError(`bad imports in npm/:\n  ${problems.join("\n  ")}`);
+  return { dependencies: sortKeys(dependencies), peerDependencies: sortKeys(peerDependencies) };
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The `package.json` of the npm package. */
+function packageJson(
+  denoJson: DenoJson,
+  entries: readonly EntryPoint[],
+  imports: ExternalImports,
+): Record<string, unknown> {
+  const exports: Record<string, { types: string; import: string }> = {};
+  let bin: Record<string, string> | undefined;
+  for (const entry of entries) {
+    const path = `./${stem(entry.source)}`;
+    if (entry.name === "bin") bin = { policy: `${path}.js` };
+    else exports[entry.name] = { types: `${path}.d.ts`, import: `${path}.js` };
+  }
+  const peers = Object.keys(imports.peerDependencies);
+  return {
+    name: denoJson.name,
+    version: denoJson.version,
+    description: DESCRIPTION,
+    license: denoJson.license ?? "MIT",
+    type: "module",
+    exports,
+    ...(bin ? { bin } : {}),
+    engines: { node: ">=20" },
+    ...(Object.keys(imports.dependencies).length > 0 ? { dependencies: imports.dependencies } : {}),
+    ...(peers.length > 0
+      ? {
+        peerDependencies: imports.peerDependencies,
+        peerDependenciesMeta: Object.fromEntries(peers.map((p) => [p, { optional: true }])),
+      }
+      : {}),
+  };
+}
+
+/**
+ * Fails when the package no longer matches `deno.json`: an export whose
+ * JavaScript or declarations were not emitted, a `package.json` export
+ * missing, added or pointing at a missing file, a bin without its file, or
+ * a compiled module whose exported names differ from its source's.
+ */
+async function checkDrift(
+  denoJson: DenoJson,
+  entries: readonly EntryPoint[],
+  written: Record<string, unknown>,
+): Promise<void> {
+  const problems: string[] = [];
+  const packageExports = (written.exports ?? {}) as Record<string, Record<string, string>>;
+  const denoKeys = Object.keys(denoJson.exports);
+  const npmKeys = Object.keys(packageExports);
+  if (denoKeys.join("\n") !== npmKeys.join("\n")) {
+    problems.push(`exports differ: deno.json [${denoKeys}] vs package.json [${npmKeys}]`);
+  }
+  for (const [key, conditions] of Object.entries(packageExports)) {
+    for (const [condition, target] of Object.entries(conditions)) {
+      if (!exists(join(outDir, target))) {
+        problems.push(`package.json exports["${key}"].${condition}: ${target} was not emitted`);
+      }
+    }
+  }
+  for (const entry of entries.filter((e) => e.name !== "bin")) {
+    const source = await import(pathToFileURL(join(root, entry.source)).href);
+    const built = await import(pathToFileURL(join(outDir, `${stem(entry.source)}.js`)).href);
+    const want = Object.keys(source).sort().join(", ");
+    const got = Object.keys(built).sort().join(", ");
+    if (want !== got) {
+      problems.push(`export "${entry.name}": source has [${want}], npm has [${got}]`);
+    }
+  }
+  const bin = written.bin as Record<string, string> | undefined;
+  const hasCli = entries.some((e) => e.name === "bin");
+  if (hasCli !== (bin !== undefined)) problems.push(`cli.ts and package.json "bin" disagree`);
+  for (const target of Object.values(bin ?? {})) {
+    const path = join(outDir, target);
+    if (!exists(path)) problems.push(`bin ${target} was not emitted`);
+    else if (!Deno.readTextFileSync(path).startsWith(`${NODE_SHEBANG}\n`)) {
+      problems.push(`bin ${target} does not start with "${NODE_SHEBANG}"`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new BuildError(`npm/ drifted from deno.json:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+/**
+ * The bin runs under Node: replace the source's Deno shebang and refuse an
+ * `import.meta.main` guard (undefined under Node 20, so the CLI would never
+ * run).
+ */
+function prepareBin(text: string, file: string): string {
+  if (text.includes("import.meta.main")) {
+    throw new BuildError(`${file} uses import.meta.main, which Node 20 does not set`);
+  }
+  return `${NODE_SHEBANG}\n${text.replace(/^#![^\n]*\n/, "")}`;
+}
+
+async function build(): Promise<void> {
+  const denoJson = readJson<DenoJson>("deno.json");
+  const lock = readJson<DenoLock>("deno.lock");
+  const entries: EntryPoint[] = Object.entries(denoJson.exports).map(([name, source]) => ({
+    name,
+    source: source.replace(/^\.\//, ""),
+  }));
+  for (const entry of entries) {
+    if (!entry.source.endsWith(".ts")) {
+      throw new BuildError(`deno.json export "${entry.name}" is not a .ts file: ${entry.source}`);
+    }
+    if (!exists(join(root, entry.source))) {
+      throw new BuildError(`deno.json export "${entry.name}": ${entry.source} does not exist`);
+    }
+  }
+  for (const file of SHIPPED_FILES) {
+    if (!exists(join(root, file))) throw new BuildError(`${file} is missing; the package ships it`);
+  }
+  // The CLI is optional so that the build works before and after it exists.
+  if (exists(join(root, "cli.ts"))) entries.push({ name: "bin", source: "cli.ts" });
+
+  const packages = npmPackageDirs(denoJson, lock);
+  if (!packages.has("@types/node")) {
+    throw new BuildError(
+      `deno.lock has no @types/node: the build type-checks against Node's types (deno.json "imports")`,
+    );
+  }
+
+  const options: ts.CompilerOptions = {
+    // The project's strictness (deno.json) applies to the npm build too.
+    ...ts.convertCompilerOptionsFromJson(denoJson.compilerOptions ?? {}, root).options,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    // Web APIs (fetch, WebCrypto, TextEncoder) as the DOM declares them and
+    // Node's built-ins from @types/node 20, the oldest Node supported. No
+    // Deno namespace: library code that uses it fails here.
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.esnext.disposable.d.ts"],
+    types: ["node"],
+    declaration: true,
+    // Rewrites relative ".ts" specifiers in JavaScript only (TypeScript
+    // 5.7+); `rewriteDeclarationSpecifiers` does the same for `.d.ts`.
+    rewriteRelativeImportExtensions: true,
+    isolatedModules: true,
+    rootDir: root,
+    outDir,
+    newLine: ts.NewLineKind.LineFeed,
+    noEmitOnError: true,
+    skipLibCheck: false,
+  };
+  const host = createHost(options, packages);
+  const program = ts.createProgram({
+    rootNames: entries.map((e) => join(root, e.source)),
+    options,
+    host,
+  });
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  if (diagnostics.length > 0) {
+    throw new BuildError(`TypeScript diagnostics:\n${formatDiagnostics(diagnostics)}`);
+  }
+
+  const files = new Map<string, string>();
+  const result = program.emit(
+    undefined,
+    (fileName, text) => files.set(relative(outDir, fileName).split(SEPARATOR).join("/"), text),
+    undefined,
+    false,
+    { afterDeclarations: [rewriteDeclarationSpecifiers] },
+  );
+  if (result.emitSkipped || result.diagnostics.length > 0) {
+    throw new BuildError(`emit failed:\n${formatDiagnostics(result.diagnostics)}`);
+  }
+  for (const entry of entries) {
+    for (const extension of [".js", ".d.ts"]) {
+      const file = `${stem(entry.source)}${extension}`;
+      if (!files.has(file)) {
+        throw new BuildError(`export "${entry.name}": ${file} was not emitted`);
+      }
+    }
+    if (entry.name === "bin") {
+      const file = `${stem(entry.source)}.js`;
+      files.set(file, prepareBin(files.get(file)!, file));
+    }
+  }
+  const imports = checkImports(files, denoJson);
+  const manifest = packageJson(denoJson, entries, imports);
+
+  if (exists(outDir)) Deno.removeSync(outDir, { recursive: true });
+  for (const [file, text] of files) {
+    const path = join(outDir, file);
+    Deno.mkdirSync(dirname(path), { recursive: true });
+    Deno.writeTextFileSync(path, text);
+  }
+  for (const entry of entries.filter((e) => e.name === "bin")) {
+    if (Deno.build.os !== "windows") {
+      Deno.chmodSync(join(outDir, `${stem(entry.source)}.js`), 0o755);
+    }
+  }
+  Deno.writeTextFileSync(join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const file of SHIPPED_FILES) Deno.copyFileSync(join(root, file), join(outDir, file));
+
+  await checkDrift(denoJson, entries, readJson(`${OUT_DIR}/package.json`));
+  const count = [...files.keys()].filter((f) => f.endsWith(".js")).length;
+  console.log(
+    `npm/: ${manifest.name}@${manifest.version}, ${count} modules, exports ${
+      Object.keys(denoJson.exports).join(" ")
+    }${manifest.bin ? ", bin policy" : ""}`,
+  );
+}
+
+try {
+  await build();
+} catch (error) {
+  if (!(error instanceof BuildError)) throw error;
+  console.error(`build_npm: ${error.message}`);
+  Deno.exit(1);
+}

@@ -1,0 +1,64 @@
+// Shared helpers of the Node tests: where the installed package is, how to
+// import it as a user would, and the shared test data.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The repository root. */
+export const root = fileURLToPath(new URL("../../", import.meta.url));
+
+const scratchDir = process.env.POLICY_NPM_SCRATCH;
+if (!scratchDir) {
+  throw new Error(
+    "POLICY_NPM_SCRATCH is not set: run the Node tests with `deno task test:node` " +
+      "(tests/node/run.mjs installs the packed build into a scratch project first)",
+  );
+}
+
+/** The scratch project the packed tarball is installed into. */
+export const scratch = scratchDir;
+
+/** The package's name, from deno.json. */
+export const denoJson = readJson(join(root, "deno.json"));
+
+/** Folder of the installed package. */
+export const packageDir = join(scratch, "node_modules", ...denoJson.name.split("/"));
+
+/** The installed package's package.json. */
+export const manifest = readJson(join(packageDir, "package.json"));
+
+const { load } = await import(pathToFileURL(join(scratch, "load.mjs")).href);
+
+/**
+ * Imports a module of the installed package from the scratch project:
+ * `importPackage("./engine")` imports `@policy/runtime/engine` through
+ * Node's resolution and the package's `exports`.
+ */
+export function importPackage(subpath = ".") {
+  return load(subpath === "." ? denoJson.name : `${denoJson.name}/${subpath.slice(2)}`);
+}
+
+/** `require` from the scratch project (for typescript and esbuild). */
+export const scratchRequire = createRequire(join(scratch, "package.json"));
+
+/** Reads a JSON file. */
+export function readJson(path) {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
+/** Reads a file of tests/testdata. */
+export function testdata(path) {
+  return readJson(join(root, "tests", "testdata", path));
+}
+
+/**
+ * Why a test of an export cannot run yet, or undefined when it can: the
+ * library is built from branches merged one by one.
+ */
+export function missingExport(module, name) {
+  return typeof module[name] === "function"
+    ? undefined
+    : `the npm build does not export ${name} yet (its branch is not merged)`;
+}

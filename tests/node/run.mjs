@@ -1,0 +1,101 @@
+// Runs the Node test suite against the npm build, as a user would get it:
+// packs `npm/` with `npm pack`, installs the tarball into a scratch project
+// in a temporary folder (then the tools the tests use: typescript,
+// @types/node and esbuild, at pinned versions), and runs every
+// `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
+// afterwards unless POLICY_KEEP_SCRATCH=1.
+//
+// Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
+// npm and the npm registry (or npm's cache) for the dependencies.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+/** esbuild for the browser bundle of the portable core (tests/node/portable.test.mjs). */
+const ESBUILD_VERSION = "0.28.2";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "..", "..");
+const npmDir = join(root, "npm");
+
+function fail(message) {
+  console.error(`tests/node/run.mjs: ${message}`);
+  process.exit(1);
+}
+
+/** Runs a command, fails the run with its output when it fails, returns its stdout. */
+function run(command, args, cwd) {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    shell: process.platform === "win32",
+  });
+  if (result.status !== 0) {
+    fail(
+      `${command} ${args.join(" ")} failed (${result.status ?? result.error}):\n` +
+        `${result.stdout ?? ""}${result.stderr ?? ""}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** The version of an npm package pinned in deno.json "imports". */
+function pinned(denoJson, name) {
+  const match = /^npm:(?:@[^/@]+\/)?[^/@]+@([^/]+)$/.exec(denoJson.imports?.[name] ?? "");
+  if (!match) fail(`deno.json "imports" has no npm:${name}@<version>`);
+  return match[1];
+}
+
+const [major] = process.versions.node.split(".").map(Number);
+if (major < 20) fail(`Node ${process.versions.node} is older than the supported 20`);
+if (!existsSync(join(npmDir, "package.json"))) {
+  fail("npm/ is not built: run `deno task test:node` (it builds first) or `deno task build:npm`");
+}
+const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+
+const scratch = mkdtempSync(join(tmpdir(), "policy-npm-"));
+let status = 1;
+try {
+  const tarball = run("npm", ["pack", "--silent", "--pack-destination", scratch], npmDir)
+    .trim().split("\n").pop();
+  writeFileSync(
+    join(scratch, "package.json"),
+    JSON.stringify({ name: "policy-npm-scratch", private: true, type: "module" }, null, 2),
+  );
+  const quiet = ["--no-audit", "--no-fund", "--loglevel=error"];
+  // The package alone first: what a user gets from `npm install @policy/runtime`.
+  run("npm", ["install", ...quiet, join(scratch, tarball)], scratch);
+  writeFileSync(
+    join(scratch, "installed-alone.json"),
+    JSON.stringify(readdirSync(join(scratch, "node_modules")).filter((n) => !n.startsWith("."))),
+  );
+  run("npm", [
+    "install",
+    ...quiet,
+    "--save-dev",
+    `typescript@${pinned(denoJson, "typescript")}`,
+    `@types/node@${pinned(denoJson, "@types/node")}`,
+    `esbuild@${ESBUILD_VERSION}`,
+  ], scratch);
+  // Imports made from a module in the scratch project resolve as a user's would:
+  // through node_modules and the package's "exports".
+  writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
+
+  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs")).sort();
+  const result = spawnSync(process.execPath, [
+    "--test",
+    "--test-reporter=spec",
+    ...files.map((f) => join(here, f)),
+  ], {
+    stdio: "inherit",
+    env: { ...process.env, POLICY_NPM_SCRATCH: scratch },
+  });
+  status = result.status ?? 1;
+} finally {
+  if (process.env.POLICY_KEEP_SCRATCH === "1") console.error(`scratch project kept: ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(status);
