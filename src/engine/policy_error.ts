@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "INVALID_REQUEST",
   "INVALID_KEY",
   "INVALID_OPTIONS",
+  "TYPESCRIPT_UNAVAILABLE",
   "CACHE_WRITE_ERROR",
   // The project's own: toolkit licence (docs/license.md)
   "LICENSE_INVALID",

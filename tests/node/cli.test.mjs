@@ -3,7 +3,7 @@
 // CLI (cli.ts comes from its own branch).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -55,4 +55,16 @@ test("policy validate --format json: 0 for a valid bundle, 1 for an invalid one"
   const invalid = policy(t, "validate", invalidPath, "--format", "json");
   assert.equal(invalid.status, 1, invalid.stderr);
   assert.equal(JSON.parse(invalid.stdout).valid, false);
+});
+
+test("policy analyze without the optional typescript peer exits 2 with TYPESCRIPT_UNAVAILABLE", {
+  skip,
+}, () => {
+  // Recorded by run.mjs right after installing the package alone, before typescript.
+  const record = JSON.parse(
+    readFileSync(join(scratch, "analyze-without-typescript.json"), "utf8"),
+  );
+  assert.equal(record.status, 2, record.stderr);
+  assert.equal(JSON.parse(record.stdout).error.code, "TYPESCRIPT_UNAVAILABLE");
+  assert.match(record.stderr, /npm install --save-dev typescript/);
 });

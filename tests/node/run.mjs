@@ -72,6 +72,25 @@ try {
     join(scratch, "installed-alone.json"),
     JSON.stringify(readdirSync(join(scratch, "node_modules")).filter((n) => !n.startsWith("."))),
   );
+  // `policy analyze` before typescript (an optional peer) is installed: it must say how to
+  // install it (TYPESCRIPT_UNAVAILABLE), not crash. cli.test.mjs checks the record.
+  const bin = join(scratch, "node_modules", ".bin", "policy");
+  if (existsSync(bin)) {
+    const source = mkdtempSync(join(tmpdir(), "policy-analyze-no-ts-"));
+    writeFileSync(
+      join(source, "app.ts"),
+      'client.evaluate({ target: { service: "s", resource: "r", action: "a" } });\n',
+    );
+    const result = spawnSync(bin, ["-w", source, "analyze", "--format", "json"], {
+      encoding: "utf8",
+      env: { ...process.env, HOME: source, POLICY_HOME: source },
+    });
+    writeFileSync(
+      join(scratch, "analyze-without-typescript.json"),
+      JSON.stringify({ status: result.status, stdout: result.stdout, stderr: result.stderr }),
+    );
+    rmSync(source, { recursive: true, force: true });
+  }
   run("npm", [
     "install",
     ...quiet,
