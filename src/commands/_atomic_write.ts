@@ -2,7 +2,8 @@
  * The one way the CLI writes a file: into a temporary file in the same
  * folder, flushed, then renamed into place (or hard-linked, when an
  * existing file must not be replaced). A crash never leaves half a document
- * and a watching client never reads one.
+ * and a watching client never reads one; the temporary file of a writer
+ * killed mid-write is removed by a later write of the same file.
  *
  * @module
  */
@@ -52,6 +53,7 @@ export async function writeFileAtomic(
       await fs.link(temp, target);
       await fs.unlink(temp);
     }
+    await removeStaleTemporaries(folder, path.basename(target));
   } catch (error) {
     await fs.rm(temp, { force: true }).catch(() => {});
     if ((error as { code?: string }).code === "EEXIST" && !overwrite) {
@@ -62,6 +64,37 @@ export async function writeFileAtomic(
       "WRITE_ERROR",
       `cannot write ${target}: ${(error as Error).message ?? String(error)}`,
     );
+  }
+}
+
+/**
+ * Temporary files of a target older than this were left by a writer that
+ * was killed between creating and renaming them (a live writer renames
+ * within seconds).
+ */
+export const STALE_TEMPORARY_MS = 60_000;
+
+/**
+ * Removes the temporary files of `name` in `folder` (`.<name>.<12 hex>.tmp`,
+ * the names {@link writeFileAtomic} gives) older than
+ * {@link STALE_TEMPORARY_MS}, so that writers killed mid-write (`kill -9`, a
+ * power cut) do not leave copies piling up. Best effort: never fails.
+ */
+async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`^\\.${escaped}\\.[0-9a-f]{12}\\.tmp$`);
+  try {
+    const cutoff = Date.now() - STALE_TEMPORARY_MS;
+    for (const entry of await fs.readdir(folder)) {
+      if (!pattern.test(entry)) continue;
+      const file = path.join(folder, entry);
+      const stat = await fs.lstat(file).catch(() => null);
+      if (stat !== null && stat.isFile() && stat.mtimeMs < cutoff) {
+        await fs.rm(file, { force: true }).catch(() => {});
+      }
+    }
+  } catch {
+    // An unreadable folder: nothing to clean.
   }
 }
 

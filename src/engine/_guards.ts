@@ -76,3 +76,21 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * The JSON Pointer, relative to `value`, of the first number inside `value`
+ * that is not finite, or null when there is none. JSON has no such numbers:
+ * one comes from a literal that overflows (`1e400` parses to `Infinity`) or
+ * from a JavaScript object (`NaN`). The canonical payload cannot represent
+ * them (`JSON.stringify` writes `null`), so a bundle holding one is refused.
+ * Call it on values whose depth is already bounded.
+ */
+export function findNonFiniteNumber(value: unknown): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : "";
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = findNonFiniteNumber(child);
+    if (found !== null) return `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}${found}`;
+  }
+  return null;
+}

@@ -101,12 +101,22 @@ export function checkRequest(
   if (allowed !== null) {
     for (const key of Object.keys(context)) {
       if (!allowed.has(key)) {
+        const shown = quoteKey(key);
         throw new PolicyError(
           "CONTEXT_KEY_NOT_ALLOWED",
-          `context key "${key}" is not in contextPolicy.allowedKeys; remove it from the context or allow it`,
+          `context key ${shown} is not in contextPolicy.allowedKeys; remove it from the context or allow it`,
         );
       }
     }
   }
   return context;
+}
+
+/**
+ * A context key as messages show it: JSON-quoted (so a newline in a key
+ * cannot forge a log line) and cut to 100 characters (a request may carry a
+ * key of any length, and messages end up in logs).
+ */
+function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 100 ? `${key.slice(0, 100)}…` : key);
 }

@@ -37,7 +37,15 @@ const QUOTED_KEYS_MAX = 4096;
 
 function serialise(value: unknown, depth: number): string {
   if (value === null || typeof value !== "object") {
-    // Primitives: JSON.stringify gives the escaping and number format (NaN and ±Infinity become null).
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      // JSON.stringify would write null: a signature over that could not tell
+      // 1e400 (which parses to Infinity) from null, whose meaning differs.
+      throw new PolicyError(
+        "BUNDLE_INVALID",
+        `the document holds a number that is not finite (${value}); JSON cannot represent it (a literal such as 1e400 overflows)`,
+      );
+    }
+    // Primitives: JSON.stringify gives the escaping and number format.
     return JSON.stringify(value) ?? "null";
   }
   if (depth >= MAX_JSON_DEPTH) {

@@ -3,6 +3,7 @@ import type { Issue, ValidationResult } from "./types.ts";
 import { PolicyError } from "./policy_error.ts";
 import {
   ENVS,
+  findNonFiniteNumber,
   isConditionValue,
   isEffectType,
   isFiniteNumber,
@@ -225,6 +226,7 @@ function checkPolicy(
   }
   if (policy.defaults !== undefined) {
     checkDefaults(policy.defaults, `${at}/defaults`, name, out);
+    checkJsonValue(policy.defaults, `${at}/defaults`, `${name}, defaults`, out);
     if (Array.isArray(rules) && rules.length === 0) {
       out.warn(
         "DEFAULTS_UNREACHABLE",
@@ -303,13 +305,34 @@ function checkRule(
   if (rule.description !== undefined && typeof rule.description !== "string") {
     out.error("INVALID_FIELD", `${at}/description`, `${name}: description must be a string`);
   }
-  if (nestsDeeperThan(rule, MAX_RULE_JSON_DEPTH)) {
+  checkJsonValue(rule, at, name, out);
+}
+
+/**
+ * Checks a part of the signed payload as JSON: nested at most
+ * MAX_RULE_JSON_DEPTH deep (`DOCUMENT_TOO_DEEP`), and holding only finite
+ * numbers (`NUMBER_NOT_FINITE`: the canonical payload would write `null` for
+ * one, so a signature could not tell `1e400` from `null`). A number already
+ * reported by a typed check (such as a priority) is not reported twice.
+ */
+function checkJsonValue(value: unknown, at: string, name: string, out: Collector): void {
+  if (nestsDeeperThan(value, MAX_RULE_JSON_DEPTH)) {
     out.error(
       "DOCUMENT_TOO_DEEP",
       at,
       `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
     );
+    return;
   }
+  const found = findNonFiniteNumber(value);
+  if (found === null) return;
+  const path = at + found;
+  if (out.errors.some((issue) => issue.path === path)) return;
+  out.error(
+    "NUMBER_NOT_FINITE",
+    path,
+    `${name}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
+  );
 }
 
 function checkTarget(target: unknown, at: string, name: string, out: Collector): void {

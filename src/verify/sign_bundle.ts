@@ -30,7 +30,9 @@ export interface SignBundleOptions {
  * not modified, and the copy shares no objects with it.
  *
  * @throws {PolicyError} `INVALID_KEY` for an unusable key, `INVALID_OPTIONS`
- * for an unsupported algorithm or an empty `keyId`.
+ * for an unsupported algorithm or an empty `keyId`, `BUNDLE_INVALID` for a
+ * bundle the canonical payload cannot represent (nested too deep, a number
+ * that is not finite) or that is not plain data.
  *
  * @example Signing with an ECDSA P-256 key
  * ```ts
@@ -64,10 +66,25 @@ export async function signBundle<T extends RuntimeBundleV1>(
       `keyId must be a non-empty string naming the signing key; got ${quote(keyId)}`,
     );
   }
-  const copy = structuredClone(bundle);
+  let copy: T;
+  try {
+    copy = structuredClone(bundle);
+  } catch (error) {
+    throw new PolicyError(
+      "BUNDLE_INVALID",
+      `the bundle cannot be copied for signing (${
+        error instanceof Error ? error.message : String(error)
+      }); it must be plain JSON data, not nested too deep`,
+      { cause: error },
+    );
+  }
+  // First, and outside Promise.all: a payload the canonical form refuses
+  // (nested too deep, a number that is not finite) throws here, before a
+  // promise exists that could reject unhandled.
+  const payload = canonicalPayloadBytes(copy);
   const [{ checksum }, value] = await Promise.all([
     computeDigest(copy),
-    signPayload(algorithm, key, canonicalPayloadBytes(copy)),
+    signPayload(algorithm, key, payload),
   ]);
   return { ...copy, checksum, signature: { algorithm, keyId, value } };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { writeFileAtomic } from "../../src/commands/_atomic_write.ts";
-import { readJsonDocument } from "../../src/commands/_read_document.ts";
+import { STALE_TEMPORARY_MS, writeFileAtomic } from "../../src/commands/_atomic_write.ts";
+import { exists, readJsonDocument } from "../../src/commands/_read_document.ts";
 import { scratch } from "./_helpers.ts";
 
 Deno.test("writeFileAtomic() replaces a file through a temporary file and leaves nothing else", async () => {
@@ -45,4 +45,33 @@ Deno.test("readJsonDocument() checks the size limit and gives bundle or document
   assert.deepEqual(await readJsonDocument(bom, "suite", 100), { b: 2 });
   const bad = await s.write("bad.json", "{");
   await assert.rejects(readJsonDocument(bad, "bundle", 100), { code: "BUNDLE_PARSE_ERROR" });
+});
+
+Deno.test("writeFileAtomic() removes the target's temporary files left by killed writers (over a minute old), and nothing else", async () => {
+  await using s = await scratch();
+  const target = path.join(s.wf, "policy-bundle.json");
+  const old = new Date(Date.now() - STALE_TEMPORARY_MS - 5_000);
+  const names = {
+    stale: ".policy-bundle.json.0123456789ab.tmp",
+    staleOther: ".policy-drafts.json.0123456789ab.tmp", // another target's: its own writes clean it
+    fresh: ".policy-bundle.json.ba9876543210.tmp", // a writer that may still be running
+    lookalike: ".policy-bundle.json.tmp",
+    user: "policy-bundle.json.0123456789ab.tmp",
+  };
+  for (const name of Object.values(names)) {
+    await Deno.writeTextFile(path.join(s.wf, name), "partial");
+    if (name !== names.fresh) await Deno.utime(path.join(s.wf, name), old, old);
+  }
+  await writeFileAtomic(target, "{}");
+  const left = [...Deno.readDirSync(s.wf)].map((e) => e.name).sort();
+  assert.deepEqual(
+    left,
+    ["policy-bundle.json", ...Object.values(names).filter((n) => n !== names.stale)].sort(),
+  );
+  // Also when the file is created with overwrite false.
+  const key = path.join(s.wf, "key.pem");
+  await Deno.writeTextFile(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"), "partial");
+  await Deno.utime(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"), old, old);
+  await writeFileAtomic(key, "k", { overwrite: false, mode: 0o600 });
+  assert.ok(!(await exists(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"))));
 });

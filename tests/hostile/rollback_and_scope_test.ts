@@ -1,0 +1,108 @@
+/**
+ * What signatures do not prove, pinned down as tests so that docs/security.md
+ * can name them and a change of behaviour is noticed: rollback to an older
+ * validly signed bundle, the unsigned delivery fields, scope on the local
+ * client, and what HMAC proves.
+ */
+import assert from "node:assert/strict";
+import { createLocalClient, createRemoteClient, loadBundle, signBundle } from "../../mod.ts";
+import { makeTempDir, test, waitFor, writeAtomic } from "../clients/_helpers.ts";
+import { FaultServer } from "../clients/_fault_server.ts";
+import { remoteOptions, V1, V2 } from "../clients/_remote_fixtures.ts";
+import { bundleOf, keys, rule, signedText, VERIFY } from "./_inputs.ts";
+
+const ecdsaVerify = { algorithm: "ECDSA_SHA_256" as const, publicKey: keys.publicKey };
+
+test("rollback: a watching local client puts an older, validly signed bundle in force again", async () => {
+  const { dir, remove } = await makeTempDir("rollback-");
+  const bundlePath = `${dir}/bundle.json`;
+  const newer = await signedText(bundleOf([rule("new")], { bundleVersion: 7 }));
+  const older = await signedText(bundleOf([rule("old")], { bundleVersion: 3 }));
+  await writeAtomic(bundlePath, newer);
+  const client = await createLocalClient({
+    bundlePath,
+    verify: ecdsaVerify,
+    watch: { intervalMs: 1 },
+  });
+  try {
+    assert.equal(client.status().bundleVersion, 7);
+    await writeAtomic(bundlePath, older);
+    await waitFor(() => client.status().bundleVersion === 3, "the older bundle is in force");
+  } finally {
+    await client.close();
+    await remove();
+  }
+});
+
+test("rollback: the remote client puts an older, validly signed bundle in force again", async () => {
+  await using server = FaultServer.start({ kind: "bundle", body: V2, etag: '"v2"' });
+  const client = await createRemoteClient(remoteOptions(server.baseUrl, {
+    poll: { intervalMs: 3_600_000 },
+  }));
+  try {
+    assert.equal(client.status().bundleVersion, 2);
+    server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
+    const status = await client.refresh();
+    assert.equal(status.bundleVersion, 1);
+    assert.equal(status.degraded, false);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("bundleVersion, generatedAt, etag, signature.keyId and unknown top-level and policy fields are outside the signature: editing them keeps a bundle verified", async () => {
+  const signed = JSON.parse(
+    await signedText(bundleOf([rule()], {
+      bundleVersion: 3,
+      generatedAt: "2026-01-01T00:00:00Z",
+      etag: '"a"',
+    }, { friendlyName: "Invoices" })),
+  );
+  const edited = {
+    ...signed,
+    bundleVersion: 999_999,
+    generatedAt: "2099-12-31T23:59:59Z",
+    etag: '"b"',
+    note: "added later",
+    signature: { ...signed.signature, keyId: "a-key-id-of-my-choice" },
+    policies: [{ ...signed.policies[0], friendlyName: "Something else" }],
+  };
+  const loaded = await loadBundle(JSON.stringify(edited), VERIFY);
+  assert.equal(loaded.status.checksum, signed.checksum);
+  assert.equal(loaded.status.bundleVersion, 999_999);
+  // keyId is a label recorded at signing, reported as found: it is not checked.
+  assert.deepEqual(loaded.status.signature, {
+    status: "verified",
+    algorithm: "ECDSA_SHA_256",
+    keyId: "a-key-id-of-my-choice",
+  });
+});
+
+test("scope: the local client checks no env, orgId or projectId: a bundle signed for another scope loads", async () => {
+  const { dir, remove } = await makeTempDir("scope-");
+  const bundlePath = `${dir}/bundle.json`;
+  await writeAtomic(
+    bundlePath,
+    await signedText(bundleOf([rule()], { env: "dev", orgId: "other-org", projectId: "other" })),
+  );
+  try {
+    await using client = await createLocalClient({ bundlePath, verify: ecdsaVerify });
+    assert.equal(client.status().env, "dev");
+  } finally {
+    await remove();
+  }
+});
+
+Deno.test("HMAC proves integrity only: whoever holds the verification secret signs bundles that verify", async () => {
+  const secret = "7e".repeat(32);
+  const forged = await signBundle(
+    bundleOf([
+      rule("forged", { effect: { type: "kill_switch", killSwitch: { service: "x" } } }),
+    ]) as never,
+    { algorithm: "HMAC_SHA256", key: secret, keyId: "anyone" },
+  );
+  const loaded = await loadBundle(JSON.stringify(forged), {
+    verify: { algorithm: "HMAC_SHA256", publicKey: secret },
+  });
+  assert.equal(loaded.status.signature.status, "verified");
+});
