@@ -1,33 +1,28 @@
-// Memory retained by a loaded bundle, in a fresh process:
-// `deno run --v8-flags=--expose-gc _memory_child.ts <parse|load>` prints one JSON line.
-// "parse" keeps only JSON.parse's document; "load" keeps loadBundle's result.
+// Memory retained by a loaded bundle, in a fresh process that holds nothing else:
+// `deno run --allow-read=<file> --v8-flags=--expose-gc _memory_child.ts <parse|load> <file> <spki-pem>`
+// prints one JSON line. "parse" keeps JSON.parse's document; "load" keeps loadBundle's result.
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { loadBundle } from "../../mod.ts";
-import { makeSignedBundle } from "./_signed_bundle.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
-const mode = process.argv[2];
+const [mode, file, publicKey] = process.argv.slice(2) as [string, string, string];
 
-const { bytes, options, targets } = await makeSignedBundle();
 const settle = () => {
   for (let i = 0; i < 3; i++) gc();
   return process.memoryUsage();
 };
+const bytes: Uint8Array = readFileSync(file);
 const before = settle();
-let kept: unknown;
-if (mode === "parse") {
-  kept = JSON.parse(new TextDecoder().decode(bytes));
-} else {
-  kept = await loadBundle(bytes, options);
-}
+const kept = mode === "parse"
+  ? JSON.parse(new TextDecoder().decode(bytes))
+  : await loadBundle(bytes, { verify: { algorithm: "ECDSA_SHA_256", publicKey } });
 const after = settle();
 console.log(JSON.stringify({
   mode,
-  targets,
   bundleBytes: bytes.byteLength,
   rssDelta: after.rss - before.rss,
   heapUsedDelta: after.heapUsed - before.heapUsed,
-  rssAfter: after.rss,
   kept: kept !== undefined,
 }));

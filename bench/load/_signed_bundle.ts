@@ -10,6 +10,8 @@ export interface SignedBundle {
   bytes: Uint8Array;
   targets: number;
   options: LoadBundleOptions;
+  /** The verifying key as SPKI PEM text, for child processes. */
+  publicKeyPem: string;
 }
 
 /** A scenario bundle with as many targets as fit in TARGET_BYTES, ECDSA-signed. */
@@ -28,9 +30,12 @@ export async function makeSignedBundle(targetBytes = TARGET_BYTES): Promise<Sign
     key: pair.privateKey,
     keyId: "bench",
   });
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+  const base64 = btoa(String.fromCharCode(...spki));
   return {
     bytes: new TextEncoder().encode(JSON.stringify(signed)),
     targets,
     options: { verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey } },
+    publicKeyPem: `-----BEGIN PUBLIC KEY-----\n${base64}\n-----END PUBLIC KEY-----\n`,
   };
 }

@@ -5,7 +5,8 @@
 // bench/load/results-deno.json and the block between the markers in
 // docs/performance.md.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../mod.ts";
@@ -45,9 +46,21 @@ const loadMs = median(loadTimes);
 const afterParse = stage.validate + stage.canonical + stage.sha256 + stage.compile;
 console.error(`load: JSON.parse ${parseMs.toFixed(1)} ms, loadBundle ${loadMs.toFixed(1)} ms`);
 
-// 2. Memory, each in a fresh process.
+// 2. Memory, each in a fresh process that reads the bundle from a file.
+const file = here("../../.tmp/bench-load-bundle.json");
+mkdirSync(dirname(file), { recursive: true });
+writeFileSync(file, bundle.bytes);
 const memory = (mode: string) => {
-  const args = ["run", "--quiet", "--v8-flags=--expose-gc", here("./_memory_child.ts"), mode];
+  const args = [
+    "run",
+    "--quiet",
+    `--allow-read=${file}`,
+    "--v8-flags=--expose-gc",
+    here("./_memory_child.ts"),
+    mode,
+    file,
+    bundle.publicKeyPem,
+  ];
   const child = spawnSync("deno", args, { encoding: "utf8" });
   if (child.status !== 0) {
     throw new Error(`memory ${mode}: ${child.error?.message ?? child.stderr}`);
@@ -56,6 +69,7 @@ const memory = (mode: string) => {
 };
 const parsedMemory = memory("parse");
 const loadedMemory = memory("load");
+rmSync(file);
 console.error(`memory: loaded bundle +${(loadedMemory.rssDelta / MiB).toFixed(0)} MiB rss`);
 
 // 3. Reload while evaluating.

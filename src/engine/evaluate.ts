@@ -1,7 +1,9 @@
 // This module is browser compatible.
 import type { ContextPolicy, Decision, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
-import { checkRequest, makeDecision, selectCandidate } from "./_select_candidate.ts";
+import { checkRequest } from "./_request.ts";
+import { makeDecision } from "./_decision.ts";
+import { runProgram } from "./_target_program.ts";
 
 /** Options of {@link createEvaluator} and {@link evaluate}. */
 export interface EvaluateOptions {
@@ -59,8 +61,8 @@ export function createEvaluator(
   return (request) => {
     const context = checkRequest(request, allowed);
     const { service, resource, action } = request.target;
-    const entry = compiled.lookup(service, resource, action);
-    const winner = entry === undefined ? null : selectCandidate(entry, context);
+    const program = compiled.lookup(service, resource, action);
+    const winner = program === undefined ? null : runProgram(program, context);
     return winner === null ? { decision: "deny", reason: "default" } : makeDecision(winner, parse);
   };
 }

@@ -1,0 +1,259 @@
+// This module is browser compatible.
+// The candidates of one target, ranked once by the selection order of
+// CONTRACT.md §3. The compiler turns them into a target's program; traces
+// rebuild them on demand to explain a decision.
+import type { Effect, EffectType, Policy, PolicyDefault, Rule } from "./types.ts";
+import type { Test } from "./_compile_condition.ts";
+import { EFFECT_TYPES } from "./_guards.ts";
+import { TargetIndex } from "./_target_index.ts";
+
+/**
+ * One way a decision can be made at a target: a rule's outcome (effect,
+ * thenEffect or elseEffect) or a policy default. `rank` orders every
+ * candidate of a target by the selection order; the lowest that fires wins.
+ * Every candidate has the same shape (absent descriptors are null), so the
+ * code that reads them stays monomorphic.
+ */
+export interface Candidate {
+  readonly rank: number;
+  readonly type: EffectType;
+  readonly priority: number;
+  readonly policyKey: string;
+  /** The rule id, or `__default__` for a policy default. */
+  readonly ruleId: string;
+  readonly reason: "rule" | "default";
+  readonly throttle: {
+    readonly limit: number;
+    readonly windowSeconds: number;
+    readonly key: string;
+  } | null;
+  readonly killSwitch: { readonly service: string; readonly reason: string | null } | null;
+  /** The custom value, or null. */
+  readonly value: string | null;
+  /** True when `value` parses as JSON. */
+  readonly valueIsJson: boolean;
+}
+
+/** A rule naming the target, with its compiled test and its candidates. */
+export interface RankedRule {
+  readonly rule: Rule;
+  readonly active: boolean;
+  /** null when the rule has no `when`. */
+  readonly test: Test | null;
+  /** Applied when there is no `when`, or when it is true. */
+  readonly onTrue: Candidate;
+  /** Applied when `when` is false; null means the rule is skipped. */
+  readonly onFalse: Candidate | null;
+}
+
+/** A policy as it applies at one target. */
+export interface RankedPolicy {
+  readonly policyKey: string;
+  /** Every rule naming the target, active or disabled, in bundle order. */
+  readonly rules: readonly RankedRule[];
+  /** The default as a candidate, or null when absent or ignored. */
+  readonly fallback: Candidate | null;
+}
+
+/**
+ * Where the rules naming each target are: per target, a flat list of
+ * `policyIndex, ruleIndex` pairs in bundle order.
+ */
+export function collectTargets(policies: readonly Policy[]): TargetIndex<number[]> {
+  const index = new TargetIndex<number[]>();
+  // Rules of one policy usually share a target: remember the last one.
+  let last: Rule["target"] | null = null;
+  let lastRefs: number[] = [];
+  for (let p = 0; p < policies.length; p++) {
+    const rules = policies[p]!.rules;
+    for (let r = 0; r < rules.length; r++) {
+      const target = rules[r]!.target;
+      if (
+        last === null || target.service !== last.service || target.resource !== last.resource ||
+        target.action !== last.action
+      ) {
+        last = target;
+        const found = index.get(target.service, target.resource, target.action);
+        if (found === undefined) {
+          index.set(target.service, target.resource, target.action, lastRefs = []);
+        } else {
+          lastRefs = found;
+        }
+      }
+      lastRefs.push(p, r);
+    }
+  }
+  return index;
+}
+
+/** A candidate before its rank is known, with what it is sorted by. */
+interface Draft {
+  readonly type: EffectType;
+  readonly effect: Pick<Effect, "killSwitch" | "throttle">;
+  readonly customValue: string | undefined;
+  readonly priority: number;
+  readonly policyKey: string;
+  readonly ruleId: string;
+  readonly reason: "rule" | "default";
+  readonly rate: number;
+  readonly policyIndex: number;
+  readonly ruleIndex: number;
+  /** 0 for `effect`/`thenEffect`, 1 for `elseEffect`. */
+  readonly branch: number;
+  candidate: Candidate | null;
+}
+
+/**
+ * The policies that apply at one target (those with a rule naming it), with
+ * every rule, its compiled test and its candidates, ranked.
+ *
+ * @param refs The target's `policyIndex, ruleIndex` pairs from {@link collectTargets}.
+ * @param testFor Compiles (or finds) the test of a `when`.
+ */
+export function rankTarget(
+  policies: readonly Policy[],
+  refs: readonly number[],
+  testFor: (when: unknown) => Test,
+): RankedPolicy[] {
+  const drafts: Draft[] = [];
+  const draft = (d: Omit<Draft, "candidate">): Draft => {
+    const full: Draft = { ...d, candidate: null };
+    drafts.push(full);
+    return full;
+  };
+  interface PolicyDraft {
+    policyKey: string;
+    rules: { rule: Rule; test: Test | null; onTrue: Draft; onFalse: Draft | null }[];
+    fallback: Draft | null;
+  }
+  const policyDrafts: PolicyDraft[] = [];
+  let current: PolicyDraft | null = null;
+  let currentIndex = -1;
+  for (let k = 0; k < refs.length; k += 2) {
+    const policyIndex = refs[k]!;
+    const ruleIndex = refs[k + 1]!;
+    const policy = policies[policyIndex]!;
+    const rule = policy.rules[ruleIndex]!;
+    if (policyIndex !== currentIndex) {
+      // refs are in bundle order: the rules of one policy come together.
+      currentIndex = policyIndex;
+      current = { policyKey: policy.policyKey, rules: [], fallback: null };
+      policyDrafts.push(current);
+      if (policy.defaults !== undefined) {
+        current.fallback = defaultDraft(policy.policyKey, policy.defaults, policyIndex, draft);
+      }
+    }
+    const ruleDraft = (effect: Effect, branch: number) =>
+      draft({
+        type: effect.type,
+        effect,
+        customValue: effect.value,
+        priority: rule.priority,
+        policyKey: policy.policyKey,
+        ruleId: rule.id,
+        reason: "rule",
+        rate: effectRate(effect),
+        policyIndex,
+        ruleIndex,
+        branch,
+      });
+    const hasWhen = rule.when !== undefined;
+    current!.rules.push({
+      rule,
+      test: hasWhen ? testFor(rule.when) : null,
+      onTrue: ruleDraft(
+        hasWhen && rule.thenEffect !== undefined ? rule.thenEffect : rule.effect,
+        0,
+      ),
+      onFalse: hasWhen && rule.elseEffect !== undefined ? ruleDraft(rule.elseEffect, 1) : null,
+    });
+  }
+  drafts.sort(compareDrafts);
+  for (let rank = 0; rank < drafts.length; rank++) {
+    drafts[rank]!.candidate = makeCandidate(drafts[rank]!, rank);
+  }
+  return policyDrafts.map((p) => ({
+    policyKey: p.policyKey,
+    rules: p.rules.map(({ rule, test, onTrue, onFalse }) => ({
+      rule,
+      active: rule.status === "active",
+      test,
+      onTrue: onTrue.candidate!,
+      onFalse: onFalse === null ? null : onFalse.candidate!,
+    })),
+    fallback: p.fallback === null ? null : p.fallback.candidate!,
+  }));
+}
+
+function defaultDraft(
+  policyKey: string,
+  d: PolicyDefault,
+  policyIndex: number,
+  draft: (d: Omit<Draft, "candidate">) => Draft,
+): Draft | null {
+  // A kill_switch or throttle default without its descriptor is ignored.
+  if (d.effect === "kill_switch" && d.killSwitch === undefined) return null;
+  if (d.effect === "throttle" && d.throttle === undefined) return null;
+  return draft({
+    type: d.effect,
+    effect: d,
+    customValue: d.customEffect,
+    priority: -1,
+    policyKey,
+    ruleId: "__default__",
+    reason: "default",
+    rate: effectRate(d),
+    policyIndex,
+    ruleIndex: -1,
+    branch: 0,
+  });
+}
+
+const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
+
+/**
+ * Selection order (CONTRACT.md §3): strongest effect type; among throttles
+ * the lowest rate then the higher priority; among others the higher
+ * priority; then rules before defaults; then bundle order.
+ */
+function compareDrafts(a: Draft, b: Draft): number {
+  return STRENGTH.get(a.type)! - STRENGTH.get(b.type)! ||
+    (a.type === "throttle" ? a.rate - b.rate : 0) ||
+    b.priority - a.priority ||
+    Number(a.reason === "default") - Number(b.reason === "default") ||
+    a.policyIndex - b.policyIndex ||
+    a.ruleIndex - b.ruleIndex ||
+    a.branch - b.branch;
+}
+
+function effectRate(effect: { throttle?: { limit: number; windowSeconds: number } }): number {
+  return effect.throttle ? effect.throttle.limit / effect.throttle.windowSeconds : 0;
+}
+
+/** The candidate of a draft, in the one shape every candidate has; descriptors are copied. */
+function makeCandidate(d: Draft, rank: number): Candidate {
+  const t = d.type === "throttle" ? d.effect.throttle! : null;
+  const ks = d.type === "kill_switch" ? d.effect.killSwitch! : null;
+  const value = d.type === "custom" ? d.customValue! : null;
+  return Object.freeze({
+    rank,
+    type: d.type,
+    priority: d.priority,
+    policyKey: d.policyKey,
+    ruleId: d.ruleId,
+    reason: d.reason,
+    throttle: t && Object.freeze({ limit: t.limit, windowSeconds: t.windowSeconds, key: t.key }),
+    killSwitch: ks && Object.freeze({ service: ks.service, reason: ks.reason ?? null }),
+    value,
+    valueIsJson: value !== null && parsesAsJson(value),
+  });
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
