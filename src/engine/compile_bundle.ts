@@ -1,8 +1,7 @@
 // This module is browser compatible.
 import type { RuntimeBundleV1 } from "./types.ts";
 import { assertValidBundle } from "./validate_bundle.ts";
-import { compileCondition, type Test } from "./_compile_condition.ts";
-import { canonicalJson } from "./canonical_payload.ts";
+import { sharedConditionCompiler } from "./_compile_condition.ts";
 import { collectTargets, rankTarget } from "./_rank_target.ts";
 import { buildProgram, type TargetProgram } from "./_target_program.ts";
 
@@ -54,14 +53,7 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
   if (!options.skipValidation) assertValidBundle(document);
   const bundle = document as RuntimeBundleV1;
   const policies = bundle.policies;
-  // Identical conditions share one compiled test: less memory, and call sites stay monomorphic.
-  const tests = new Map<string, Test>();
-  const testFor = (when: unknown): Test => {
-    const key = canonicalJson(when);
-    let test = tests.get(key);
-    if (test === undefined) tests.set(key, test = compileCondition(when));
-    return test;
-  };
+  const testFor = sharedConditionCompiler();
   const index = collectTargets(policies).transform((refs) =>
     Object.freeze(buildProgram(rankTarget(policies, refs, testFor)))
   );
