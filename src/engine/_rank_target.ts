@@ -2,7 +2,7 @@
 // The candidates of one target, ranked once by the selection order of
 // CONTRACT.md §3. The compiler turns them into a target's program; traces
 // rebuild them on demand to explain a decision.
-import type { Effect, EffectType, Policy, PolicyDefault, Rule } from "./types.ts";
+import type { Effect, EffectType, Policy, Rule } from "./types.ts";
 import type { Test } from "./_compile_condition.ts";
 import { EFFECT_TYPES } from "./_guards.ts";
 import { TargetIndex } from "./_target_index.ts";
@@ -86,21 +86,16 @@ export function collectTargets(policies: readonly Policy[]): TargetIndex<number[
   return index;
 }
 
-/** A candidate before its rank is known, with what it is sorted by. */
+/** A candidate being ranked: the candidate (rank still unset) and what it is sorted by. */
 interface Draft {
-  readonly type: EffectType;
-  readonly effect: Pick<Effect, "killSwitch" | "throttle">;
-  readonly customValue: string | undefined;
-  readonly priority: number;
-  readonly policyKey: string;
-  readonly ruleId: string;
-  readonly reason: "rule" | "default";
+  readonly candidate: { -readonly [K in keyof Candidate]: Candidate[K] };
+  readonly strength: number;
   readonly rate: number;
   readonly policyIndex: number;
+  /** -1 for a policy default. */
   readonly ruleIndex: number;
   /** 0 for `effect`/`thenEffect`, 1 for `elseEffect`. */
   readonly branch: number;
-  candidate: Candidate | null;
 }
 
 /**
@@ -116,18 +111,8 @@ export function rankTarget(
   testFor: (when: unknown) => Test,
 ): RankedPolicy[] {
   const drafts: Draft[] = [];
-  const draft = (d: Omit<Draft, "candidate">): Draft => {
-    const full: Draft = { ...d, candidate: null };
-    drafts.push(full);
-    return full;
-  };
-  interface PolicyDraft {
-    policyKey: string;
-    rules: { rule: Rule; test: Test | null; onTrue: Draft; onFalse: Draft | null }[];
-    fallback: Draft | null;
-  }
-  const policyDrafts: PolicyDraft[] = [];
-  let current: PolicyDraft | null = null;
+  const ranked: { policyKey: string; rules: RankedRule[]; fallback: Candidate | null }[] = [];
+  let current: (typeof ranked)[number] | undefined;
   let currentIndex = -1;
   for (let k = 0; k < refs.length; k += 2) {
     const policyIndex = refs[k]!;
@@ -138,75 +123,83 @@ export function rankTarget(
       // refs are in bundle order: the rules of one policy come together.
       currentIndex = policyIndex;
       current = { policyKey: policy.policyKey, rules: [], fallback: null };
-      policyDrafts.push(current);
-      if (policy.defaults !== undefined) {
-        current.fallback = defaultDraft(policy.policyKey, policy.defaults, policyIndex, draft);
+      ranked.push(current);
+      const fallback = defaultDraft(policy, policyIndex);
+      if (fallback !== null) {
+        drafts.push(fallback);
+        current.fallback = fallback.candidate;
       }
     }
-    const ruleDraft = (effect: Effect, branch: number) =>
-      draft({
-        type: effect.type,
-        effect,
-        customValue: effect.value,
-        priority: rule.priority,
-        policyKey: policy.policyKey,
-        ruleId: rule.id,
-        reason: "rule",
-        rate: effectRate(effect),
-        policyIndex,
-        ruleIndex,
-        branch,
-      });
     const hasWhen = rule.when !== undefined;
+    const effect = hasWhen && rule.thenEffect !== undefined ? rule.thenEffect : rule.effect;
+    const onTrue = ruleDraft(policy, policyIndex, rule, ruleIndex, effect, 0);
+    drafts.push(onTrue);
+    let onFalse: Candidate | null = null;
+    if (hasWhen && rule.elseEffect !== undefined) {
+      const draft = ruleDraft(policy, policyIndex, rule, ruleIndex, rule.elseEffect, 1);
+      drafts.push(draft);
+      onFalse = draft.candidate;
+    }
     current!.rules.push({
       rule,
+      active: rule.status === "active",
       test: hasWhen ? testFor(rule.when) : null,
-      onTrue: ruleDraft(
-        hasWhen && rule.thenEffect !== undefined ? rule.thenEffect : rule.effect,
-        0,
-      ),
-      onFalse: hasWhen && rule.elseEffect !== undefined ? ruleDraft(rule.elseEffect, 1) : null,
+      onTrue: onTrue.candidate,
+      onFalse,
     });
   }
   drafts.sort(compareDrafts);
   for (let rank = 0; rank < drafts.length; rank++) {
-    drafts[rank]!.candidate = makeCandidate(drafts[rank]!, rank);
+    const candidate = drafts[rank]!.candidate;
+    candidate.rank = rank;
+    Object.freeze(candidate);
   }
-  return policyDrafts.map((p) => ({
-    policyKey: p.policyKey,
-    rules: p.rules.map(({ rule, test, onTrue, onFalse }) => ({
-      rule,
-      active: rule.status === "active",
-      test,
-      onTrue: onTrue.candidate!,
-      onFalse: onFalse === null ? null : onFalse.candidate!,
-    })),
-    fallback: p.fallback === null ? null : p.fallback.candidate!,
-  }));
+  return ranked;
 }
 
-function defaultDraft(
-  policyKey: string,
-  d: PolicyDefault,
+function ruleDraft(
+  policy: Policy,
   policyIndex: number,
-  draft: (d: Omit<Draft, "candidate">) => Draft,
-): Draft | null {
+  rule: Rule,
+  ruleIndex: number,
+  effect: Effect,
+  branch: number,
+): Draft {
+  return {
+    candidate: makeCandidate(effect.type, effect, effect.value, {
+      priority: rule.priority,
+      policyKey: policy.policyKey,
+      ruleId: rule.id,
+      reason: "rule",
+    }),
+    strength: STRENGTH.get(effect.type)!,
+    rate: effectRate(effect),
+    policyIndex,
+    ruleIndex,
+    branch,
+  };
+}
+
+/** The draft of a policy's default; null when there is none, or it is ignored. */
+function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
+  const d = policy.defaults;
+  if (d === undefined) return null;
   // A kill_switch or throttle default without its descriptor is ignored.
   if (d.effect === "kill_switch" && d.killSwitch === undefined) return null;
   if (d.effect === "throttle" && d.throttle === undefined) return null;
-  return draft({
-    type: d.effect,
-    effect: d,
-    customValue: d.customEffect,
-    priority: -1,
-    policyKey,
-    ruleId: "__default__",
-    reason: "default",
+  return {
+    candidate: makeCandidate(d.effect, d, d.customEffect, {
+      priority: -1,
+      policyKey: policy.policyKey,
+      ruleId: "__default__",
+      reason: "default",
+    }),
+    strength: STRENGTH.get(d.effect)!,
     rate: effectRate(d),
     policyIndex,
     ruleIndex: -1,
     branch: 0,
-  });
+  };
 }
 
 const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
@@ -217,10 +210,10 @@ const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
  * priority; then rules before defaults; then bundle order.
  */
 function compareDrafts(a: Draft, b: Draft): number {
-  return STRENGTH.get(a.type)! - STRENGTH.get(b.type)! ||
-    (a.type === "throttle" ? a.rate - b.rate : 0) ||
-    b.priority - a.priority ||
-    Number(a.reason === "default") - Number(b.reason === "default") ||
+  return a.strength - b.strength ||
+    (a.candidate.type === "throttle" ? a.rate - b.rate : 0) ||
+    b.candidate.priority - a.candidate.priority ||
+    Number(a.ruleIndex < 0) - Number(b.ruleIndex < 0) ||
     a.policyIndex - b.policyIndex ||
     a.ruleIndex - b.ruleIndex ||
     a.branch - b.branch;
@@ -230,23 +223,31 @@ function effectRate(effect: { throttle?: { limit: number; windowSeconds: number 
   return effect.throttle ? effect.throttle.limit / effect.throttle.windowSeconds : 0;
 }
 
-/** The candidate of a draft, in the one shape every candidate has; descriptors are copied. */
-function makeCandidate(d: Draft, rank: number): Candidate {
-  const t = d.type === "throttle" ? d.effect.throttle! : null;
-  const ks = d.type === "kill_switch" ? d.effect.killSwitch! : null;
-  const value = d.type === "custom" ? d.customValue! : null;
-  return Object.freeze({
-    rank,
-    type: d.type,
-    priority: d.priority,
-    policyKey: d.policyKey,
-    ruleId: d.ruleId,
-    reason: d.reason,
+/**
+ * A candidate in the one shape every candidate has, descriptors copied; its
+ * rank is set, and the candidate frozen, once the target's candidates are sorted.
+ */
+function makeCandidate(
+  type: EffectType,
+  effect: Pick<Effect, "killSwitch" | "throttle">,
+  customValue: string | undefined,
+  origin: Pick<Candidate, "priority" | "policyKey" | "ruleId" | "reason">,
+): Draft["candidate"] {
+  const t = type === "throttle" ? effect.throttle! : null;
+  const ks = type === "kill_switch" ? effect.killSwitch! : null;
+  const value = type === "custom" ? customValue! : null;
+  return {
+    rank: -1,
+    type,
+    priority: origin.priority,
+    policyKey: origin.policyKey,
+    ruleId: origin.ruleId,
+    reason: origin.reason,
     throttle: t && Object.freeze({ limit: t.limit, windowSeconds: t.windowSeconds, key: t.key }),
     killSwitch: ks && Object.freeze({ service: ks.service, reason: ks.reason ?? null }),
     value,
     valueIsJson: value !== null && parsesAsJson(value),
-  });
+  };
 }
 
 function parsesAsJson(text: string): boolean {

@@ -1,32 +1,47 @@
 // This module is browser compatible.
 /**
- * The program of a target: what `evaluate` runs, built once at compile time
- * from the target's ranked candidates.
+ * Target programs: what `evaluate` runs, built once at compile time from
+ * each target's ranked candidates. Every program of a bundle lives in one
+ * shared array (the bundle's "code"); the target index maps a target to the
+ * offset where its program starts. An evaluation therefore reads one small
+ * contiguous region of memory after the lookup: no per-target objects.
  *
- * A program is a flat array of instructions of four slots each:
+ * A program is a list of instructions of four slots each:
  *
  *     test, memoBit, ifTrue, ifFalse
  *
- * `test` is a compiled condition, or null for "true". `ifTrue` and `ifFalse`
- * are each either a candidate (the decision is made: return it) or a number
- * (the offset of the next instruction; the program's length means "no
- * candidate"). Instructions test candidates in rank order, so the first
- * candidate reached is the one with the lowest rank that fires: the winner.
- * Evaluation stops there, and nothing after an unconditional candidate is
- * emitted at all.
+ * followed by the records of the candidates it can return. `test` is a
+ * compiled condition, or null for "true". `ifTrue` and `ifFalse` each say
+ * what comes next: a number >= 0 is the offset of the next instruction,
+ * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
+ * the candidate whose record is at offset `-n - 2`. Instructions test the
+ * candidates in rank order, so the first candidate returned is the one with
+ * the lowest rank that fires: the winner. Evaluation stops there, and
+ * nothing after an unconditional candidate is emitted at all.
  *
  * A rule's test can be needed by more than one instruction (its `elseEffect`,
  * its policy's default). Such a test gets a `memoBit` (one of 30), and its
  * result is kept in two integers for the rest of the evaluation; `memoBit` 0
  * means "just run the test" (a pure function of the context).
  *
+ * A candidate record is {@link RECORD_SIZE} slots: type, reason, policyKey,
+ * ruleId, three descriptor slots (throttle: limit, windowSeconds, key;
+ * kill_switch: service, reason or null; custom: value, whether it parses as
+ * JSON; null otherwise), and the candidate's priority (for traces).
+ *
  * @module
  */
 import type { Test } from "./_compile_condition.ts";
 import type { Candidate, RankedPolicy, RankedRule } from "./_rank_target.ts";
 
-/** A target's compiled program (see the module documentation). */
-export type TargetProgram = readonly unknown[];
+/** The shared array holding every program and candidate record of a bundle. */
+export type Code = readonly unknown[];
+
+/** `ifTrue`/`ifFalse` value meaning that no candidate fires. */
+export const NO_CANDIDATE = -1;
+
+/** Slots of a candidate record. */
+export const RECORD_SIZE = 8;
 
 /** How many rule tests a program can remember results of (small integers only). */
 const MEMO_BITS = 30;
@@ -43,29 +58,57 @@ interface Step {
   rules: RankedRule[];
 }
 
-/** Builds the program of a target from its ranked policies. */
-export function buildProgram(policies: readonly RankedPolicy[]): TargetProgram {
+/**
+ * Appends the program of a target, and its candidate records, to `code`;
+ * returns the offset where the program starts.
+ */
+export function emitProgram(code: unknown[], policies: readonly RankedPolicy[]): number {
   const steps = reachableSteps(policies);
   const memoBits = assignMemoBits(steps);
-  const program: unknown[] = [];
-  for (const step of steps) {
-    const { candidate, rules } = step;
-    if (rules.length === 0 || rules[0]!.test === null) {
-      program.push(null, 0, candidate, candidate); // unconditional: always the last step
-      break;
+  const start = code.length;
+  let instructions = 0;
+  for (const step of steps) instructions += isUnconditional(step) ? 1 : step.rules.length;
+  if (instructions === 0) {
+    code.push(null, 0, NO_CANDIDATE, NO_CANDIDATE);
+    return start;
+  }
+  const recordsAt = start + instructions * 4;
+  const returns = (stepIndex: number) => -(recordsAt + stepIndex * RECORD_SIZE) - 2;
+  steps.forEach((step, s) => {
+    const { rules } = step;
+    if (isUnconditional(step)) {
+      code.push(null, 0, returns(s), returns(s)); // always the last step
+      return;
     }
-    const end = program.length + rules.length * 4;
+    const end = code.length + rules.length * 4;
+    const next = end === recordsAt ? NO_CANDIDATE : end;
     if (step.firesWhen === "true") {
-      program.push(rules[0]!.test, memoBits.get(rules[0]!) ?? 0, candidate, end);
-      continue;
+      code.push(rules[0]!.test, memoBits?.get(rules[0]!) ?? 0, returns(s), next);
+      return;
     }
     // Every test false, in turn: any true test skips to the next step.
     rules.forEach((rule, i) => {
       const last = i === rules.length - 1;
-      program.push(rule.test, memoBits.get(rule) ?? 0, end, last ? candidate : program.length + 4);
+      code.push(rule.test, memoBits?.get(rule) ?? 0, next, last ? returns(s) : code.length + 4);
     });
-  }
-  return program;
+  });
+  for (const { candidate } of steps) pushRecord(code, candidate);
+  return start;
+}
+
+function pushRecord(code: unknown[], c: Candidate): void {
+  code.push(c.type, c.reason, c.policyKey, c.ruleId);
+  const t = c.throttle;
+  const ks = c.killSwitch;
+  if (t !== null) code.push(t.limit, t.windowSeconds, t.key);
+  else if (ks !== null) code.push(ks.service, ks.reason, null);
+  else if (c.value !== null) code.push(c.value, c.valueIsJson, null);
+  else code.push(null, null, null);
+  code.push(c.priority);
+}
+
+function isUnconditional(step: Step): boolean {
+  return step.rules.length === 0 || step.rules[0]!.test === null;
 }
 
 /**
@@ -73,31 +116,51 @@ export function buildProgram(policies: readonly RankedPolicy[]): TargetProgram {
  * can never fire (a rule of their policy always fires) are left out.
  */
 function reachableSteps(policies: readonly RankedPolicy[]): Step[] {
-  const steps: Step[] = [];
+  // Ranks are 0..n-1 over every candidate of the target, disabled rules' too:
+  // placing steps at their rank sorts them (leaving holes).
+  const byRank: Step[] = [];
   for (const policy of policies) {
-    const active = policy.rules.filter((rule) => rule.active);
-    for (const rule of active) {
-      steps.push({ candidate: rule.onTrue, firesWhen: "true", rules: [rule] });
+    let defaultCanFire = true;
+    for (const rule of policy.rules) {
+      if (!rule.active) continue;
+      byRank[rule.onTrue.rank] = { candidate: rule.onTrue, firesWhen: "true", rules: [rule] };
       if (rule.onFalse !== null) {
-        steps.push({ candidate: rule.onFalse, firesWhen: "false", rules: [rule] });
+        byRank[rule.onFalse.rank] = { candidate: rule.onFalse, firesWhen: "false", rules: [rule] };
       }
+      if (rule.test === null || rule.onFalse !== null) defaultCanFire = false;
     }
     const fallback = policy.fallback;
-    if (fallback !== null && active.every((r) => r.test !== null && r.onFalse === null)) {
-      steps.push({ candidate: fallback, firesWhen: "false", rules: active });
+    if (fallback !== null && defaultCanFire) {
+      const active = policy.rules.filter((rule) => rule.active);
+      byRank[fallback.rank] = { candidate: fallback, firesWhen: "false", rules: active };
     }
   }
-  steps.sort((a, b) => a.candidate.rank - b.candidate.rank);
-  const unconditional = steps.findIndex((s) => s.rules.length === 0 || s.rules[0]!.test === null);
-  return unconditional < 0 ? steps : steps.slice(0, unconditional + 1);
+  const steps: Step[] = [];
+  for (const step of byRank) {
+    if (step === undefined) continue;
+    steps.push(step);
+    if (isUnconditional(step)) break;
+  }
+  return steps;
 }
 
-/** A memo bit for each rule whose test more than one step needs, while bits last. */
-function assignMemoBits(steps: Step[]): Map<RankedRule, number> {
+/**
+ * A memo bit for each rule whose test more than one step needs, while bits
+ * last; null when no test is needed twice (the usual case).
+ */
+function assignMemoBits(steps: Step[]): Map<RankedRule, number> | null {
+  // Only an elseEffect or a default can make a second step need a rule's test.
+  if (steps.every((step) => step.firesWhen === "true")) return null;
   const uses = new Map<RankedRule, number>();
+  let shared = false;
   for (const step of steps) {
-    for (const rule of step.rules) uses.set(rule, (uses.get(rule) ?? 0) + 1);
+    for (const rule of step.rules) {
+      const count = (uses.get(rule) ?? 0) + 1;
+      uses.set(rule, count);
+      if (count > 1) shared = true;
+    }
   }
+  if (!shared) return null;
   const bits = new Map<RankedRule, number>();
   for (const [rule, count] of uses) {
     if (count > 1 && rule.test !== null && bits.size < MEMO_BITS) bits.set(rule, 1 << bits.size);
@@ -106,22 +169,18 @@ function assignMemoBits(steps: Step[]): Map<RankedRule, number> {
 }
 
 /**
- * The winning candidate of a target's program for a context, or null when
- * no candidate fires.
+ * Runs the program at `start` for a context: the offset of the winning
+ * candidate's record, or -1 when no candidate fires.
  */
-export function runProgram(
-  program: TargetProgram,
-  context: Record<string, unknown>,
-): Candidate | null {
+export function runProgram(code: Code, start: number, context: Record<string, unknown>): number {
   let tested = 0; // memo bits of the tests that have run
   let passed = 0; // memo bits of the tests that were true
-  const length = program.length;
-  let pc = 0;
-  while (pc < length) {
-    const test = program[pc] as Test | null;
+  let pc = start;
+  for (;;) {
+    const test = code[pc] as Test | null;
     let result = true;
     if (test !== null) {
-      const bit = program[pc + 1] as number;
+      const bit = code[pc + 1] as number;
       if (bit === 0) {
         result = test(context);
       } else if ((tested & bit) !== 0) {
@@ -132,9 +191,11 @@ export function runProgram(
         if (result) passed |= bit;
       }
     }
-    const next = program[result ? pc + 2 : pc + 3];
-    if (typeof next !== "number") return next as Candidate;
-    pc = next;
+    const next = code[result ? pc + 2 : pc + 3] as number;
+    if (next >= 0) {
+      pc = next;
+    } else {
+      return next === NO_CANDIDATE ? -1 : -next - 2;
+    }
   }
-  return null;
 }

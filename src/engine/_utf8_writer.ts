@@ -27,10 +27,15 @@ const SHORT_ESCAPES: Record<number, number> = {
 
 /** A growable UTF-8 buffer with a canonical JSON serialiser. */
 export class Utf8Writer {
-  #buffer = new Uint8Array(1024);
+  #buffer: Uint8Array<ArrayBuffer>;
   #length = 0;
 
-  /** The bytes written so far (a copy trimmed to length). */
+  /** @param capacity The expected size in bytes. */
+  constructor(capacity = 1024) {
+    this.#buffer = new Uint8Array(Math.max(16, Math.ceil(capacity)));
+  }
+
+  /** The bytes written so far, in a buffer of their own. */
   bytes(): Uint8Array<ArrayBuffer> {
     return this.#buffer.slice(0, this.#length);
   }

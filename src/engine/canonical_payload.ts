@@ -28,9 +28,13 @@ export function canonicalJson(value: unknown): string {
   return new TextDecoder().decode(canonicalJsonBytes(value));
 }
 
-/** {@link canonicalJson} as UTF-8 bytes, written directly (no intermediate string). */
-export function canonicalJsonBytes(value: unknown): Uint8Array<ArrayBuffer> {
-  const out = new Utf8Writer();
+/**
+ * {@link canonicalJson} as UTF-8 bytes, written directly (no intermediate string).
+ *
+ * @param sizeHint The expected size in bytes, so the buffer is allocated once.
+ */
+export function canonicalJsonBytes(value: unknown, sizeHint?: number): Uint8Array<ArrayBuffer> {
+  const out = new Utf8Writer(sizeHint);
   out.value(value, 0);
   return out.bytes();
 }
@@ -54,8 +58,16 @@ export function canonicalPayload(bundle: RuntimeBundleV1): string {
   return new TextDecoder().decode(canonicalPayloadBytes(bundle));
 }
 
-/** The canonical payload as UTF-8 bytes: what is hashed and signed. */
-export function canonicalPayloadBytes(bundle: RuntimeBundleV1): Uint8Array<ArrayBuffer> {
+/**
+ * The canonical payload as UTF-8 bytes: what is hashed and signed.
+ *
+ * @param sizeHint The expected size in bytes (the bundle file's size is a
+ * good one), so the buffer is allocated once.
+ */
+export function canonicalPayloadBytes(
+  bundle: RuntimeBundleV1,
+  sizeHint?: number,
+): Uint8Array<ArrayBuffer> {
   const projection: Record<string, unknown> = {
     schemaVersion: bundle.schemaVersion,
     env: bundle.env,
@@ -71,7 +83,7 @@ export function canonicalPayloadBytes(bundle: RuntimeBundleV1): Uint8Array<Array
   };
   if (hasOwn(bundle, "orgId")) projection.orgId = bundle.orgId;
   if (hasOwn(bundle, "projectId")) projection.projectId = bundle.projectId;
-  return canonicalJsonBytes(projection);
+  return canonicalJsonBytes(projection, sizeHint);
 }
 
 /** Lowercase hex of bytes. */

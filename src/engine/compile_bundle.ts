@@ -3,15 +3,17 @@ import type { RuntimeBundleV1 } from "./types.ts";
 import { assertValidBundle } from "./validate_bundle.ts";
 import { sharedConditionCompiler } from "./_compile_condition.ts";
 import { collectTargets, rankTarget } from "./_rank_target.ts";
-import { buildProgram, type TargetProgram } from "./_target_program.ts";
-
-export type { Candidate } from "./_rank_target.ts";
-export type { TargetProgram } from "./_target_program.ts";
+import { emitProgram } from "./_target_program.ts";
+import { registerCompiledCode } from "./_compiled_code.ts";
 
 /** Version of the compiled form; changes when its shape does. */
 export const COMPILER_VERSION = 2;
 
-/** A validated bundle compiled into an immutable exact-target index. */
+/**
+ * A validated bundle compiled into an immutable exact-target index. The
+ * compiled form itself is internal: {@link createEvaluator} and
+ * {@link traceEvaluation} use it.
+ */
 export interface CompiledBundle {
   readonly compilerVersion: number;
   /**
@@ -21,8 +23,8 @@ export interface CompiledBundle {
   readonly bundle: RuntimeBundleV1;
   readonly policyCount: number;
   readonly ruleCount: number;
-  /** The program of a target (what `evaluate` runs), or undefined when no rule names it. */
-  lookup(service: string, resource: string, action: string): TargetProgram | undefined;
+  /** Number of distinct targets the rules name. */
+  readonly targetCount: number;
 }
 
 /** Options of {@link compileBundle}. */
@@ -35,7 +37,8 @@ export interface CompileOptions {
  * Validates a bundle and compiles it into an immutable index: an exact
  * target lookup (nested maps, no scanning), conditions compiled once into
  * closures (identical conditions share one), and for each target a small
- * program that tests its candidate decisions in the order they win.
+ * program that tests its candidate decisions in the order they win (all
+ * programs in one array, see `_target_program.ts`).
  *
  * @throws {PolicyError} `BUNDLE_INVALID` with the validation issues.
  *
@@ -46,7 +49,7 @@ export interface CompileOptions {
  *
  * const compiled = compileBundle({ schemaVersion: 1, env: "prod", policies: [] });
  * assert.equal(compiled.policyCount, 0);
- * assert.equal(compiled.lookup("a", "b", "c"), undefined);
+ * assert.equal(compiled.targetCount, 0);
  * ```
  */
 export function compileBundle(document: unknown, options: CompileOptions = {}): CompiledBundle {
@@ -54,17 +57,21 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
   const bundle = document as RuntimeBundleV1;
   const policies = bundle.policies;
   const testFor = sharedConditionCompiler();
-  const index = collectTargets(policies).transform((refs) =>
-    Object.freeze(buildProgram(rankTarget(policies, refs, testFor)))
-  );
+  const code: unknown[] = [];
+  let targetCount = 0;
+  const programs = collectTargets(policies).transform((refs) => {
+    targetCount++;
+    return emitProgram(code, rankTarget(policies, refs, testFor));
+  });
   let ruleCount = 0;
   for (const policy of policies) ruleCount += policy.rules.length;
-  return Object.freeze({
+  const compiled: CompiledBundle = Object.freeze({
     compilerVersion: COMPILER_VERSION,
     bundle,
     policyCount: policies.length,
     ruleCount,
-    lookup: (service: string, resource: string, action: string) =>
-      index.get(service, resource, action),
+    targetCount,
   });
+  registerCompiledCode(compiled, { code, programs });
+  return compiled;
 }

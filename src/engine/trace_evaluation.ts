@@ -3,9 +3,10 @@ import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import { checkRequest } from "./_request.ts";
-import { makeDecision } from "./_decision.ts";
+import { makeDecision, recordPriority } from "./_decision.ts";
 import { type Candidate, collectTargets, rankTarget } from "./_rank_target.ts";
 import { runProgram } from "./_target_program.ts";
+import { compiledCodeOf } from "./_compiled_code.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import { compileCondition } from "./_compile_condition.ts";
 
@@ -92,7 +93,8 @@ export function traceEvaluation(
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;
-  const program = compiled.lookup(service, resource, action);
+  const { code, programs } = compiledCodeOf(compiled);
+  const start = programs.get(service, resource, action);
   const trace: EvaluationTrace = {
     decision: { decision: "deny", reason: "default" },
     policiesSeen: [],
@@ -103,7 +105,7 @@ export function traceEvaluation(
     selected: null,
   };
   const refs = ruleIndexOf(compiled).get(service, resource, action);
-  if (program === undefined || refs === undefined) return trace;
+  if (start === undefined || refs === undefined) return trace;
   const fired: Candidate[] = [];
   for (const policy of rankTarget(compiled.bundle.policies, refs, compileCondition)) {
     trace.policiesSeen.push(policy.policyKey);
@@ -136,10 +138,18 @@ export function traceEvaluation(
   }
   fired.sort((a, b) => a.rank - b.rank);
   trace.candidates = fired.map(describeCandidate);
-  const winner = runProgram(program, context);
-  if (winner !== null) {
-    trace.selected = describeCandidate(winner);
-    trace.decision = makeDecision(winner, options.parseCustomEffect === true);
+  const winner = runProgram(code, start, context);
+  if (winner >= 0) {
+    // The compiled program decides, as in evaluate.
+    const decision = makeDecision(code, winner, options.parseCustomEffect === true);
+    trace.decision = decision;
+    trace.selected = {
+      policyKey: decision.policyKey!,
+      ruleId: decision.ruleId ?? "__default__",
+      decision: decision.decision,
+      priority: recordPriority(code, winner),
+      reason: decision.reason,
+    };
   }
   return trace;
 }
