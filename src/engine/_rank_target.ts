@@ -11,8 +11,8 @@ import { TargetIndex } from "./_target_index.ts";
  * One way a decision can be made at a target: a rule's outcome (effect,
  * thenEffect or elseEffect) or a policy default. `rank` orders every
  * candidate of a target by the selection order; the lowest that fires wins.
- * Every candidate has the same shape (absent descriptors are null), so the
- * code that reads them stays monomorphic.
+ * Candidates exist while compiling (the compiler copies them into records of
+ * the target's program) and while tracing.
  */
 export interface Candidate {
   readonly rank: number;
@@ -149,11 +149,7 @@ export function rankTarget(
     });
   }
   drafts.sort(compareDrafts);
-  for (let rank = 0; rank < drafts.length; rank++) {
-    const candidate = drafts[rank]!.candidate;
-    candidate.rank = rank;
-    Object.freeze(candidate);
-  }
+  for (let rank = 0; rank < drafts.length; rank++) drafts[rank]!.candidate.rank = rank;
   return ranked;
 }
 
@@ -225,7 +221,7 @@ function effectRate(effect: { throttle?: { limit: number; windowSeconds: number 
 
 /**
  * A candidate in the one shape every candidate has, descriptors copied; its
- * rank is set, and the candidate frozen, once the target's candidates are sorted.
+ * rank is set once the target's candidates are sorted.
  */
 function makeCandidate(
   type: EffectType,
@@ -243,8 +239,8 @@ function makeCandidate(
     policyKey: origin.policyKey,
     ruleId: origin.ruleId,
     reason: origin.reason,
-    throttle: t && Object.freeze({ limit: t.limit, windowSeconds: t.windowSeconds, key: t.key }),
-    killSwitch: ks && Object.freeze({ service: ks.service, reason: ks.reason ?? null }),
+    throttle: t && { limit: t.limit, windowSeconds: t.windowSeconds, key: t.key },
+    killSwitch: ks && { service: ks.service, reason: ks.reason ?? null },
     value,
     valueIsJson: value !== null && parsesAsJson(value),
   };
