@@ -198,27 +198,31 @@ function compileEq(node: Record<string, unknown>, negate: boolean): Test {
   return negate ? (ctx) => get(ctx) !== expected : (ctx) => get(ctx) === expected;
 }
 
+/** Ordering compares numbers; a context value that is not a finite number or numeric string is false. */
 function compileOrdering(node: Record<string, unknown>, op: "gt" | "gte" | "lt" | "lte"): Test {
   const bound = toComparableNumber(node.value);
   if (typeof node.path !== "string" || Number.isNaN(bound)) return ALWAYS_FALSE;
+  const holds = ordering(op, bound);
   const key = singleKey(node.path);
-  const get = key === null ? compilePath(node.path) : null;
-  const compare = (v: unknown): boolean => {
-    const n = typeof v === "number" ? v : toComparableNumber(v);
-    switch (op) {
-      case "gt":
-        return n > bound;
-      case "gte":
-        return n >= bound;
-      case "lt":
-        return n < bound;
-      case "lte":
-        return n <= bound;
-    }
-  };
-  if (get !== null) return (ctx) => compare(get(ctx));
-  const k = key!;
-  return (ctx) => compare(ctx[k]) && Object.hasOwn(ctx, k);
+  if (key === null) {
+    const get = compilePath(node.path);
+    return (ctx) => holds(toComparableNumber(get(ctx)));
+  }
+  return (ctx) => holds(toComparableNumber(ctx[key])) && Object.hasOwn(ctx, key);
+}
+
+/** `n op bound`; false whenever n is NaN. */
+function ordering(op: "gt" | "gte" | "lt" | "lte", bound: number): (n: number) => boolean {
+  switch (op) {
+    case "gt":
+      return (n) => n > bound;
+    case "gte":
+      return (n) => n >= bound;
+    case "lt":
+      return (n) => n < bound;
+    case "lte":
+      return (n) => n <= bound;
+  }
 }
 
 function compileIn(node: Record<string, unknown>): Test {

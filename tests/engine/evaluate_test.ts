@@ -114,6 +114,19 @@ Deno.test("evaluate() never resolves context paths through Object.prototype", ()
   assert.equal(nested({ target, context: { a: { size: 1 } } }).decision, "allow");
 });
 
+Deno.test("evaluate() orders only finite numbers: Infinity and NaN in a context compare false", () => {
+  // JSON cannot carry these, so they are not in conditions.json; JavaScript callers can.
+  for (const op of ["gt", "gte", "lt", "lte"]) {
+    for (const path of ["n", "a.n"]) {
+      const evaluator = createEvaluator(compileBundle(wrap({ op, path, value: 5 })));
+      for (const n of [Infinity, -Infinity, NaN]) {
+        const context = path === "n" ? { n } : { a: { n } };
+        assert.equal(evaluator({ target, context }).decision, "deny", `${n} ${op} 5 (${path})`);
+      }
+    }
+  }
+});
+
 Deno.test("evaluate() does not pollute prototypes with a JSON __proto__ context", () => {
   const evaluator = createEvaluator(compileBundle(wrap({ op: "exists", path: "x" })));
   const context = JSON.parse('{"__proto__": {"x": 1}, "constructor": {"prototype": {"y": 1}}}');
