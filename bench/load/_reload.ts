@@ -24,7 +24,7 @@ const BATCH = 64; // evaluate calls per task, timed together
 
 export async function measureReload(
   first: LoadedBundle,
-  reload: () => Promise<LoadedBundle>,
+  reload: () => Promise<Pick<LoadedBundle, "compiled">>,
   targets: number,
 ): Promise<ReloadFigures> {
   let evaluate: Evaluator = createEvaluator(first.compiled);
