@@ -66,8 +66,8 @@ export function renderChart(
     );
   });
   engines.forEach((engine, e) => {
-    const x = LEFT + (e % 3) * 260;
-    const row = TOP + plotHeight + 36 + Math.floor(e / 3) * 18;
+    const x = LEFT + (e % 2) * 390;
+    const row = TOP + plotHeight + 34 + Math.floor(e / 2) * 18;
     out.push(
       `<rect x="${x}" y="${row}" width="12" height="12" fill="${COLOURS[e % COLOURS.length]}"/>`,
       `<text x="${x + 16}" y="${row + 10}">${escape(labels.get(engine)!)}</text>`,

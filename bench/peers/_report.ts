@@ -7,17 +7,19 @@ export type PeerResult =
   & { engine: string; targets: number; status: "ok" | "skipped" | "failed" }
   & { detail?: string; ratioToOurs?: number; loadRatioToOurs?: number };
 
-/** Rows grouped by size, engines in the order given. */
+/** Rows grouped by size, engines in the order given; why pairs were skipped or failed, after. */
 export function renderTable(results: PeerResult[], labels: Map<string, string>): string {
   const rows = [
     "| targets | engine | load | ns / decision | decisions / s | × ours |",
     "| ------: | ------ | ---: | ------------: | ------------: | -----: |",
   ];
+  const notes: string[] = [];
   for (const r of results) {
     const n = r.targets.toLocaleString("en-US");
     const label = labels.get(r.engine) ?? r.engine;
     if (r.status !== "ok") {
-      rows.push(`| ${n} | ${label} | ${r.status}: ${r.detail} | | | |`);
+      rows.push(`| ${n} | ${label} | ${r.status} | | | |`);
+      notes.push(`- ${label} at ${n} targets ${r.status}: ${r.detail}`);
       continue;
     }
     rows.push(
@@ -27,7 +29,7 @@ export function renderTable(results: PeerResult[], labels: Map<string, string>):
         } |`,
     );
   }
-  return rows.join("\n");
+  return [...rows, ...(notes.length > 0 ? ["", ...notes] : [])].join("\n");
 }
 
 /** Replaces the text between `<!-- name -->` and `<!-- /name -->`; unchanged when absent. */
