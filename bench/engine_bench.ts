@@ -4,7 +4,7 @@ import { buildFloor, SCENARIO_CONTEXTS, scenarioBundle, scenarioTarget } from ".
 
 const QUERIES = 4096; // a rotating set of requests spread over all targets
 
-for (const n of [10, 1_000, 10_000]) {
+for (const n of [10, 1_000, 100_000]) {
   const evaluate = createEvaluator(compileBundle(scenarioBundle(n)));
   const floor = buildFloor(n);
   const requests = Array.from({ length: QUERIES }, (_, q) => ({

@@ -19,6 +19,22 @@ export function compileCondition(node: unknown): Test {
   return compileNode(node, 1);
 }
 
+/**
+ * A compiler that gives identical conditions one shared test: less memory,
+ * and the call sites that run tests see fewer distinct functions. Conditions
+ * are identical when {@link conditionKey} says so.
+ */
+export function sharedConditionCompiler(): (node: unknown) => Test {
+  const tests = new Map<string, Test>();
+  return (node) => {
+    const key = conditionKey(node, 1);
+    if (key === null) return compileCondition(node); // too deep: compiling throws the error
+    let test = tests.get(key);
+    if (test === undefined) tests.set(key, test = compileCondition(node));
+    return test;
+  };
+}
+
 function compileNode(node: unknown, depth: number): Test {
   if (depth > MAX_CONDITION_DEPTH) {
     throw new PolicyError(
@@ -62,6 +78,74 @@ function compileNode(node: unknown, depth: number): Test {
     }
     default:
       return ALWAYS_FALSE;
+  }
+}
+
+/**
+ * A key that two conditions share only when they compile to the same test.
+ * It reads exactly the fields {@link compileNode} reads, with their types
+ * (`"5"` and `5` differ), and nothing else. Much cheaper than a canonical
+ * serialisation. Null when the condition nests too deep to compile.
+ */
+export function conditionKey(node: unknown, depth: number): string | null {
+  if (depth > MAX_CONDITION_DEPTH) return null;
+  if (!isRecord(node)) return "F";
+  const op = node.op;
+  switch (op) {
+    case "eq":
+    case "neq":
+    case "ne":
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return `${op === "ne" ? "neq" : op} ${textKey(node.path)} ${valueKey(node.value)}`;
+    case "in": {
+      const values = node.values;
+      const list = Array.isArray(values) ? values.map(valueKey).join(",") : "-";
+      return `in ${textKey(node.path)} ${list}`;
+    }
+    case "exists":
+      return `exists ${textKey(node.path)}`;
+    case "and":
+    case "or": {
+      const list = node.conditions !== undefined ? node.conditions : node.args;
+      if (!Array.isArray(list) || list.length === 0) return "F";
+      let key = `${op}(`;
+      for (const child of list) {
+        const childKey = conditionKey(child, depth + 1);
+        if (childKey === null) return null;
+        key += childKey + ",";
+      }
+      return key + ")";
+    }
+    case "not": {
+      const child = node.condition !== undefined ? node.condition : node.arg;
+      if (!isRecord(child)) return "F";
+      const childKey = conditionKey(child, depth + 1);
+      return childKey === null ? null : `not(${childKey})`;
+    }
+    default:
+      return "F";
+  }
+}
+
+/** A string with its length (so that no separator is ambiguous), or "-" for a non-string. */
+function textKey(value: unknown): string {
+  return typeof value === "string" ? `${value.length}:${value}` : "-";
+}
+
+/** A value with its type; every non-primitive is "o" (they all compile the same: never equal). */
+function valueKey(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return "s" + textKey(value);
+    case "number":
+      return "n" + String(value); // -0 and 0 compare the same everywhere
+    case "boolean":
+      return value ? "t" : "f";
+    default:
+      return value === null ? "z" : "o";
   }
 }
 
@@ -114,27 +198,31 @@ function compileEq(node: Record<string, unknown>, negate: boolean): Test {
   return negate ? (ctx) => get(ctx) !== expected : (ctx) => get(ctx) === expected;
 }
 
+/** Ordering compares numbers; a context value that is not a finite number or numeric string is false. */
 function compileOrdering(node: Record<string, unknown>, op: "gt" | "gte" | "lt" | "lte"): Test {
   const bound = toComparableNumber(node.value);
   if (typeof node.path !== "string" || Number.isNaN(bound)) return ALWAYS_FALSE;
+  const holds = ordering(op, bound);
   const key = singleKey(node.path);
-  const get = key === null ? compilePath(node.path) : null;
-  const compare = (v: unknown): boolean => {
-    const n = typeof v === "number" ? v : toComparableNumber(v);
-    switch (op) {
-      case "gt":
-        return n > bound;
-      case "gte":
-        return n >= bound;
-      case "lt":
-        return n < bound;
-      case "lte":
-        return n <= bound;
-    }
-  };
-  if (get !== null) return (ctx) => compare(get(ctx));
-  const k = key!;
-  return (ctx) => compare(ctx[k]) && Object.hasOwn(ctx, k);
+  if (key === null) {
+    const get = compilePath(node.path);
+    return (ctx) => holds(toComparableNumber(get(ctx)));
+  }
+  return (ctx) => holds(toComparableNumber(ctx[key])) && Object.hasOwn(ctx, key);
+}
+
+/** `n op bound`; false whenever n is NaN. */
+function ordering(op: "gt" | "gte" | "lt" | "lte", bound: number): (n: number) => boolean {
+  switch (op) {
+    case "gt":
+      return (n) => n > bound;
+    case "gte":
+      return (n) => n >= bound;
+    case "lt":
+      return (n) => n < bound;
+    case "lte":
+      return (n) => n <= bound;
+  }
 }
 
 function compileIn(node: Record<string, unknown>): Test {

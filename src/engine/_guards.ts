@@ -70,9 +70,21 @@ export function toComparableNumber(value: unknown): number {
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (limit <= 0) return true;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  for (const child of children) {
-    if (nestsDeeperThan(child, limit - 1)) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (nestsDeeperThan(value[i], limit - 1)) return true;
+    }
+    return false;
+  }
+  // for-in allocates nothing (Object.values would, for every object of the bundle).
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (
+      typeof child === "object" && child !== null && Object.hasOwn(value, key) &&
+      nestsDeeperThan(child, limit - 1)
+    ) {
+      return true;
+    }
   }
   return false;
 }

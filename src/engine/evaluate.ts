@@ -1,7 +1,10 @@
 // This module is browser compatible.
 import type { ContextPolicy, Decision, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
-import { checkRequest, makeDecision, selectCandidate } from "./_select_candidate.ts";
+import { checkRequest } from "./_request.ts";
+import { makeDecision } from "./_decision.ts";
+import { runProgram } from "./_target_program.ts";
+import { compiledCodeOf } from "./_compiled_code.ts";
 
 /** Options of {@link createEvaluator} and {@link evaluate}. */
 export interface EvaluateOptions {
@@ -56,12 +59,13 @@ export function createEvaluator(
 ): Evaluator {
   const parse = options.parseCustomEffect === true;
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
+  const { code, programs } = compiledCodeOf(compiled);
   return (request) => {
     const context = checkRequest(request, allowed);
     const { service, resource, action } = request.target;
-    const entry = compiled.lookup(service, resource, action);
-    const winner = entry === undefined ? null : selectCandidate(entry, context);
-    return winner === null ? { decision: "deny", reason: "default" } : makeDecision(winner, parse);
+    const start = programs.get(service, resource, action);
+    const winner = start === undefined ? -1 : runProgram(code, start, context);
+    return winner < 0 ? { decision: "deny", reason: "default" } : makeDecision(code, winner, parse);
   };
 }
 

@@ -1,8 +1,14 @@
 // This module is browser compatible.
 import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
-import type { Candidate, CompiledBundle } from "./compile_bundle.ts";
+import type { CompiledBundle } from "./compile_bundle.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
-import { checkRequest, makeDecision, selectCandidate } from "./_select_candidate.ts";
+import { checkRequest } from "./_request.ts";
+import { makeDecision, recordPriority } from "./_decision.ts";
+import { type Candidate, collectTargets, rankTarget } from "./_rank_target.ts";
+import { runProgram } from "./_target_program.ts";
+import { compiledCodeOf } from "./_compiled_code.ts";
+import type { TargetIndex } from "./_target_index.ts";
+import { compileCondition } from "./_compile_condition.ts";
 
 /** What happened to one rule naming the target. */
 export type RuleOutcome =
@@ -59,9 +65,11 @@ export interface EvaluationTrace {
 }
 
 /**
- * Evaluates a request and explains it. It walks the same compiled index and
- * candidates as `evaluate`, on a separate path, so evaluation without a trace
- * pays nothing for it.
+ * Evaluates a request and explains it. The decision comes from the same
+ * compiled program as `evaluate`'s; the explanation is rebuilt from the
+ * bundle document for the one target (its rules found through an index
+ * built on the first trace of a compiled bundle), so evaluation without a
+ * trace pays nothing for it, in time or memory.
  *
  * @example
  * ```ts
@@ -94,7 +102,8 @@ export function traceEvaluation(
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;
-  const entry = compiled.lookup(service, resource, action);
+  const { code, programs } = compiledCodeOf(compiled);
+  const start = programs.get(service, resource, action);
   const trace: EvaluationTrace = {
     decision: { decision: "deny", reason: "default" },
     policiesSeen: [],
@@ -104,14 +113,16 @@ export function traceEvaluation(
     candidates: [],
     selected: null,
   };
-  if (entry === undefined) return trace;
+  const refs = ruleIndexOf(compiled).get(service, resource, action);
+  if (start === undefined || refs === undefined) return trace;
   const fired: Candidate[] = [];
-  for (const policy of entry.policies) {
+  for (const policy of rankTarget(compiled.bundle.policies, refs, compileCondition)) {
     trace.policiesSeen.push(policy.policyKey);
     let policyFired = false;
     for (const rule of policy.rules) {
       trace.rulesSeen++;
-      const base = { policyKey: policy.policyKey, ruleId: rule.id, priority: rule.priority };
+      const { id: ruleId, priority } = rule.rule;
+      const base = { policyKey: policy.policyKey, ruleId, priority };
       if (!rule.active) {
         trace.rules.push({ ...base, outcome: "skipped (disabled)" });
         continue;
@@ -136,12 +147,31 @@ export function traceEvaluation(
   }
   fired.sort((a, b) => a.rank - b.rank);
   trace.candidates = fired.map(describeCandidate);
-  const winner = selectCandidate(entry, context);
-  if (winner !== null) {
-    trace.selected = describeCandidate(winner);
-    trace.decision = makeDecision(winner, options.parseCustomEffect === true);
+  const winner = runProgram(code, start, context);
+  if (winner >= 0) {
+    // The compiled program decides, as in evaluate.
+    const decision = makeDecision(code, winner, options.parseCustomEffect === true);
+    trace.decision = decision;
+    trace.selected = {
+      policyKey: decision.policyKey!,
+      ruleId: decision.ruleId ?? "__default__",
+      decision: decision.decision,
+      priority: recordPriority(code, winner),
+      reason: decision.reason,
+    };
   }
   return trace;
+}
+
+/** Where each target's rules are, per compiled bundle, built on its first trace. */
+const ruleIndexes = new WeakMap<CompiledBundle, TargetIndex<number[]>>();
+
+function ruleIndexOf(compiled: CompiledBundle): TargetIndex<number[]> {
+  let index = ruleIndexes.get(compiled);
+  if (index === undefined) {
+    ruleIndexes.set(compiled, index = collectTargets(compiled.bundle.policies));
+  }
+  return index;
 }
 
 function describeCandidate(c: Candidate): CandidateTrace {

@@ -90,7 +90,7 @@ export function validateBundle(document: unknown): ValidationResult {
     return result(out);
   }
   const seenKeys = new Map<string, number>();
-  policies.forEach((policy, index) => checkPolicy(policy, index, seenKeys, out));
+  for (let i = 0; i < policies.length; i++) checkPolicy(policies[i], i, seenKeys, out);
   return result(out);
 }
 
@@ -176,28 +176,31 @@ function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector
   }
 }
 
+/** A JSON Pointer or a name for messages, built only when an issue is reported. */
+type Lazy = () => string;
+
 function checkPolicy(
   policy: unknown,
   index: number,
   seenKeys: Map<string, number>,
   out: Collector,
 ): void {
-  const at = `/policies/${index}`;
+  const at = (suffix = "") => `/policies/${index}${suffix}`;
   if (!isRecord(policy)) {
-    out.error("POLICY_NOT_OBJECT", at, `policy ${index} must be an object`);
+    out.error("POLICY_NOT_OBJECT", at(), `policy ${index} must be an object`);
     return;
   }
   const key = policy.policyKey;
   if (!isNonEmptyString(key)) {
     out.error(
       "MISSING_POLICY_KEY",
-      `${at}/policyKey`,
+      at("/policyKey"),
       `policy ${index} needs a policyKey (a non-empty string)`,
     );
   } else if (seenKeys.has(key)) {
     out.error(
       "DUPLICATE_POLICY_KEY",
-      `${at}/policyKey`,
+      at("/policyKey"),
       `policyKey "${key}" is already used by policy ${
         seenKeys.get(key)
       }; policy keys must be unique`,
@@ -205,33 +208,33 @@ function checkPolicy(
   } else {
     seenKeys.set(key, index);
   }
-  const name = isNonEmptyString(key) ? `policy "${key}"` : `policy ${index}`;
+  const name = () => isNonEmptyString(key) ? `policy "${key}"` : `policy ${index}`;
   if (!isFiniteNumber(policy.activeVersion)) {
     out.error(
       "INVALID_ACTIVE_VERSION",
-      `${at}/activeVersion`,
-      `${name}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
+      at("/activeVersion"),
+      `${name()}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
     );
   }
   const rules = policy.rules;
   if (!Array.isArray(rules)) {
     out.error(
       "RULES_NOT_ARRAY",
-      `${at}/rules`,
-      `${name}: rules must be an array (it may be empty), found ${describe(rules)}`,
+      at("/rules"),
+      `${name()}: rules must be an array (it may be empty), found ${describe(rules)}`,
     );
   } else {
     const seenIds = new Map<string, number>();
-    rules.forEach((rule, i) => checkRule(rule, `${at}/rules/${i}`, i, seenIds, name, out));
+    for (let i = 0; i < rules.length; i++) checkRule(rules[i], at, i, seenIds, name, out);
   }
   if (policy.defaults !== undefined) {
-    checkDefaults(policy.defaults, `${at}/defaults`, name, out);
-    checkJsonValue(policy.defaults, `${at}/defaults`, `${name}, defaults`, out);
+    checkDefaults(policy.defaults, at("/defaults"), name(), out);
+    checkJsonValue(policy.defaults, at("/defaults"), `${name()}, defaults`, out);
     if (Array.isArray(rules) && rules.length === 0) {
       out.warn(
         "DEFAULTS_UNREACHABLE",
-        `${at}/defaults`,
-        `${name} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
+        at("/defaults"),
+        `${name()} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
       );
     }
   }
@@ -239,73 +242,77 @@ function checkPolicy(
 
 function checkRule(
   rule: unknown,
-  at: string,
+  policyAt: (suffix?: string) => string,
   index: number,
   seenIds: Map<string, number>,
-  policyName: string,
+  policyName: Lazy,
   out: Collector,
 ): void {
+  const at = (suffix = "") => policyAt(`/rules/${index}${suffix}`);
   if (!isRecord(rule)) {
-    out.error("RULE_NOT_OBJECT", at, `${policyName}: rule ${index} must be an object`);
+    out.error("RULE_NOT_OBJECT", at(), `${policyName()}: rule ${index} must be an object`);
     return;
   }
   const id = rule.id;
   if (!isNonEmptyString(id)) {
     out.error(
       "MISSING_RULE_ID",
-      `${at}/id`,
-      `${policyName}: rule ${index} needs an id (a non-empty string)`,
+      at("/id"),
+      `${policyName()}: rule ${index} needs an id (a non-empty string)`,
     );
   } else if (seenIds.has(id)) {
     out.error(
       "DUPLICATE_RULE_ID",
-      `${at}/id`,
-      `${policyName}: rule id "${id}" is already used by rule ${seenIds.get(id)} of this policy`,
+      at("/id"),
+      `${policyName()}: rule id "${id}" is already used by rule ${seenIds.get(id)} of this policy`,
     );
   } else {
     seenIds.set(id, index);
   }
-  const name = `${policyName}, rule ${isNonEmptyString(id) ? `"${id}"` : index}`;
+  const name = () => `${policyName()}, rule ${isNonEmptyString(id) ? `"${id}"` : index}`;
   if (rule.status !== "active" && rule.status !== "disabled") {
     out.error(
       "INVALID_RULE_STATUS",
-      `${at}/status`,
-      `${name}: status must be "active" or "disabled", found ${describe(rule.status)}`,
+      at("/status"),
+      `${name()}: status must be "active" or "disabled", found ${describe(rule.status)}`,
     );
   }
   if (!isFiniteNumber(rule.priority)) {
     out.error(
       "INVALID_RULE_PRIORITY",
-      `${at}/priority`,
-      `${name}: priority must be a number, found ${describe(rule.priority)}`,
+      at("/priority"),
+      `${name()}: priority must be a number, found ${describe(rule.priority)}`,
     );
   }
-  checkTarget(rule.target, `${at}/target`, name, out);
+  checkTarget(rule.target, at, name, out);
   if (rule.effect === undefined) {
-    out.error("INVALID_RULE_EFFECT", `${at}/effect`, `${name}: effect is required`);
+    out.error("INVALID_RULE_EFFECT", at("/effect"), `${name()}: effect is required`);
   } else {
-    checkEffect(rule.effect, `${at}/effect`, name, out);
+    checkEffect(rule.effect, () => at("/effect"), name, out);
   }
-  for (const branch of ["thenEffect", "elseEffect"] as const) {
-    if (rule[branch] !== undefined) checkEffect(rule[branch], `${at}/${branch}`, name, out);
+  if (rule.thenEffect !== undefined) {
+    checkEffect(rule.thenEffect, () => at("/thenEffect"), name, out);
+  }
+  if (rule.elseEffect !== undefined) {
+    checkEffect(rule.elseEffect, () => at("/elseEffect"), name, out);
   }
   if (rule.when === undefined) {
     for (const branch of ["thenEffect", "elseEffect"] as const) {
       if (rule[branch] !== undefined) {
         out.warn(
           "RULE_BRANCH_UNUSED",
-          `${at}/${branch}`,
-          `${name}: ${branch} is never used because the rule has no when; the rule applies effect`,
+          at(`/${branch}`),
+          `${name()}: ${branch} is never used because the rule has no when; the rule applies effect`,
         );
       }
     }
-  } else if (!checkCondition(rule.when, `${at}/when`, 1, name, out)) {
+  } else if (!checkCondition(rule.when, () => at("/when"), 1, name, out)) {
     return; // too deep: the generic depth check below would only repeat it
   }
   if (rule.description !== undefined && typeof rule.description !== "string") {
-    out.error("INVALID_FIELD", `${at}/description`, `${name}: description must be a string`);
+    out.error("INVALID_FIELD", at("/description"), `${name()}: description must be a string`);
   }
-  checkJsonValue(rule, at, name, out);
+  checkJsonValue(rule, at(), name(), out);
 }
 
 /**
@@ -335,36 +342,51 @@ function checkJsonValue(value: unknown, at: string, name: string, out: Collector
   );
 }
 
-function checkTarget(target: unknown, at: string, name: string, out: Collector): void {
+function checkTarget(
+  target: unknown,
+  ruleAt: (suffix?: string) => string,
+  name: Lazy,
+  out: Collector,
+): void {
   if (!isRecord(target)) {
     out.error(
       "INVALID_RULE_TARGET",
-      at,
-      `${name}: target must be an object with service, resource and action`,
+      ruleAt("/target"),
+      `${name()}: target must be an object with service, resource and action`,
     );
     return;
   }
-  for (const field of ["service", "resource", "action"]) {
-    const value = target[field];
-    if (!isNonEmptyString(value)) {
-      out.error(
-        "INVALID_RULE_TARGET",
-        `${at}/${field}`,
-        `${name}: target.${field} must be a non-empty string, found ${describe(value)}`,
-      );
-    } else if (value.includes("*")) {
-      out.warn(
-        "TARGET_WILDCARD_LITERAL",
-        `${at}/${field}`,
-        `${name}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
-      );
-    }
+  checkTargetField(target, "service", ruleAt, name, out);
+  checkTargetField(target, "resource", ruleAt, name, out);
+  checkTargetField(target, "action", ruleAt, name, out);
+}
+
+function checkTargetField(
+  target: Record<string, unknown>,
+  field: "service" | "resource" | "action",
+  ruleAt: (suffix?: string) => string,
+  name: Lazy,
+  out: Collector,
+): void {
+  const value = target[field];
+  if (!isNonEmptyString(value)) {
+    out.error(
+      "INVALID_RULE_TARGET",
+      ruleAt(`/target/${field}`),
+      `${name()}: target.${field} must be a non-empty string, found ${describe(value)}`,
+    );
+  } else if (value.includes("*")) {
+    out.warn(
+      "TARGET_WILDCARD_LITERAL",
+      ruleAt(`/target/${field}`),
+      `${name()}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
+    );
   }
 }
 
-function checkEffect(effect: unknown, at: string, name: string, out: Collector): void {
+function checkEffect(effect: unknown, at: Lazy, name: Lazy, out: Collector): void {
   const problem = effectProblem(effect, "value");
-  if (problem !== null) out.error("INVALID_RULE_EFFECT", at, `${name}: ${problem}`);
+  if (problem !== null) out.error("INVALID_RULE_EFFECT", at(), `${name()}: ${problem}`);
 }
 
 function checkDefaults(defaults: unknown, at: string, name: string, out: Collector): void {
@@ -431,21 +453,21 @@ function effectProblem(effect: unknown, customField: "value" | "customEffect"): 
 /** Checks a condition tree; returns false when it is too deep (an error). */
 function checkCondition(
   node: unknown,
-  at: string,
+  at: Lazy,
   depth: number,
-  name: string,
+  name: Lazy,
   out: Collector,
 ): boolean {
   if (depth > MAX_CONDITION_DEPTH) {
     out.error(
       "CONDITION_TOO_DEEP",
-      at,
-      `${name}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
+      at(),
+      `${name()}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
     );
     return false;
   }
   const malformed = (detail: string) =>
-    out.warn("CONDITION_MALFORMED", at, `${name}: ${detail}; this condition is always false`);
+    out.warn("CONDITION_MALFORMED", at(), `${name()}: ${detail}; this condition is always false`);
   if (!isRecord(node)) {
     malformed("a condition must be an object with an op");
     return true;
@@ -470,8 +492,8 @@ function checkCondition(
       } else if (!values.every(isConditionValue)) {
         out.warn(
           "CONDITION_MALFORMED",
-          `${at}/values`,
-          `${name}: in values that are objects or arrays never match`,
+          `${at()}/values`,
+          `${name()}: in values that are objects or arrays never match`,
         );
       }
     }
@@ -485,7 +507,7 @@ function checkCondition(
       return true;
     }
     return list.every((child, i) =>
-      checkCondition(child, `${at}/${listKey}/${i}`, depth + 1, name, out)
+      checkCondition(child, () => `${at()}/${listKey}/${i}`, depth + 1, name, out)
     );
   }
   if (op === "not") {
@@ -495,12 +517,12 @@ function checkCondition(
       malformed("not needs condition (one condition object)");
       return true;
     }
-    return checkCondition(child, `${at}/${childKey}`, depth + 1, name, out);
+    return checkCondition(child, () => `${at()}/${childKey}`, depth + 1, name, out);
   }
   out.warn(
     "CONDITION_UNKNOWN_OPERATOR",
-    `${at}/op`,
-    `${name}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
+    `${at()}/op`,
+    `${name()}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
   );
   return true;
 }

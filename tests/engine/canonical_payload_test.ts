@@ -55,3 +55,48 @@ Deno.test("canonicalJson() refuses absurd nesting with BUNDLE_INVALID instead of
   for (let i = 0; i < 100_000; i++) deep = { a: deep };
   assert.throws(() => canonicalJson(deep), { name: "PolicyError", code: "BUNDLE_INVALID" });
 });
+
+/** The canonical form, spelled out with JSON.stringify for every primitive and key. */
+function referenceCanonical(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(referenceCanonical).join(",")}]`;
+  const entries = Object.keys(value).sort()
+    .map((key) => [key, (value as Record<string, unknown>)[key]] as const)
+    .filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${referenceCanonical(v)}`).join(",")}}`;
+}
+
+Deno.test("canonicalJson() writes JSON.stringify's escaping and numbers, UTF-8 encoded", () => {
+  const strings = [
+    "",
+    "plain",
+    'quote " backslash \\ slash /',
+    "\b\f\n\r\t\u0000\u0001\u001f\u007f",
+    "é ü ß € 中文 \u2028 \u2029 \uffff",
+    "😀 pair \ud83d\ude00",
+    "lone high \ud800 end",
+    "lone low \udc00 end",
+    "reversed \ude00\ud83d",
+    "high at end \udbff",
+  ];
+  const numbers = [0, -0, 1, -1.5, 5.5, 1e21, 1e-7, 123456789012345680000, 0.1, Number.MAX_VALUE];
+  const value = {
+    strings,
+    numbers,
+    keys: Object.fromEntries(strings.map((s, i) => [s, i])),
+    ordering: { b: 1, a: 2, B: 3, "10": 4, "9": 5, "-": 6, é: 7, "😀": 8, "\uffff": 9 },
+    skipped: { u: undefined, f: () => 1, kept: true },
+    array: [undefined, () => 1, null, true, false, [], {}],
+    big: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7) % 40}`, i])),
+  };
+  const want = referenceCanonical(value);
+  assert.equal(canonicalJson(value), want);
+  for (const s of strings) assert.equal(canonicalJson(s), JSON.stringify(s));
+  for (const n of numbers) assert.equal(canonicalJson(n), JSON.stringify(n));
+  // JSON.stringify writes null for these; the canonical form refuses them instead, so a
+  // signature can never cover a value that JSON cannot hold (1e400 parses to Infinity).
+  for (const n of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => canonicalJson({ n }), { name: "PolicyError", code: "BUNDLE_INVALID" });
+  }
+  assert.throws(() => canonicalJson({ n: 1n }), TypeError);
+});

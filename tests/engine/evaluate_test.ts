@@ -73,6 +73,32 @@ for (const condition of readFixture<ConditionFixture>("conditions.json").conditi
   });
 }
 
+Deno.test("evaluate() keeps every condition apart when one bundle holds them all", () => {
+  // Identical conditions share one compiled test; different ones must never be confused.
+  const conditions = readFixture<ConditionFixture>("conditions.json").conditions;
+  const targetOf = (i: number) => ({ service: "svc", resource: "cond", action: `test-${i}` });
+  const bundle = {
+    schemaVersion: 1,
+    env: "test",
+    policies: conditions.map((condition, i) => ({
+      ...wrap(condition.when).policies[0]!,
+      policyKey: `p${i}`,
+      rules: [{ ...wrap(condition.when).policies[0]!.rules[0]!, target: targetOf(i) }],
+    })),
+  };
+  const evaluator = createEvaluator(compileBundle(bundle));
+  conditions.forEach((condition, i) => {
+    for (const c of condition.cases) {
+      const context = c.context_json === undefined ? c.context : JSON.parse(c.context_json);
+      assert.equal(
+        evaluator({ target: targetOf(i), context }).decision,
+        c.want ? "allow" : "deny",
+        `${condition.name}: ${c.context_json ?? JSON.stringify(context)}`,
+      );
+    }
+  });
+});
+
 Deno.test("evaluate() never resolves context paths through Object.prototype", () => {
   const evaluator = createEvaluator(compileBundle(wrap({ op: "exists", path: "polluted" })));
   const proto = Object.prototype as Record<string, unknown>;
@@ -86,6 +112,19 @@ Deno.test("evaluate() never resolves context paths through Object.prototype", ()
   const nested = createEvaluator(compileBundle(wrap({ op: "exists", path: "a.size" })));
   assert.equal(nested({ target, context: { a: new Map() } }).decision, "deny");
   assert.equal(nested({ target, context: { a: { size: 1 } } }).decision, "allow");
+});
+
+Deno.test("evaluate() orders only finite numbers: Infinity and NaN in a context compare false", () => {
+  // JSON cannot carry these, so they are not in conditions.json; JavaScript callers can.
+  for (const op of ["gt", "gte", "lt", "lte"]) {
+    for (const path of ["n", "a.n"]) {
+      const evaluator = createEvaluator(compileBundle(wrap({ op, path, value: 5 })));
+      for (const n of [Infinity, -Infinity, NaN]) {
+        const context = path === "n" ? { n } : { a: { n } };
+        assert.equal(evaluator({ target, context }).decision, "deny", `${n} ${op} 5 (${path})`);
+      }
+    }
+  }
 });
 
 Deno.test("evaluate() does not pollute prototypes with a JSON __proto__ context", () => {

@@ -181,3 +181,32 @@ Deno.test("loadBundle() returns validation warnings of a bundle that loads", asy
   const loaded = await loadBundle(text(withWildcard), { allowUnsigned: true });
   assert.deepEqual(loaded.warnings.map((w) => w.code), ["TARGET_WILDCARD_LITERAL"]);
 });
+
+Deno.test("loadBundle() gives the same result for a large bundle, which it loads in steps", async () => {
+  // Over 256 KiB, loadBundle yields to the event loop between its steps.
+  const policies = Array.from({ length: 600 }, (_, i) => ({
+    ...example.policies[0]!,
+    policyKey: `copy-${i}`,
+    rules: example.policies[0]!.rules.map((rule) => ({
+      ...rule,
+      target: { ...rule.target, resource: `resource-${i}` },
+    })),
+  }));
+  const large = { ...example, policies: [...example.policies, ...policies] };
+  const signed = await signBundle(large, {
+    algorithm: "ECDSA_SHA_256",
+    key: ecPrivate,
+    keyId: "l",
+  });
+  const body = text(signed);
+  assert.ok(body.length > 256 * 1024, `${body.length} bytes`);
+  const loaded = await loadBundle(body, ecKey);
+  assert.equal(loaded.status.checksum, signed.checksum);
+  assert.equal(loaded.status.signature.status, "verified");
+  assert.equal(loaded.compiled.policyCount, large.policies.length);
+  // The checksum is still reported before the signature (both fail here).
+  await assertRejectsCode(
+    loadBundle(body.replace('"copy-599"', '"copy-x"'), ecKey),
+    "CHECKSUM_MISMATCH",
+  );
+});

@@ -1,0 +1,41 @@
+// A signed scenario bundle of about 8 MiB (the default maxFileBytes) and the
+// options that verify it.
+import { type LoadBundleOptions, signBundle } from "../../mod.ts";
+import { scenarioBundle } from "../_scenario.ts";
+
+/** The largest bundle the default maxFileBytes accepts, less room for the signature. */
+export const TARGET_BYTES = 8 * 1024 * 1024 - 4096;
+
+export interface SignedBundle {
+  bytes: Uint8Array;
+  targets: number;
+  options: LoadBundleOptions;
+  /** The verifying key as SPKI PEM text, for child processes. */
+  publicKeyPem: string;
+}
+
+/** A scenario bundle with as many targets as fit in TARGET_BYTES, ECDSA-signed. */
+export async function makeSignedBundle(targetBytes = TARGET_BYTES): Promise<SignedBundle> {
+  const perTarget = JSON.stringify(scenarioBundle(100)).length / 100;
+  let targets = Math.floor(targetBytes / perTarget);
+  let bundle = scenarioBundle(targets);
+  while (JSON.stringify(bundle).length > targetBytes - 512) bundle = scenarioBundle(targets -= 100);
+  const pair = await crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign", "verify"],
+  );
+  const signed = await signBundle(bundle, {
+    algorithm: "ECDSA_SHA_256",
+    key: pair.privateKey,
+    keyId: "bench",
+  });
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+  const base64 = btoa(String.fromCharCode(...spki));
+  return {
+    bytes: new TextEncoder().encode(JSON.stringify(signed)),
+    targets,
+    options: { verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey } },
+    publicKeyPem: `-----BEGIN PUBLIC KEY-----\n${base64}\n-----END PUBLIC KEY-----\n`,
+  };
+}

@@ -1,0 +1,22 @@
+// The load pipeline as it was before loadBundle yielded between its steps:
+// parse, validate, canonical payload and compile run back to back, and the
+// only awaits are WebCrypto's. For comparison in the reload benchmark only.
+import {
+  assertValidBundle,
+  canonicalPayloadBytes,
+  compileBundle,
+  type LoadBundleOptions,
+  parseBundleBytes,
+  type RuntimeBundleV1,
+  verifyPayload,
+} from "../../mod.ts";
+
+export async function unyieldingLoad(bytes: Uint8Array, options: LoadBundleOptions) {
+  const bundle = parseBundleBytes(bytes) as RuntimeBundleV1;
+  assertValidBundle(bundle);
+  const payload = canonicalPayloadBytes(bundle);
+  await crypto.subtle.digest("SHA-256", payload);
+  const { algorithm, publicKey } = options.verify!;
+  await verifyPayload(algorithm, publicKey, payload, bundle.signature!.value);
+  return { compiled: compileBundle(bundle, { skipValidation: true }) };
+}

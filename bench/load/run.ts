@@ -1,0 +1,178 @@
+// deno task bench:load [--no-write]
+//
+// Load, reload, memory and start-up of our engine under Deno, with an ~8 MiB
+// ECDSA-signed bundle (the default maxFileBytes). Writes
+// bench/load/results-deno.json and the block between the markers in
+// docs/performance.md.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { loadBundle } from "../../mod.ts";
+import { replaceBetweenMarkers } from "../peers/_report.ts";
+import { makeSignedBundle } from "./_signed_bundle.ts";
+import { type StageTimes, timeStages } from "./_stages.ts";
+import { measureReload, type ReloadFigures } from "./_reload.ts";
+import { unyieldingLoad } from "./_unyielding_load.ts";
+import { measureStartup, median, STARTUP_CASES } from "./_startup.ts";
+
+const ROUNDS = 7;
+const f = (ms: number) => ms.toFixed(ms < 10 ? 1 : 0);
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const MiB = 1024 * 1024;
+
+const bundle = await makeSignedBundle();
+const mib = bundle.bytes.byteLength / MiB;
+const text = new TextDecoder().decode(bundle.bytes);
+console.error(`bundle: ${mib.toFixed(2)} MiB, ${bundle.targets} targets, ECDSA-signed`);
+
+// 1. Load against JSON.parse, rounds interleaved; medians.
+const parseTimes: number[] = [];
+const loadTimes: number[] = [];
+const stages: StageTimes[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  let start = performance.now();
+  JSON.parse(text);
+  parseTimes.push(performance.now() - start);
+  start = performance.now();
+  await loadBundle(bundle.bytes, bundle.options);
+  loadTimes.push(performance.now() - start);
+  stages.push(await timeStages(bundle.bytes, bundle.options));
+}
+const stage = Object.fromEntries(
+  Object.keys(stages[0]!).map((k) => [k, median(stages.map((s) => s[k as keyof StageTimes]))]),
+) as unknown as StageTimes;
+const parseMs = median(parseTimes);
+const loadMs = median(loadTimes);
+const afterParse = stage.validate + stage.canonical + stage.sha256 + stage.compile;
+console.error(`load: JSON.parse ${parseMs.toFixed(1)} ms, loadBundle ${loadMs.toFixed(1)} ms`);
+
+// 2. Memory, each in a fresh process that reads the bundle from a file.
+const file = here("../../.tmp/bench-load-bundle.json");
+mkdirSync(dirname(file), { recursive: true });
+writeFileSync(file, bundle.bytes);
+const memory = (mode: string) => {
+  const args = [
+    "run",
+    "--quiet",
+    `--allow-read=${file}`,
+    "--v8-flags=--expose-gc",
+    here("./_memory_child.ts"),
+    mode,
+    file,
+    bundle.publicKeyPem,
+  ];
+  const child = spawnSync("deno", args, { encoding: "utf8" });
+  if (child.status !== 0) {
+    throw new Error(`memory ${mode}: ${child.error?.message ?? child.stderr}`);
+  }
+  return JSON.parse(child.stdout) as { rssDelta: number; heapUsedDelta: number };
+};
+const parsedMemory = memory("parse");
+const loadedMemory = memory("load");
+rmSync(file);
+console.error(`memory: loaded bundle +${(loadedMemory.rssDelta / MiB).toFixed(0)} MiB rss`);
+
+// 3. Reload while evaluating: loadBundle, and the same steps without yielding
+// between them (as before), alternately; the round with the median worst gap.
+const first = await loadBundle(bundle.bytes, bundle.options);
+const reloads: ReloadFigures[] = [];
+const unyielding: ReloadFigures[] = [];
+for (let round = 0; round < 5; round++) {
+  reloads.push(
+    await measureReload(first, () => loadBundle(bundle.bytes, bundle.options), bundle.targets),
+  );
+  unyielding.push(
+    await measureReload(first, () => unyieldingLoad(bundle.bytes, bundle.options), bundle.targets),
+  );
+}
+const byWorstGap = (a: ReloadFigures, b: ReloadFigures) => a.worstGapMs - b.worstGapMs;
+const reload = reloads.sort(byWorstGap)[2]!;
+const reloadUnyielding = unyielding.sort(byWorstGap)[2]!;
+console.error(
+  `reload: worst gap ${f(reload.worstGapMs)} ms (without yields ${
+    f(reloadUnyielding.worstGapMs)
+  } ms)`,
+);
+
+// 4. Start-up.
+const startup = measureStartup(STARTUP_CASES);
+
+const perMiB = (bytes: number) => `${(bytes / MiB / mib).toFixed(1)} MiB`;
+const table = (rows: string[][]) =>
+  [
+    `| ${rows[0]!.join(" | ")} |`,
+    `| ${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+const reloadRow = (name: string, value: (r: ReloadFigures) => string) => [
+  name,
+  value(reload),
+  value(reloadUnyielding),
+];
+const block = [
+  `Bundle: ${mib.toFixed(1)} MiB, ${bundle.targets.toLocaleString("en-US")} targets × 3 rules, ` +
+  `ECDSA P-256 signed. Medians of ${ROUNDS} rounds.`,
+  "",
+  table([
+    ["Load", "ms", "× `JSON.parse`"],
+    ["`JSON.parse` of the text", f(parseMs), "1×"],
+    [
+      "`JSON.parse` + validate + checksum + compile (the aim)",
+      f(parseMs + afterParse),
+      `${((parseMs + afterParse) / parseMs).toFixed(1)}×`,
+    ],
+    [
+      "`loadBundle`: all of it, UTF-8 decoding and signature too",
+      f(loadMs),
+      `${(loadMs / parseMs).toFixed(1)}×`,
+    ],
+  ]),
+  "",
+  table([
+    ["Stage of `loadBundle`", "ms"],
+    ...Object.entries(stage).map(([name, ms]) => [name, f(ms)]),
+  ]),
+  "",
+  table([
+    ["Memory, per MiB of file, fresh process, after GC", "RSS growth", "heap used"],
+    ["`JSON.parse` document", perMiB(parsedMemory.rssDelta), perMiB(parsedMemory.heapUsedDelta)],
+    ["`loadBundle` result", perMiB(loadedMemory.rssDelta), perMiB(loadedMemory.heapUsedDelta)],
+  ]),
+  "",
+  table([
+    ["Reload while evaluating (median of 5 rounds)", "`loadBundle`", "same steps, no yields"],
+    reloadRow("reload (load and swap), ms", (r) => f(r.reloadMs)),
+    reloadRow("evaluate calls answered during the reload", (r) => `${r.evaluatesDuringReload}`),
+    reloadRow("longest time without an answer, ms", (r) => f(r.worstGapMs)),
+    reloadRow("time between evaluate tasks, no reload, ms", (r) => r.typicalGapMs.toFixed(3)),
+    reloadRow("evaluate, ns per call, no reload", (r) => r.evaluateNs.toFixed(0)),
+    reloadRow(
+      "evaluate, ns per call, during the reload",
+      (r) => r.evaluateNsDuringReload.toFixed(0),
+    ),
+  ]),
+  "",
+  table([
+    ["Start-up (wall time, spawn to exit, median of 11)", "ms"],
+    ...[...startup].map(([name, ms]) => [name, f(ms)]),
+  ]),
+].join("\n");
+console.log(block);
+
+if (!process.argv.includes("--no-write")) {
+  const results = {
+    generatedBy: "bench/load/run.ts",
+    date: new Date().toISOString(),
+    runtime: { deno: process.versions.deno, v8: process.versions.v8 },
+    bundle: { bytes: bundle.bytes.byteLength, targets: bundle.targets, signature: "ECDSA_SHA_256" },
+    load: { jsonParseMs: parseMs, loadBundleMs: loadMs, stagesMs: stage },
+    memory: { parse: parsedMemory, load: loadedMemory },
+    reload: { loadBundle: reload, withoutYields: reloadUnyielding },
+    startupMs: Object.fromEntries(startup),
+  };
+  writeFileSync(here("./results-deno.json"), JSON.stringify(results, null, 2) + "\n");
+  const docs = here("../../docs/performance.md");
+  writeFileSync(docs, replaceBetweenMarkers(readFileSync(docs, "utf8"), "load:deno", block));
+}

@@ -1,0 +1,1 @@
+// Start-up baseline: a script that does nothing.

@@ -1,0 +1,134 @@
+// Measures one engine at one scenario size: load time, a correctness gate, then
+// the median time per decision over timed batches. Runtime-neutral (Deno or Node).
+import type { BenchDecision, BenchRequest, Decide, PeerEngine } from "./_engine.ts";
+import { expectedDecision, SCENARIO_CONTEXTS, scenarioTarget } from "../_scenario.ts";
+
+/** What one child process reports. */
+export interface Measurement {
+  engine: string;
+  targets: number;
+  /** Median of the loads made (one when a load takes over a second). */
+  loadMs: number;
+  loads: number;
+  /** Requests checked against the expected decision before timing. */
+  gateChecks: number;
+  nsPerDecision: number;
+  opsPerSecond: number;
+  /** Decisions per timed batch, and the number of batches the median is over. */
+  batchSize: number;
+  batches: number;
+}
+
+const QUERIES = 4096; // rotating requests spread over all targets, as in bench/engine_bench.ts
+const BATCH_MS = 10;
+const WARMUP_MS = 300;
+const MEASURE_MS = 1_500;
+const MIN_BATCHES = 11;
+const LOAD_BUDGET_MS = 1_000;
+const MAX_LOADS = 5;
+
+export async function measure(engine: PeerEngine, n: number): Promise<Measurement> {
+  const source = engine.source(n);
+  const loadTimes: number[] = [];
+  let decide: Decide;
+  do {
+    const start = performance.now();
+    decide = await engine.load(source);
+    loadTimes.push(performance.now() - start);
+  } while (sum(loadTimes) < LOAD_BUDGET_MS && loadTimes.length < MAX_LOADS);
+
+  const gateChecks = await checkDecisions(engine, decide, n);
+
+  const requests: BenchRequest[] = Array.from({ length: QUERIES }, (_, q) => ({
+    target: scenarioTarget((q * 7919) % n),
+    context: SCENARIO_CONTEXTS[q % 3]!,
+  }));
+  const run = engine.async ? timeAsyncBatch : timeBatch;
+  let batchSize = 16;
+  while ((await run(decide, requests, batchSize)) < BATCH_MS) batchSize *= 2;
+  const warmupEnd = performance.now() + WARMUP_MS;
+  while (performance.now() < warmupEnd) await run(decide, requests, batchSize);
+  const times: number[] = [];
+  const end = performance.now() + MEASURE_MS;
+  while (performance.now() < end || times.length < MIN_BATCHES) {
+    times.push(await run(decide, requests, batchSize));
+  }
+  const nsPerDecision = (median(times) / batchSize) * 1e6;
+  return {
+    engine: engine.id,
+    targets: n,
+    loadMs: median(loadTimes),
+    loads: loadTimes.length,
+    gateChecks,
+    nsPerDecision,
+    opsPerSecond: 1e9 / nsPerDecision,
+    batchSize,
+    batches: times.length,
+  };
+}
+
+/**
+ * The correctness gate: every context at up to 1,000 targets spread over the
+ * scenario, and an unknown target, must give the expected decision.
+ */
+async function checkDecisions(engine: PeerEngine, decide: Decide, n: number): Promise<number> {
+  const step = Math.max(1, Math.floor(n / 1000));
+  let checks = 0;
+  const check = async (request: BenchRequest, want: string) => {
+    const got = (await decide(request) as BenchDecision).decision;
+    if (got !== want) {
+      throw new Error(
+        `${engine.id} n=${n}: ${JSON.stringify(request)} gave ${got}, expected ${want}`,
+      );
+    }
+    checks++;
+  };
+  for (let i = 0; i < n; i += step) {
+    for (let c = 0; c < SCENARIO_CONTEXTS.length; c++) {
+      await check(
+        { target: scenarioTarget(i), context: SCENARIO_CONTEXTS[c]! },
+        expectedDecision(i, c),
+      );
+    }
+  }
+  const unknown = { service: "no-such-service", resource: "r", action: "read" };
+  await check({ target: unknown, context: SCENARIO_CONTEXTS[0]! }, "deny");
+  return checks;
+}
+
+/** Decisions are kept here so that no engine's work can be optimised away. */
+const sink: unknown[] = new Array(1024).fill(null);
+/** Batches continue the rotation over the requests where the last one stopped. */
+let cursor = 0;
+
+function timeBatch(decide: Decide, requests: BenchRequest[], count: number): number {
+  let q = cursor;
+  const start = performance.now();
+  for (let k = 0; k < count; k++) sink[k & 1023] = decide(requests[q++ & (QUERIES - 1)]!);
+  const ms = performance.now() - start;
+  cursor = q;
+  return ms;
+}
+
+async function timeAsyncBatch(
+  decide: Decide,
+  requests: BenchRequest[],
+  count: number,
+): Promise<number> {
+  let q = cursor;
+  const start = performance.now();
+  for (let k = 0; k < count; k++) sink[k & 1023] = await decide(requests[q++ & (QUERIES - 1)]!);
+  const ms = performance.now() - start;
+  cursor = q;
+  return ms;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,33 @@
+// This module is browser compatible.
+// The compiled form of a bundle, kept out of the public CompiledBundle object:
+// evaluate and traceEvaluation find it here.
+import { PolicyError } from "./policy_error.ts";
+import type { Code } from "./_target_program.ts";
+import type { TargetIndex } from "./_target_index.ts";
+
+/** Every target's program, and where each starts. */
+export interface CompiledCode {
+  readonly code: Code;
+  readonly programs: TargetIndex<number>;
+}
+
+const compiledCode = new WeakMap<object, CompiledCode>();
+
+export function registerCompiledCode(compiled: object, code: CompiledCode): void {
+  compiledCode.set(compiled, code);
+}
+
+/**
+ * The compiled code of a bundle compiled by `compileBundle`.
+ * @throws {PolicyError} `INVALID_OPTIONS` for any other object.
+ */
+export function compiledCodeOf(compiled: object): CompiledCode {
+  const code = compiledCode.get(compiled);
+  if (code === undefined) {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "this is not a compiled bundle; compile it with compileBundle or load it with loadBundle",
+    );
+  }
+  return code;
+}

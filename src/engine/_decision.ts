@@ -1,0 +1,41 @@
+// This module is browser compatible.
+// The decision object of a winning candidate record (see _target_program.ts),
+// shared by evaluate and traceEvaluation.
+import type { Decision, EffectType } from "./types.ts";
+import type { Code } from "./_target_program.ts";
+
+/** A fresh decision object with exactly the fields SPEC.md lists for the candidate's type. */
+export function makeDecision(code: Code, record: number, parseCustomEffect: boolean): Decision {
+  const type = code[record] as EffectType;
+  const policyKey = code[record + 2] as string;
+  const d: Decision = code[record + 1] === "rule"
+    ? { decision: type, reason: "rule", policyKey, ruleId: code[record + 3] as string }
+    : { decision: type, reason: "default", policyKey };
+  switch (type) {
+    case "throttle":
+      d.throttle = {
+        limit: code[record + 4] as number,
+        windowSeconds: code[record + 5] as number,
+        key: code[record + 6] as string,
+      };
+      break;
+    case "kill_switch": {
+      const service = code[record + 4] as string;
+      const reason = code[record + 5] as string | null;
+      d.killSwitch = reason === null ? { service } : { service, reason };
+      break;
+    }
+    case "custom": {
+      const value = code[record + 4] as string;
+      d.value = value;
+      if (parseCustomEffect && code[record + 5] === true) d.parsedValue = JSON.parse(value);
+      break;
+    }
+  }
+  return d;
+}
+
+/** The priority of the candidate whose record is at `record` (-1 for a default). */
+export function recordPriority(code: Code, record: number): number {
+  return code[record + 7] as number;
+}
