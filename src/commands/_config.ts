@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import type { Env } from "../engine/types.ts";
-import { ENVS } from "../engine/_guards.ts";
+import { ENVS } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";

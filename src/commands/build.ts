@@ -4,7 +4,7 @@
  * @module
  */
 import type { Env, RuntimeBundleV1, Signature } from "../engine/types.ts";
-import { ENVS } from "../engine/_guards.ts";
+import { ENVS } from "../engine/types.ts";
 import { computeDigest } from "../engine/canonical_payload.ts";
 import { compileBundle } from "../engine/compile_bundle.ts";
 import { isPolicyError } from "../engine/policy_error.ts";

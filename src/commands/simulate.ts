@@ -5,7 +5,7 @@
  * @module
  */
 import type { Decision, EffectType, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../engine/_guards.ts";
+import { EFFECT_TYPES } from "../engine/types.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";

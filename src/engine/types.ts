@@ -247,3 +247,6 @@ export interface ContextPolicy {
   /** The top-level context keys `evaluate` accepts. */
   allowedKeys: readonly string[];
 }
+
+// The vocabulary as values, for callers that check or list effect types and environments.
+export { EFFECT_TYPES, ENVS } from "./_guards.ts";
