@@ -1,7 +1,8 @@
 // The remote client's cache file (`cachePath`): the exact bytes of the last
 // verified bundle, written atomically and read back at start-up. Uses
 // node:fs/promises so the same code runs on Deno and Node.
-import { open, rename, rm } from "node:fs/promises";
+import { open } from "node:fs/promises";
+import { writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /**
@@ -51,22 +52,9 @@ export async function readCacheFile(path: string, maxFileBytes: number): Promise
  * @throws {PolicyError} `CACHE_WRITE_ERROR`.
  */
 export async function writeCacheFile(path: string, bytes: Uint8Array): Promise<void> {
-  const suffix = Array.from(
-    crypto.getRandomValues(new Uint8Array(6)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-  const temporary = `${path}.${suffix}.tmp`;
   try {
-    const handle = await open(temporary, "wx");
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    await writeFileAtomic(path, bytes);
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => {});
     throw new PolicyError(
       "CACHE_WRITE_ERROR",
       `cannot write the bundle cache ${path}: ${

@@ -17,6 +17,7 @@ import {
   type LoadedBundle,
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
+import { callSafely } from "./_call_safely.ts";
 import { checkClientOptions, invalidOption } from "./_check_client_options.ts";
 import {
   type BundleFile,
@@ -293,13 +294,6 @@ class LocalClient implements PolicyClient {
   }
 
   #report(error: PolicyError): void {
-    if (this.#closed) return;
-    try {
-      const result: unknown = this.#init.onError(error);
-      // An async onError that rejects must not become an unhandled rejection.
-      if (result instanceof Promise) result.catch(() => {});
-    } catch {
-      // A throwing onError must not stop the watch.
-    }
+    if (!this.#closed) callSafely(this.#init.onError, error);
   }
 }

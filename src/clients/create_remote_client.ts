@@ -19,6 +19,7 @@ import {
 import { importPublicKey } from "../verify/import_public_key.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
+import { callSafely } from "./_call_safely.ts";
 import { readCacheFile, writeCacheFile } from "./_cache_file.ts";
 import { DEGRADED_AFTER_FAILURES, parseRetryAfter, pollDelay } from "./_poll_delay.ts";
 import { type BundleAnswer, type FetchFunction, requestBundle } from "./_request_bundle.ts";
@@ -613,7 +614,7 @@ class RemoteClientImpl implements RemoteClient {
       await writeCacheFile(path, this.#bytes);
       this.#cacheCurrent = true;
     } catch (error) {
-      this.#notify(this.#config.onError, asPolicyError(error));
+      callSafely(this.#config.onError, asPolicyError(error));
     }
   }
 
@@ -645,8 +646,8 @@ class RemoteClientImpl implements RemoteClient {
       random: this.#config.random(),
     }));
     const error = attempt.kind === "failed" ? attempt.error : null;
-    if (error !== null) this.#notify(this.#config.onError, error);
-    this.#notify(this.#config.onPoll, {
+    if (error !== null) callSafely(this.#config.onError, error);
+    callSafely(this.#config.onPoll, {
       outcome: attempt.kind,
       httpStatus: attempt.httpStatus,
       error,
@@ -676,14 +677,6 @@ class RemoteClientImpl implements RemoteClient {
   }
 
   /** Calls a user callback; what it throws must not stop polling. */
-  #notify<T>(callback: ((value: T) => void) | null, value: T): void {
-    if (callback === null) return;
-    try {
-      callback(value);
-    } catch {
-      // A throwing callback is the caller's bug; polling goes on.
-    }
-  }
 }
 
 /**
@@ -869,11 +862,6 @@ async function resolveOptions(options: RemoteClientOptions): Promise<Config> {
   ) {
     throw invalid("clock must be an object with now(), setTimeout() and clearTimeout()");
   }
-  const slotOptions: ClientOptions = {};
-  if (options.parseCustomEffect !== undefined) {
-    slotOptions.parseCustomEffect = options.parseCustomEffect;
-  }
-  if (options.contextPolicy !== undefined) slotOptions.contextPolicy = options.contextPolicy;
 
   return {
     url,
@@ -900,7 +888,8 @@ async function resolveOptions(options: RemoteClientOptions): Promise<Config> {
       ((input, init) => fetch(input, init)),
     clock: clock as unknown as Clock,
     random: optionalFunction<() => number>(raw.random, "random") ?? Math.random,
-    slotOptions,
+    // The bundle slot reads parseCustomEffect and contextPolicy from these.
+    slotOptions: options,
   };
 }
 

@@ -1,26 +1,21 @@
 /**
- * The one way the CLI writes a file: into a temporary file in the same
- * folder, flushed, then renamed into place (or hard-linked, when an
- * existing file must not be replaced). A crash never leaves half a document
- * and a watching client never reads one; the temporary file of a writer
- * killed mid-write is removed by a later write of the same file.
+ * The one way the CLI writes a file: {@link writeFileAtomicCore} (temporary
+ * file, flush, rename), with failures as `CliError`s.
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
+import {
+  writeFileAtomic as writeFileAtomicCore,
+  type WriteFileAtomicOptions,
+} from "../_io/write_file_atomic.ts";
 import { CliError } from "./_errors.ts";
 
+export { STALE_TEMPORARY_MS } from "../_io/write_file_atomic.ts";
+
 /** Options of {@link writeFileAtomic}. */
-export interface AtomicWriteOptions {
-  /** File mode of the new file (default `0o644`; `0o600` for private keys). */
-  mode?: number;
-  /** Replace an existing file (default true). When false, an existing file throws `onExists()`. */
-  overwrite?: boolean;
+export interface AtomicWriteOptions extends WriteFileAtomicOptions {
   /** The error thrown when `overwrite` is false and the file exists. */
   onExists?: (target: string) => Error;
-  /** Create missing parent folders (default false). */
-  createParents?: boolean;
 }
 
 /**
@@ -33,30 +28,10 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const { mode = 0o644, overwrite = true, createParents = false } = options;
-  const folder = path.dirname(target);
-  const temp = path.join(folder, `.${path.basename(target)}.${randomSuffix()}.tmp`);
   try {
-    if (createParents) await fs.mkdir(folder, { recursive: true });
-    const handle = await fs.open(temp, "wx", mode);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.chmod(temp, mode);
-    if (overwrite) {
-      await fs.rename(temp, target);
-    } else {
-      // link() fails if the target exists: no window where another writer's file is replaced.
-      await fs.link(temp, target);
-      await fs.unlink(temp);
-    }
-    await removeStaleTemporaries(folder, path.basename(target));
+    await writeFileAtomicCore(target, data, options);
   } catch (error) {
-    await fs.rm(temp, { force: true }).catch(() => {});
-    if ((error as { code?: string }).code === "EEXIST" && !overwrite) {
+    if ((error as { code?: string }).code === "EEXIST" && options.overwrite === false) {
       throw options.onExists?.(target) ??
         new CliError("WRITE_ERROR", `${target} already exists; it was not replaced`);
     }
@@ -65,40 +40,4 @@ export async function writeFileAtomic(
       `cannot write ${target}: ${(error as Error).message ?? String(error)}`,
     );
   }
-}
-
-/**
- * Temporary files of a target older than this were left by a writer that
- * was killed between creating and renaming them (a live writer renames
- * within seconds).
- */
-export const STALE_TEMPORARY_MS = 60_000;
-
-/**
- * Removes the temporary files of `name` in `folder` (`.<name>.<12 hex>.tmp`,
- * the names {@link writeFileAtomic} gives) older than
- * {@link STALE_TEMPORARY_MS}, so that writers killed mid-write (`kill -9`, a
- * power cut) do not leave copies piling up. Best effort: never fails.
- */
-async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = new RegExp(`^\\.${escaped}\\.[0-9a-f]{12}\\.tmp$`);
-  try {
-    const cutoff = Date.now() - STALE_TEMPORARY_MS;
-    for (const entry of await fs.readdir(folder)) {
-      if (!pattern.test(entry)) continue;
-      const file = path.join(folder, entry);
-      const stat = await fs.lstat(file).catch(() => null);
-      if (stat !== null && stat.isFile() && stat.mtimeMs < cutoff) {
-        await fs.rm(file, { force: true }).catch(() => {});
-      }
-    }
-  } catch {
-    // An unreadable folder: nothing to clean.
-  }
-}
-
-function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(6));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -11,7 +11,7 @@ import {
 import type { ErrorCode } from "../../src/engine/policy_error.ts";
 import { PACKAGE_VERSION } from "../../src/_version.ts";
 import { withTempDir } from "../_openssl.ts";
-import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { type Fault, FaultServer } from "./_fault_server.ts";
 import {
   assertIso,
@@ -592,6 +592,23 @@ test("onError and onPoll that throw do not stop the client", async () => {
   server.fault = { kind: "status", status: 500 };
   assert.equal((await client.refresh()).consecutiveFailures, 1);
   assertIso(client.status().nextPollAt);
+});
+
+test("an async onError that rejects is not an unhandled rejection", async () => {
+  await using server = FaultServer.start({ kind: "bundle", body: V1 });
+  let calls = 0;
+  await using client = await createRemoteClient(remoteOptions(server.baseUrl, {
+    onError: async () => {
+      calls++;
+      await Promise.resolve();
+      throw new Error("bad async callback");
+    },
+  }));
+  server.fault = { kind: "status", status: 500 };
+  assert.equal((await client.refresh()).consecutiveFailures, 1);
+  // Let the rejection settle inside the test: unhandled, it would fail the run.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(calls, 1);
 });
 
 test("parseCustomEffect and contextPolicy apply to the remote bundle", async () => {

@@ -8,7 +8,7 @@ import {
   type LocalClientOptions,
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
-import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 import {
   hmacSecret,
   numberedBundle,

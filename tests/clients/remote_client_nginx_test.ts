@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { createRemoteClient } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
-import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { findNginx, startNginx } from "./_nginx.ts";
 import {
   Recorder,

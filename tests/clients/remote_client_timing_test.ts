@@ -10,7 +10,7 @@ import {
   DEGRADED_AFTER_FAILURES,
   type RemoteClientOptions,
 } from "../../mod.ts";
-import { assertRejectsCode } from "../verify/_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { FakeClock } from "./_fake_clock.ts";
 import { FaultServer } from "./_fault_server.ts";
 import { Recorder, remoteOptions, TARGET, test, V1, V2 } from "./_remote_fixtures.ts";

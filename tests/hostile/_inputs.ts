@@ -7,9 +7,8 @@
  */
 import assert from "node:assert/strict";
 import {
-  type ErrorCode,
   type LoadBundleOptions,
-  PolicyError,
+  type PolicyError,
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
@@ -95,49 +94,11 @@ export function withRaw(value: unknown, raw: Record<string, string>): string {
   return text;
 }
 
-/**
- * Asserts that `promise` rejects with a PolicyError whose code is one of
- * `codes` (never a RangeError, a SyntaxError or anything else) and returns it.
- */
-export async function rejectsWith(
-  promise: Promise<unknown>,
-  codes: ErrorCode | ErrorCode[],
-): Promise<PolicyError> {
-  const wanted = Array.isArray(codes) ? codes : [codes];
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(
-      error instanceof PolicyError,
-      `expected a PolicyError ${wanted.join(" or ")}, got ${error}`,
-    );
-    assert.ok(
-      wanted.includes(error.code),
-      `expected ${wanted.join(" or ")}, got ${error.code}: ${error.message.slice(0, 300)}`,
-    );
-    return error;
-  }
-  assert.fail(`expected a PolicyError ${wanted.join(" or ")}, but the promise resolved`);
-}
-
-/** Like {@link rejectsWith}, for a function that throws synchronously. */
-export function throwsWith(fn: () => unknown, codes: ErrorCode | ErrorCode[]): PolicyError {
-  const wanted = Array.isArray(codes) ? codes : [codes];
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(
-      error instanceof PolicyError,
-      `expected a PolicyError ${wanted.join(" or ")}, got ${error}`,
-    );
-    assert.ok(
-      wanted.includes(error.code),
-      `expected ${wanted.join(" or ")}, got ${error.code}: ${error.message.slice(0, 300)}`,
-    );
-    return error;
-  }
-  assert.fail(`expected a PolicyError ${wanted.join(" or ")}, but nothing was thrown`);
-}
+// PolicyError assertions accepting one code or several: the project's shared helpers.
+export {
+  assertRejectsCode as rejectsWith,
+  assertThrowsCode as throwsWith,
+} from "../_assert_policy_error.ts";
 
 /** The codes of a `BUNDLE_INVALID` error's issues. */
 export function issueCodes(error: PolicyError): string[] {

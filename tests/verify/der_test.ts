@@ -9,7 +9,7 @@ import {
   readElement,
 } from "../../src/verify/_der.ts";
 import { decodeHex } from "../../src/verify/_encoding.ts";
-import { assertThrowsCode } from "./_assert_policy_error.ts";
+import { assertThrowsCode } from "../_assert_policy_error.ts";
 
 interface Vectors {
   valid: { name: string; der: string; raw: string }[];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { toHex } from "../../src/engine/canonical_payload.ts";
 import { importHmacKey } from "../../src/verify/import_hmac_key.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SECRET = "4f2d8c1a9b7e6f5d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d";
 const DATA = new TextEncoder().encode("payload");

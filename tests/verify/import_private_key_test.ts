@@ -8,7 +8,7 @@ import {
   openssl,
   publicKeyOf,
 } from "../_openssl.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SIGN = { name: "ECDSA", hash: "SHA-256" } as const;
 const DATA = new TextEncoder().encode("payload");

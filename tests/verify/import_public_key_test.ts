@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { importPublicKey } from "../../src/verify/import_public_key.ts";
 import { generatePkcs8Key, generateSec1Key, openssl, publicKeyOf } from "../_openssl.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 function der(pem: string): Uint8Array<ArrayBuffer> {
   const body = pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadBundle, type RuntimeBundleV1, signBundle } from "../../mod.ts";
 import { generateHmacSecret, generateSec1Key, publicKeyOf } from "../_openssl.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const example: RuntimeBundleV1 = JSON.parse(
   Deno.readTextFileSync(new URL("../../examples/bundle.json", import.meta.url)),

@@ -22,7 +22,7 @@ import {
   signWithOpenssl,
   verifyWithOpenssl,
 } from "../_openssl.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const BUNDLE: RuntimeBundleV1 = JSON.parse(
   await Deno.readTextFile(new URL("../testdata/verify/bundle.json", import.meta.url)),

@@ -3,7 +3,7 @@ import { canonicalPayloadBytes, computeDigest } from "../../src/engine/canonical
 import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
 import { signBundle } from "../../src/verify/sign_bundle.ts";
 import { verifyPayload } from "../../src/verify/verify_payload.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SECRET = "00ff11ee22dd33cc44bb55aa66997788aa55bb44cc33dd22ee11ff0000ff11ee";
 const BUNDLE: RuntimeBundleV1 = JSON.parse(

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { ecdsaDerToRaw } from "../../src/verify/_der.ts";
 import { decodeBase64 } from "../../src/verify/_encoding.ts";
 import { signPayload } from "../../src/verify/sign_payload.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SECRET = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const DATA = new TextEncoder().encode('{"env":"prod","policies":[],"schemaVersion":1}');

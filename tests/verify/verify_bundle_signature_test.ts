@@ -7,7 +7,7 @@ import {
   type VerifyBundleSignatureOptions,
   type VerifyKeyOptions,
 } from "../../src/verify/verify_bundle_signature.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SECRET = "7c3a9e1f5b2d8c4a6e0f9b3d7a1c5e8f2b6d0a4c8e1f3b5d7a9c0e2f4b6d8a1c";
 const BUNDLE: RuntimeBundleV1 = JSON.parse(

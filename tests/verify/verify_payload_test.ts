@@ -3,7 +3,7 @@ import { ecdsaDerToRaw, ecdsaRawToDer } from "../../src/verify/_der.ts";
 import { decodeBase64, encodeBase64 } from "../../src/verify/_encoding.ts";
 import { signPayload } from "../../src/verify/sign_payload.ts";
 import { verifyPayload } from "../../src/verify/verify_payload.ts";
-import { assertRejectsCode } from "./_assert_policy_error.ts";
+import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 const SECRET = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const OTHER_SECRET = "b1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";

@@ -1,0 +1,96 @@
+/**
+ * Writing a file atomically, the one mechanism the CLI and the clients share:
+ * into a temporary file in the same folder, flushed, then renamed into place
+ * (or hard-linked, when an existing file must not be replaced). A crash never
+ * leaves half a document and a watching client never reads one; the temporary
+ * file of a writer killed mid-write is removed by a later write of the same
+ * file. Uses `node:` built-ins only, so it runs on Deno and Node alike.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { toHex } from "../engine/canonical_payload.ts";
+
+/** Options of {@link writeFileAtomic}. */
+export interface WriteFileAtomicOptions {
+  /** File mode of the new file (default `0o644`; `0o600` for private keys). */
+  mode?: number;
+  /** Replace an existing file (default true). When false, an existing file fails with `EEXIST`. */
+  overwrite?: boolean;
+  /** Create missing parent folders (default false). */
+  createParents?: boolean;
+}
+
+/**
+ * Writes `data` to `target` atomically. On failure the temporary file is
+ * removed and the file system's error is thrown as it is (its `code` is
+ * `EEXIST` when `overwrite` is false and `target` exists): callers turn it
+ * into their own error code.
+ */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: WriteFileAtomicOptions = {},
+): Promise<void> {
+  const { mode = 0o644, overwrite = true, createParents = false } = options;
+  const folder = path.dirname(target);
+  const temp = path.join(folder, `.${path.basename(target)}.${randomSuffix()}.tmp`);
+  try {
+    if (createParents) await fs.mkdir(folder, { recursive: true });
+    const handle = await fs.open(temp, "wx", mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.chmod(temp, mode);
+    if (overwrite) {
+      await fs.rename(temp, target);
+    } else {
+      // link() fails if the target exists: no window where another writer's file is replaced.
+      await fs.link(temp, target);
+      await fs.unlink(temp);
+    }
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+  await removeStaleTemporaries(folder, path.basename(target));
+}
+
+/**
+ * Temporary files of a target older than this were left by a writer that
+ * was killed between creating and renaming them (a live writer renames
+ * within seconds).
+ */
+export const STALE_TEMPORARY_MS = 60_000;
+
+/**
+ * Removes the temporary files of `name` in `folder` (`.<name>.<12 hex>.tmp`,
+ * the names {@link writeFileAtomic} gives) older than
+ * {@link STALE_TEMPORARY_MS}, so that writers killed mid-write (`kill -9`, a
+ * power cut) do not leave copies piling up. Best effort: never fails.
+ */
+async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`^\\.${escaped}\\.[0-9a-f]{12}\\.tmp$`);
+  try {
+    const cutoff = Date.now() - STALE_TEMPORARY_MS;
+    for (const entry of await fs.readdir(folder)) {
+      if (!pattern.test(entry)) continue;
+      const file = path.join(folder, entry);
+      const stat = await fs.lstat(file).catch(() => null);
+      if (stat !== null && stat.isFile() && stat.mtimeMs < cutoff) {
+        await fs.rm(file, { force: true }).catch(() => {});
+      }
+    }
+  } catch {
+    // An unreadable folder: nothing to clean.
+  }
+}
+
+function randomSuffix(): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(6)));
+}
