@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { canonicalPayloadBytes, computeDigest } from "../engine/canonical_payload.ts";
+import { canonicalPayloadBytes, toHex } from "../engine/canonical_payload.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { RuntimeBundleV1, Signature, SignatureAlgorithm } from "../engine/types.ts";
 import { quote, unsupported } from "./_import_key.ts";
@@ -78,13 +78,11 @@ export async function signBundle<T extends RuntimeBundleV1>(
       { cause: error },
     );
   }
-  // First, and outside Promise.all: a payload the canonical form refuses
-  // (nested too deep, a number that is not finite) throws here, before a
-  // promise exists that could reject unhandled.
+  // A payload the canonical form refuses (nested too deep, a number that is
+  // not finite) throws here, before any crypto work starts.
   const payload = canonicalPayloadBytes(copy);
-  const [{ checksum }, value] = await Promise.all([
-    computeDigest(copy),
-    signPayload(algorithm, key, payload),
-  ]);
+  // One after the other over the same bytes: a key that fails leaves no hashing behind.
+  const checksum = `sha256:${toHex(await crypto.subtle.digest("SHA-256", payload))}`;
+  const value = await signPayload(algorithm, key, payload);
   return { ...copy, checksum, signature: { algorithm, keyId, value } };
 }
