@@ -9,6 +9,8 @@ export interface BundleFile {
   bytes: Uint8Array;
   /** See {@link fileVersion}. */
   version: string;
+  /** The file's modification time, in milliseconds since the epoch. */
+  mtimeMs: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function readBundleFile(path: string, maxBytes: number): Promise<Bu
     checkStats(path, own, maxBytes);
     const bytes = await readAtMost(handle, Number(own.size), maxBytes + 1);
     if (bytes.byteLength > maxBytes) throw tooLarge(path, `more than ${maxBytes}`, maxBytes);
-    return { bytes, version: fileVersion(own) };
+    return { bytes, version: fileVersion(own), mtimeMs: Number(own.mtimeNs / 1_000_000n) };
   } catch (error) {
     throw error instanceof PolicyError ? error : readError(path, error);
   } finally {
@@ -144,4 +146,25 @@ export function readError(path: string, error: unknown): PolicyError {
     }
   })();
   return new PolicyError("BUNDLE_READ_ERROR", message, { cause: error });
+}
+
+/**
+ * A file read this soon after its last modification may be rewritten within
+ * the same timestamp tick (milliseconds for mtime, a second for ctime here, up
+ * to 2 s on some file systems) with the same size: its stat would not change.
+ * Until then, the client compares bytes instead of trusting the stat
+ * (git's "racily clean" rule).
+ */
+export const RACY_WINDOW_MS = 2_000;
+
+/** The bytes to compare on later checks while `file` is racy, else null. */
+export function racyBytes(file: BundleFile, now: number = Date.now()): Uint8Array | null {
+  return now - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
+}
+
+/** True when two byte arrays hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -21,8 +21,10 @@ import { callSafely } from "./_call_safely.ts";
 import { checkClientOptions, invalidOption } from "./_check_client_options.ts";
 import {
   type BundleFile,
+  racyBytes,
   readBundleFile,
   readError,
+  sameBytes,
   statVersion,
   systemErrorCode,
 } from "./_read_bundle_file.ts";
@@ -132,6 +134,7 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Po
     loadOptions,
     slot,
     version: file.version,
+    racy: racyBytes(file),
     intervalMs,
     onError: options.onError ?? defaultOnError(bundlePath),
   });
@@ -175,6 +178,8 @@ interface LocalClientInit {
   loadOptions: LoadBundleOptions;
   slot: BundleSlot;
   version: string;
+  /** The bytes read at creation, while the file is racy (see `racyBytes`). */
+  racy: Uint8Array | null;
   intervalMs: number | null;
   onError: (error: PolicyError) => void;
 }
@@ -203,6 +208,12 @@ class LocalClient implements PolicyClient {
    * once.
    */
   #seen: string;
+  /**
+   * The bytes last read, kept while the file was read too soon after its last
+   * change to trust its stat: a same-size rewrite in the same timestamp tick
+   * leaves the stat unchanged, so checks compare bytes until the window ends.
+   */
+  #racy: Uint8Array | null;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #polling: Promise<void> | undefined;
   #closed = false;
@@ -211,6 +222,7 @@ class LocalClient implements PolicyClient {
     this.#init = init;
     this.#slot = init.slot;
     this.#seen = init.version;
+    this.#racy = init.racy;
     this.#schedule();
   }
 
@@ -267,22 +279,38 @@ class LocalClient implements PolicyClient {
       }
       return;
     }
-    if (version === this.#seen) return;
-    this.#seen = version;
     let file: BundleFile;
-    try {
-      file = await readBundleFile(bundlePath, maxFileBytes);
-    } catch (error) {
-      // Removed between the stat and the read: the next stat fails the same
-      // way, and must not report it a second time.
-      const code = systemErrorCode(isPolicyError(error) ? error.cause : undefined);
-      if (code === "ENOENT" || code === "ENOTDIR") this.#seen = `unreadable:${code}`;
-      this.#report(asPolicyError(error, bundlePath));
-      return;
+    if (version === this.#seen) {
+      const racy = this.#racy;
+      if (racy === null) return;
+      // The stat cannot be trusted yet: compare the bytes. A read that fails
+      // here is left to the next check's stat.
+      try {
+        file = await readBundleFile(bundlePath, maxFileBytes);
+      } catch {
+        return;
+      }
+      if (sameBytes(file.bytes, racy)) {
+        this.#racy = racyBytes(file);
+        return;
+      }
+    } else {
+      this.#seen = version;
+      try {
+        file = await readBundleFile(bundlePath, maxFileBytes);
+      } catch (error) {
+        // Removed between the stat and the read: the next stat fails the same
+        // way, and must not report it a second time.
+        const code = systemErrorCode(isPolicyError(error) ? error.cause : undefined);
+        if (code === "ENOENT" || code === "ENOTDIR") this.#seen = `unreadable:${code}`;
+        this.#report(asPolicyError(error, bundlePath));
+        return;
+      }
     }
     // The version of the bytes actually read: the file may have changed since
     // the stat above (then the next check sees it again).
     this.#seen = file.version;
+    this.#racy = racyBytes(file);
     let loaded: LoadedBundle;
     try {
       loaded = await loadBundle(file.bytes, loadOptions);
