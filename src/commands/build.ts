@@ -5,7 +5,7 @@
  */
 import type { Env, RuntimeBundleV1, Signature } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
-import { computeDigest } from "../engine/canonical_payload.ts";
+import { computeDigest, sortBundleKeys } from "../engine/canonical_payload.ts";
 import { compileBundle } from "../engine/compile_bundle.ts";
 import { isPolicyError } from "../engine/policy_error.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
@@ -112,7 +112,8 @@ export const runBuild = defineCommand(
       bundleVersion,
       checksum,
       ...(signature === undefined ? {} : { signature }),
-      policies: base.policies,
+      // Rules and defaults in canonical key order: such a bundle loads on the faster path.
+      policies: sortBundleKeys(base).policies,
     };
     const text = JSON.stringify(bundle, null, 2) + "\n";
 

@@ -12,27 +12,12 @@ import {
 /** A compiled condition: a test of the request context. */
 export type Test = (context: Record<string, unknown>) => boolean;
 
-const ALWAYS_FALSE: Test = () => false;
+/** The test of a malformed condition or an unknown operator. */
+export const ALWAYS_FALSE: Test = () => false;
 
 /** Compiles a condition; malformed nodes and unknown operators compile to false. */
 export function compileCondition(node: unknown): Test {
   return compileNode(node, 1);
-}
-
-/**
- * A compiler that gives identical conditions one shared test: less memory,
- * and the call sites that run tests see fewer distinct functions. Conditions
- * are identical when {@link conditionKey} says so.
- */
-export function sharedConditionCompiler(): (node: unknown) => Test {
-  const tests = new Map<string, Test>();
-  return (node) => {
-    const key = conditionKey(node, 1);
-    if (key === null) return compileCondition(node); // too deep: compiling throws the error
-    let test = tests.get(key);
-    if (test === undefined) tests.set(key, test = compileCondition(node));
-    return test;
-  };
 }
 
 function compileNode(node: unknown, depth: number): Test {
@@ -73,83 +58,20 @@ function compileNode(node: unknown, depth: number): Test {
     case "not": {
       const child = node.condition !== undefined ? node.condition : node.arg;
       if (!isRecord(child)) return ALWAYS_FALSE;
-      const test = compileNode(child, depth + 1);
-      return (ctx) => !test(ctx);
+      return negation(compileNode(child, depth + 1));
     }
     default:
       return ALWAYS_FALSE;
   }
 }
 
-/**
- * A key that two conditions share only when they compile to the same test.
- * It reads exactly the fields {@link compileNode} reads, with their types
- * (`"5"` and `5` differ), and nothing else. Much cheaper than a canonical
- * serialisation. Null when the condition nests too deep to compile.
- */
-export function conditionKey(node: unknown, depth: number): string | null {
-  if (depth > MAX_CONDITION_DEPTH) return null;
-  if (!isRecord(node)) return "F";
-  const op = node.op;
-  switch (op) {
-    case "eq":
-    case "neq":
-    case "ne":
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte":
-      return `${op === "ne" ? "neq" : op} ${textKey(node.path)} ${valueKey(node.value)}`;
-    case "in": {
-      const values = node.values;
-      const list = Array.isArray(values) ? values.map(valueKey).join(",") : "-";
-      return `in ${textKey(node.path)} ${list}`;
-    }
-    case "exists":
-      return `exists ${textKey(node.path)}`;
-    case "and":
-    case "or": {
-      const list = node.conditions !== undefined ? node.conditions : node.args;
-      if (!Array.isArray(list) || list.length === 0) return "F";
-      let key = `${op}(`;
-      for (const child of list) {
-        const childKey = conditionKey(child, depth + 1);
-        if (childKey === null) return null;
-        key += childKey + ",";
-      }
-      return key + ")";
-    }
-    case "not": {
-      const child = node.condition !== undefined ? node.condition : node.arg;
-      if (!isRecord(child)) return "F";
-      const childKey = conditionKey(child, depth + 1);
-      return childKey === null ? null : `not(${childKey})`;
-    }
-    default:
-      return "F";
-  }
+/** The opposite of a test. */
+export function negation(test: Test): Test {
+  return (ctx) => !test(ctx);
 }
 
-/** A string with its length (so that no separator is ambiguous), or "-" for a non-string. */
-function textKey(value: unknown): string {
-  return typeof value === "string" ? `${value.length}:${value}` : "-";
-}
-
-/** A value with its type; every non-primitive is "o" (they all compile the same: never equal). */
-function valueKey(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return "s" + textKey(value);
-    case "number":
-      return "n" + String(value); // -0 and 0 compare the same everywhere
-    case "boolean":
-      return value ? "t" : "f";
-    default:
-      return value === null ? "z" : "o";
-  }
-}
-
-function all(tests: Test[]): Test {
+/** True when every test is (in order, stopping at the first false). */
+export function all(tests: Test[]): Test {
   if (tests.length === 1) return tests[0]!;
   if (tests.length === 2) {
     const [a, b] = tests as [Test, Test];
@@ -161,7 +83,8 @@ function all(tests: Test[]): Test {
   };
 }
 
-function any(tests: Test[]): Test {
+/** True when some test is (in order, stopping at the first true). */
+export function any(tests: Test[]): Test {
   if (tests.length === 1) return tests[0]!;
   if (tests.length === 2) {
     const [a, b] = tests as [Test, Test];

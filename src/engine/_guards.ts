@@ -66,27 +66,38 @@ export function toComparableNumber(value: unknown): number {
   return NaN;
 }
 
-/** True when `value` nests deeper than `limit` levels of objects and arrays. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (limit <= 0) return true;
+/** {@link jsonProblems}: `value` nests deeper than the limit. */
+export const TOO_DEEP = 1;
+/** {@link jsonProblems}: `value` holds a number that is not finite. */
+export const NOT_FINITE = 2;
+
+/**
+ * What is wrong with `value` as JSON, in one walk that allocates nothing:
+ * {@link TOO_DEEP} when it nests deeper than `limit` levels of objects and
+ * arrays (the walk stops there), otherwise {@link NOT_FINITE} when it holds
+ * a number that is not finite, otherwise 0.
+ */
+export function jsonProblems(value: unknown, limit: number): number {
+  if (typeof value === "number") return Number.isFinite(value) ? 0 : NOT_FINITE;
+  if (typeof value !== "object" || value === null) return 0;
+  if (limit <= 0) return TOO_DEEP;
+  let found = 0;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (nestsDeeperThan(value[i], limit - 1)) return true;
+      found |= jsonProblems(value[i], limit - 1);
+      if (found & TOO_DEEP) return TOO_DEEP;
     }
-    return false;
+    return found;
   }
   // for-in allocates nothing (Object.values would, for every object of the bundle).
   for (const key in value) {
     const child = (value as Record<string, unknown>)[key];
-    if (
-      typeof child === "object" && child !== null && Object.hasOwn(value, key) &&
-      nestsDeeperThan(child, limit - 1)
-    ) {
-      return true;
-    }
+    if (typeof child !== "object" && typeof child !== "number") continue;
+    if (!Object.hasOwn(value, key)) continue;
+    found |= jsonProblems(child, limit - 1);
+    if (found & TOO_DEEP) return TOO_DEEP;
   }
-  return false;
+  return found;
 }
 
 /**

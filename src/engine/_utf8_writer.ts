@@ -11,7 +11,7 @@
 import { PolicyError } from "./policy_error.ts";
 
 /** Nesting deeper than this cannot come from a valid bundle; refuse it rather than overflow the stack. */
-const MAX_JSON_DEPTH = 512;
+export const MAX_JSON_DEPTH = 512;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -61,12 +61,7 @@ export class Utf8Writer {
         throw new TypeError("Do not know how to serialize a BigInt");
       case "object":
         if (value === null) return this.#ascii("null");
-        if (depth >= MAX_JSON_DEPTH) {
-          throw new PolicyError(
-            "BUNDLE_INVALID",
-            `the document nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`,
-          );
-        }
+        if (depth >= MAX_JSON_DEPTH) throw tooDeep();
         return Array.isArray(value)
           ? this.#array(value, depth)
           : this.#object(value as Record<string, unknown>, depth);
@@ -166,6 +161,14 @@ export class Utf8Writer {
     grown.set(this.#buffer.subarray(0, this.#length));
     this.#buffer = grown;
   }
+}
+
+/** The error for a document nesting deeper than {@link MAX_JSON_DEPTH}. */
+export function tooDeep(): PolicyError {
+  return new PolicyError(
+    "BUNDLE_INVALID",
+    `the document nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`,
+  );
 }
 
 /** Writes `\uXXXX` (lowercase hex, as JSON.stringify does); returns the new end. */

@@ -8,7 +8,8 @@
  * @module
  */
 import type { RuntimeBundleV1 } from "./types.ts";
-import { Utf8Writer } from "./_utf8_writer.ts";
+import { MAX_JSON_DEPTH, tooDeep, Utf8Writer } from "./_utf8_writer.ts";
+import { isCanonicallyOrdered } from "./_canonical_order.ts";
 
 /**
  * Serialises `value` as JSON with object keys sorted at every depth and no
@@ -34,6 +35,9 @@ export function canonicalJson(value: unknown): string {
  * @param sizeHint The expected size in bytes, so the buffer is allocated once.
  */
 export function canonicalJsonBytes(value: unknown, sizeHint?: number): Uint8Array<ArrayBuffer> {
+  // A document whose keys are already in order (as our tools write bundles) is
+  // what JSON.stringify writes, natively and about three times faster.
+  if (isCanonicallyOrdered(value)) return new TextEncoder().encode(JSON.stringify(value));
   const out = new Utf8Writer(sizeHint);
   out.value(value, 0);
   return out.bytes();
@@ -68,22 +72,74 @@ export function canonicalPayloadBytes(
   bundle: RuntimeBundleV1,
   sizeHint?: number,
 ): Uint8Array<ArrayBuffer> {
-  const projection: Record<string, unknown> = {
-    schemaVersion: bundle.schemaVersion,
-    env: bundle.env,
+  // Built with its keys in order, so that only the bundle's own objects decide
+  // whether the fast path of canonicalJsonBytes applies.
+  const projection: Record<string, unknown> = { env: bundle.env };
+  if (hasOwn(bundle, "orgId")) projection.orgId = bundle.orgId;
+  projection.policies = bundle.policies.map((policy) => {
+    const p: Record<string, unknown> = { activeVersion: policy.activeVersion };
+    if (hasOwn(policy, "defaults")) p.defaults = policy.defaults;
+    p.policyKey = policy.policyKey;
+    p.rules = policy.rules;
+    return p;
+  });
+  if (hasOwn(bundle, "projectId")) projection.projectId = bundle.projectId;
+  projection.schemaVersion = bundle.schemaVersion;
+  return canonicalJsonBytes(projection, sizeHint);
+}
+
+/**
+ * A copy of `bundle` in which every rule and every policy default lists its
+ * keys in canonical order (by UTF-16 code units, at every depth), as the
+ * canonical payload does; the top level and each policy keep their own order
+ * (`schemaVersion` and `policyKey` first, for readers). The canonical payload
+ * of such a bundle is what `JSON.stringify` writes, so loading it takes a
+ * faster path. `signBundle` and `policy build` return and write bundles in
+ * this form. The bundle must be plain JSON data; values are not copied
+ * beyond the rules and defaults.
+ *
+ * @example
+ * ```ts
+ * import { sortBundleKeys } from "./canonical_payload.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const rule = { id: "r", status: "active" as const, priority: 1, target: { service: "s", resource: "r", action: "a" }, effect: { type: "allow" as const } };
+ * const sorted = sortBundleKeys({ schemaVersion: 1, env: "dev", policies: [{ policyKey: "p", activeVersion: 1, rules: [rule] }] });
+ * assert.deepEqual(Object.keys(sorted.policies[0]!.rules[0]!), ["effect", "id", "priority", "status", "target"]);
+ * assert.deepEqual(Object.keys(sorted.policies[0]!.rules[0]!.target), ["action", "resource", "service"]);
+ * ```
+ */
+export function sortBundleKeys<T extends RuntimeBundleV1>(bundle: T): T {
+  return {
+    ...bundle,
     policies: bundle.policies.map((policy) => {
-      const p: Record<string, unknown> = {
-        policyKey: policy.policyKey,
-        activeVersion: policy.activeVersion,
-        rules: policy.rules,
-      };
-      if (hasOwn(policy, "defaults")) p.defaults = policy.defaults;
-      return p;
+      const copy = { ...policy, rules: policy.rules.map((rule) => sortedCopy(rule, 0)) };
+      if (policy.defaults !== undefined) copy.defaults = sortedCopy(policy.defaults, 0);
+      return copy;
     }),
   };
-  if (hasOwn(bundle, "orgId")) projection.orgId = bundle.orgId;
-  if (hasOwn(bundle, "projectId")) projection.projectId = bundle.projectId;
-  return canonicalJsonBytes(projection, sizeHint);
+}
+
+function sortedCopy<T>(value: T, depth: number): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= MAX_JSON_DEPTH) throw tooDeep();
+  if (Array.isArray(value)) return value.map((item) => sortedCopy(item, depth + 1)) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const item = sortedCopy((value as Record<string, unknown>)[key], depth + 1);
+    // A "__proto__" key of a parsed document is data: define it, do not set the prototype.
+    if (key === "__proto__") {
+      Object.defineProperty(copy, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      copy[key] = item;
+    }
+  }
+  return copy as T;
 }
 
 /** Lowercase hex of bytes. */

@@ -9,9 +9,11 @@ import {
   isFiniteNumber,
   isNonEmptyString,
   isRecord,
+  jsonProblems,
   MAX_CONDITION_DEPTH,
-  nestsDeeperThan,
+  NOT_FINITE,
   toComparableNumber,
+  TOO_DEEP,
 } from "./_guards.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
@@ -229,7 +231,7 @@ function checkPolicy(
   }
   if (policy.defaults !== undefined) {
     checkDefaults(policy.defaults, at("/defaults"), name(), out);
-    checkJsonValue(policy.defaults, at("/defaults"), `${name()}, defaults`, out);
+    checkJsonValue(policy.defaults, () => at("/defaults"), () => `${name()}, defaults`, out);
     if (Array.isArray(rules) && rules.length === 0) {
       out.warn(
         "DEFAULTS_UNREACHABLE",
@@ -312,7 +314,7 @@ function checkRule(
   if (rule.description !== undefined && typeof rule.description !== "string") {
     out.error("INVALID_FIELD", at("/description"), `${name()}: description must be a string`);
   }
-  checkJsonValue(rule, at(), name(), out);
+  checkJsonValue(rule, at, name, out);
 }
 
 /**
@@ -322,23 +324,26 @@ function checkRule(
  * one, so a signature could not tell `1e400` from `null`). A number already
  * reported by a typed check (such as a priority) is not reported twice.
  */
-function checkJsonValue(value: unknown, at: string, name: string, out: Collector): void {
-  if (nestsDeeperThan(value, MAX_RULE_JSON_DEPTH)) {
+function checkJsonValue(value: unknown, at: Lazy, name: Lazy, out: Collector): void {
+  const problems = jsonProblems(value, MAX_RULE_JSON_DEPTH);
+  if (problems === 0) return;
+  if (problems & TOO_DEEP) {
     out.error(
       "DOCUMENT_TOO_DEEP",
-      at,
-      `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
+      at(),
+      `${name()} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
     );
     return;
   }
-  const found = findNonFiniteNumber(value);
+  if (!(problems & NOT_FINITE)) return;
+  const found = findNonFiniteNumber(value); // only now: the path is wanted
   if (found === null) return;
-  const path = at + found;
+  const path = at() + found;
   if (out.errors.some((issue) => issue.path === path)) return;
   out.error(
     "NUMBER_NOT_FINITE",
     path,
-    `${name}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
+    `${name()}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
   );
 }
 

@@ -51,6 +51,10 @@ Deno.test("build writes the bundle from the draft with generatedAt, bundleVersio
     "rules",
     "defaults",
   ]);
+  // Rules are written in canonical key order: such a bundle loads on the faster path.
+  const rule = bundle.policies[0]!.rules[0]!;
+  assert.deepEqual(Object.keys(rule), Object.keys(rule).sort());
+  assert.deepEqual(Object.keys(rule.target), ["action", "resource", "service"]);
   assert.deepEqual(
     [
       r.doc.path,

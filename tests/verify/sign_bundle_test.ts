@@ -97,3 +97,21 @@ Deno.test("signBundle() rejects a key that does not fit the algorithm with INVAL
     "INVALID_KEY",
   );
 });
+
+Deno.test("signBundle() returns rules and defaults in canonical key order, the top level in its own", async () => {
+  const signed = await signBundle(BUNDLE, { algorithm: "HMAC_SHA256", key: SECRET, keyId: "ci" });
+  const sortedDeep = (value: unknown): boolean =>
+    typeof value !== "object" || value === null ||
+    (Array.isArray(value) ? value.every(sortedDeep) : (() => {
+      const keys = Object.keys(value);
+      return keys.every((k, i) => i === 0 || keys[i - 1]! < k) &&
+        Object.values(value).every(sortedDeep);
+    })());
+  for (const policy of signed.policies) {
+    assert.ok(sortedDeep(policy.rules) && sortedDeep(policy.defaults ?? null), policy.policyKey);
+  }
+  const { checksum: _c, signature: _s, ...rest } = signed;
+  const unsigned = Object.keys(BUNDLE).filter((k) => k !== "checksum" && k !== "signature");
+  assert.deepEqual(Object.keys(rest), unsigned);
+  assert.deepEqual(await computeDigest(signed), await computeDigest(BUNDLE));
+});
