@@ -22,16 +22,10 @@ export interface Candidate {
   /** The rule id, or `__default__` for a policy default. */
   readonly ruleId: string;
   readonly reason: "rule" | "default";
-  readonly throttle: {
-    readonly limit: number;
-    readonly windowSeconds: number;
-    readonly key: string;
-  } | null;
-  readonly killSwitch: { readonly service: string; readonly reason: string | null } | null;
+  /** The effect (or the policy's `defaults`): its throttle or killSwitch descriptor is read from it. */
+  readonly effect: Pick<Effect, "throttle" | "killSwitch">;
   /** The custom value, or null. */
   readonly value: string | null;
-  /** True when `value` parses as JSON. */
-  readonly valueIsJson: boolean;
 }
 
 /** A rule naming the target, with its compiled test and its candidates. */
@@ -86,9 +80,9 @@ export function collectTargets(policies: readonly Policy[]): TargetIndex<number[
   return index;
 }
 
-/** A candidate being ranked: the candidate (rank still unset) and what it is sorted by. */
-interface Draft {
-  readonly candidate: { -readonly [K in keyof Candidate]: Candidate[K] };
+/** A candidate being ranked: its rank is set once sorted, by the fields after it. */
+interface Draft extends Candidate {
+  rank: number;
   readonly strength: number;
   readonly rate: number;
   readonly policyIndex: number;
@@ -127,7 +121,7 @@ export function rankTarget(
       const fallback = defaultDraft(policy, policyIndex);
       if (fallback !== null) {
         drafts.push(fallback);
-        current.fallback = fallback.candidate;
+        current.fallback = fallback;
       }
     }
     const hasWhen = rule.when !== undefined;
@@ -136,20 +130,19 @@ export function rankTarget(
     drafts.push(onTrue);
     let onFalse: Candidate | null = null;
     if (hasWhen && rule.elseEffect !== undefined) {
-      const draft = ruleDraft(policy, policyIndex, rule, ruleIndex, rule.elseEffect, 1);
-      drafts.push(draft);
-      onFalse = draft.candidate;
+      onFalse = ruleDraft(policy, policyIndex, rule, ruleIndex, rule.elseEffect, 1);
+      drafts.push(onFalse as Draft);
     }
     current!.rules.push({
       rule,
       active: rule.status === "active",
       test: hasWhen ? testFor(rule.when) : null,
-      onTrue: onTrue.candidate,
+      onTrue,
       onFalse,
     });
   }
-  drafts.sort(compareDrafts);
-  for (let rank = 0; rank < drafts.length; rank++) drafts[rank]!.candidate.rank = rank;
+  if (drafts.length > 1) drafts.sort(compareDrafts);
+  for (let rank = 0; rank < drafts.length; rank++) drafts[rank]!.rank = rank;
   return ranked;
 }
 
@@ -161,14 +154,17 @@ function ruleDraft(
   effect: Effect,
   branch: number,
 ): Draft {
+  const type = effect.type;
   return {
-    candidate: makeCandidate(effect.type, effect, effect.value, {
-      priority: rule.priority,
-      policyKey: policy.policyKey,
-      ruleId: rule.id,
-      reason: "rule",
-    }),
-    strength: STRENGTH.get(effect.type)!,
+    rank: -1,
+    type,
+    priority: rule.priority,
+    policyKey: policy.policyKey,
+    ruleId: rule.id,
+    reason: "rule",
+    effect,
+    value: type === "custom" ? effect.value! : null,
+    strength: STRENGTH.get(type)!,
     rate: effectRate(effect),
     policyIndex,
     ruleIndex,
@@ -180,17 +176,20 @@ function ruleDraft(
 function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
   const d = policy.defaults;
   if (d === undefined) return null;
+  const type = d.effect;
   // A kill_switch or throttle default without its descriptor is ignored.
-  if (d.effect === "kill_switch" && d.killSwitch === undefined) return null;
-  if (d.effect === "throttle" && d.throttle === undefined) return null;
+  if (type === "kill_switch" && d.killSwitch === undefined) return null;
+  if (type === "throttle" && d.throttle === undefined) return null;
   return {
-    candidate: makeCandidate(d.effect, d, d.customEffect, {
-      priority: -1,
-      policyKey: policy.policyKey,
-      ruleId: "__default__",
-      reason: "default",
-    }),
-    strength: STRENGTH.get(d.effect)!,
+    rank: -1,
+    type,
+    priority: -1,
+    policyKey: policy.policyKey,
+    ruleId: "__default__",
+    reason: "default",
+    effect: d,
+    value: type === "custom" ? d.customEffect! : null,
+    strength: STRENGTH.get(type)!,
     rate: effectRate(d),
     policyIndex,
     ruleIndex: -1,
@@ -207,8 +206,8 @@ const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
  */
 function compareDrafts(a: Draft, b: Draft): number {
   return a.strength - b.strength ||
-    (a.candidate.type === "throttle" ? a.rate - b.rate : 0) ||
-    b.candidate.priority - a.candidate.priority ||
+    (a.type === "throttle" ? a.rate - b.rate : 0) ||
+    b.priority - a.priority ||
     Number(a.ruleIndex < 0) - Number(b.ruleIndex < 0) ||
     a.policyIndex - b.policyIndex ||
     a.ruleIndex - b.ruleIndex ||
@@ -217,40 +216,4 @@ function compareDrafts(a: Draft, b: Draft): number {
 
 function effectRate(effect: { throttle?: { limit: number; windowSeconds: number } }): number {
   return effect.throttle ? effect.throttle.limit / effect.throttle.windowSeconds : 0;
-}
-
-/**
- * A candidate in the one shape every candidate has, descriptors copied; its
- * rank is set once the target's candidates are sorted.
- */
-function makeCandidate(
-  type: EffectType,
-  effect: Pick<Effect, "killSwitch" | "throttle">,
-  customValue: string | undefined,
-  origin: Pick<Candidate, "priority" | "policyKey" | "ruleId" | "reason">,
-): Draft["candidate"] {
-  const t = type === "throttle" ? effect.throttle! : null;
-  const ks = type === "kill_switch" ? effect.killSwitch! : null;
-  const value = type === "custom" ? customValue! : null;
-  return {
-    rank: -1,
-    type,
-    priority: origin.priority,
-    policyKey: origin.policyKey,
-    ruleId: origin.ruleId,
-    reason: origin.reason,
-    throttle: t && { limit: t.limit, windowSeconds: t.windowSeconds, key: t.key },
-    killSwitch: ks && { service: ks.service, reason: ks.reason ?? null },
-    value,
-    valueIsJson: value !== null && parsesAsJson(value),
-  };
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -98,13 +98,27 @@ export function emitProgram(code: unknown[], policies: readonly RankedPolicy[]):
 
 function pushRecord(code: unknown[], c: Candidate): void {
   code.push(c.type, c.reason, c.policyKey, c.ruleId);
-  const t = c.throttle;
-  const ks = c.killSwitch;
-  if (t !== null) code.push(t.limit, t.windowSeconds, t.key);
-  else if (ks !== null) code.push(ks.service, ks.reason, null);
-  else if (c.value !== null) code.push(c.value, c.valueIsJson, null);
-  else code.push(null, null, null);
+  if (c.type === "throttle") {
+    const t = c.effect.throttle!;
+    code.push(t.limit, t.windowSeconds, t.key);
+  } else if (c.type === "kill_switch") {
+    const ks = c.effect.killSwitch!;
+    code.push(ks.service, ks.reason ?? null, null);
+  } else if (c.value !== null) {
+    code.push(c.value, parsesAsJson(c.value), null);
+  } else {
+    code.push(null, null, null);
+  }
   code.push(c.priority);
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isUnconditional(step: Step): boolean {
