@@ -92,7 +92,8 @@ export function validateBundle(document: unknown): ValidationResult {
     return result(out);
   }
   const seenKeys = new Map<string, number>();
-  for (let i = 0; i < policies.length; i++) checkPolicy(policies[i], i, seenKeys, out);
+  const site = new Site();
+  for (let i = 0; i < policies.length; i++) checkPolicy(policies[i], i, seenKeys, site, out);
   return result(out);
 }
 
@@ -178,31 +179,67 @@ function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector
   }
 }
 
-/** A JSON Pointer or a name for messages, built only when an issue is reported. */
-type Lazy = () => string;
+/**
+ * Where the walk is. Paths and names for messages are built from it only
+ * when an issue is reported: the walk itself allocates no closures or strings.
+ */
+class Site {
+  policy = 0;
+  policyKey: unknown = undefined;
+  /** -1 while at the policy itself (its fields and defaults). */
+  rule = -1;
+  ruleId: unknown = undefined;
+  /** Field names and indexes below the policy or rule, as a stack. */
+  readonly below: (string | number)[] = [];
+
+  /** The JSON Pointer of the current place, plus `suffix`. */
+  path(suffix = ""): string {
+    let path = `/policies/${this.policy}`;
+    if (this.rule >= 0) path += `/rules/${this.rule}`;
+    for (const segment of this.below) path += `/${segment}`;
+    return path + suffix;
+  }
+
+  policyName(): string {
+    return isNonEmptyString(this.policyKey)
+      ? `policy "${this.policyKey}"`
+      : `policy ${this.policy}`;
+  }
+
+  /** The policy, and the rule when inside one, for messages. */
+  name(): string {
+    if (this.rule < 0) return this.policyName();
+    const rule = isNonEmptyString(this.ruleId) ? `"${this.ruleId}"` : this.rule;
+    return `${this.policyName()}, rule ${rule}`;
+  }
+}
 
 function checkPolicy(
   policy: unknown,
   index: number,
   seenKeys: Map<string, number>,
+  site: Site,
   out: Collector,
 ): void {
-  const at = (suffix = "") => `/policies/${index}${suffix}`;
+  site.policy = index;
+  site.policyKey = undefined;
+  site.rule = -1;
   if (!isRecord(policy)) {
-    out.error("POLICY_NOT_OBJECT", at(), `policy ${index} must be an object`);
+    out.error("POLICY_NOT_OBJECT", site.path(), `policy ${index} must be an object`);
     return;
   }
   const key = policy.policyKey;
+  site.policyKey = key;
   if (!isNonEmptyString(key)) {
     out.error(
       "MISSING_POLICY_KEY",
-      at("/policyKey"),
+      site.path("/policyKey"),
       `policy ${index} needs a policyKey (a non-empty string)`,
     );
   } else if (seenKeys.has(key)) {
     out.error(
       "DUPLICATE_POLICY_KEY",
-      at("/policyKey"),
+      site.path("/policyKey"),
       `policyKey "${key}" is already used by policy ${
         seenKeys.get(key)
       }; policy keys must be unique`,
@@ -210,33 +247,33 @@ function checkPolicy(
   } else {
     seenKeys.set(key, index);
   }
-  const name = () => isNonEmptyString(key) ? `policy "${key}"` : `policy ${index}`;
   if (!isFiniteNumber(policy.activeVersion)) {
     out.error(
       "INVALID_ACTIVE_VERSION",
-      at("/activeVersion"),
-      `${name()}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
+      site.path("/activeVersion"),
+      `${site.name()}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
     );
   }
   const rules = policy.rules;
   if (!Array.isArray(rules)) {
     out.error(
       "RULES_NOT_ARRAY",
-      at("/rules"),
-      `${name()}: rules must be an array (it may be empty), found ${describe(rules)}`,
+      site.path("/rules"),
+      `${site.name()}: rules must be an array (it may be empty), found ${describe(rules)}`,
     );
-  } else {
+  } else if (rules.length > 0) {
     const seenIds = new Map<string, number>();
-    for (let i = 0; i < rules.length; i++) checkRule(rules[i], at, i, seenIds, name, out);
+    for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, seenIds, site, out);
+    site.rule = -1;
   }
   if (policy.defaults !== undefined) {
-    checkDefaults(policy.defaults, at("/defaults"), name(), out);
-    checkJsonValue(policy.defaults, () => at("/defaults"), () => `${name()}, defaults`, out);
+    checkDefaults(policy.defaults, site, out);
+    checkJsonValue(policy.defaults, "/defaults", ", defaults", site, out);
     if (Array.isArray(rules) && rules.length === 0) {
       out.warn(
         "DEFAULTS_UNREACHABLE",
-        at("/defaults"),
-        `${name()} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
+        site.path("/defaults"),
+        `${site.name()} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
       );
     }
   }
@@ -244,77 +281,86 @@ function checkPolicy(
 
 function checkRule(
   rule: unknown,
-  policyAt: (suffix?: string) => string,
   index: number,
   seenIds: Map<string, number>,
-  policyName: Lazy,
+  site: Site,
   out: Collector,
 ): void {
-  const at = (suffix = "") => policyAt(`/rules/${index}${suffix}`);
+  site.rule = index;
+  site.ruleId = undefined;
   if (!isRecord(rule)) {
-    out.error("RULE_NOT_OBJECT", at(), `${policyName()}: rule ${index} must be an object`);
+    out.error(
+      "RULE_NOT_OBJECT",
+      site.path(),
+      `${site.policyName()}: rule ${index} must be an object`,
+    );
     return;
   }
   const id = rule.id;
   if (!isNonEmptyString(id)) {
     out.error(
       "MISSING_RULE_ID",
-      at("/id"),
-      `${policyName()}: rule ${index} needs an id (a non-empty string)`,
+      site.path("/id"),
+      `${site.policyName()}: rule ${index} needs an id (a non-empty string)`,
     );
   } else if (seenIds.has(id)) {
     out.error(
       "DUPLICATE_RULE_ID",
-      at("/id"),
-      `${policyName()}: rule id "${id}" is already used by rule ${seenIds.get(id)} of this policy`,
+      site.path("/id"),
+      `${site.policyName()}: rule id "${id}" is already used by rule ${
+        seenIds.get(id)
+      } of this policy`,
     );
   } else {
     seenIds.set(id, index);
   }
-  const name = () => `${policyName()}, rule ${isNonEmptyString(id) ? `"${id}"` : index}`;
+  site.ruleId = id;
   if (rule.status !== "active" && rule.status !== "disabled") {
     out.error(
       "INVALID_RULE_STATUS",
-      at("/status"),
-      `${name()}: status must be "active" or "disabled", found ${describe(rule.status)}`,
+      site.path("/status"),
+      `${site.name()}: status must be "active" or "disabled", found ${describe(rule.status)}`,
     );
   }
   if (!isFiniteNumber(rule.priority)) {
     out.error(
       "INVALID_RULE_PRIORITY",
-      at("/priority"),
-      `${name()}: priority must be a number, found ${describe(rule.priority)}`,
+      site.path("/priority"),
+      `${site.name()}: priority must be a number, found ${describe(rule.priority)}`,
     );
   }
-  checkTarget(rule.target, at, name, out);
+  checkTarget(rule.target, site, out);
   if (rule.effect === undefined) {
-    out.error("INVALID_RULE_EFFECT", at("/effect"), `${name()}: effect is required`);
+    out.error("INVALID_RULE_EFFECT", site.path("/effect"), `${site.name()}: effect is required`);
   } else {
-    checkEffect(rule.effect, () => at("/effect"), name, out);
+    checkEffect(rule.effect, "/effect", site, out);
   }
-  if (rule.thenEffect !== undefined) {
-    checkEffect(rule.thenEffect, () => at("/thenEffect"), name, out);
-  }
-  if (rule.elseEffect !== undefined) {
-    checkEffect(rule.elseEffect, () => at("/elseEffect"), name, out);
-  }
+  if (rule.thenEffect !== undefined) checkEffect(rule.thenEffect, "/thenEffect", site, out);
+  if (rule.elseEffect !== undefined) checkEffect(rule.elseEffect, "/elseEffect", site, out);
   if (rule.when === undefined) {
     for (const branch of ["thenEffect", "elseEffect"] as const) {
       if (rule[branch] !== undefined) {
         out.warn(
           "RULE_BRANCH_UNUSED",
-          at(`/${branch}`),
-          `${name()}: ${branch} is never used because the rule has no when; the rule applies effect`,
+          site.path(`/${branch}`),
+          `${site.name()}: ${branch} is never used because the rule has no when; the rule applies effect`,
         );
       }
     }
-  } else if (!checkCondition(rule.when, () => at("/when"), 1, name, out)) {
-    return; // too deep: the generic depth check below would only repeat it
+  } else {
+    site.below.push("when");
+    const shallowEnough = checkCondition(rule.when, 1, site, out);
+    site.below.length = 0;
+    if (!shallowEnough) return; // too deep: the generic depth check below would only repeat it
   }
   if (rule.description !== undefined && typeof rule.description !== "string") {
-    out.error("INVALID_FIELD", at("/description"), `${name()}: description must be a string`);
+    out.error(
+      "INVALID_FIELD",
+      site.path("/description"),
+      `${site.name()}: description must be a string`,
+    );
   }
-  checkJsonValue(rule, at, name, out);
+  checkJsonValue(rule, "", "", site, out);
 }
 
 /**
@@ -323,83 +369,89 @@ function checkRule(
  * numbers (`NUMBER_NOT_FINITE`: the canonical payload would write `null` for
  * one, so a signature could not tell `1e400` from `null`). A number already
  * reported by a typed check (such as a priority) is not reported twice.
+ *
+ * @param at The value's path below the current place.
+ * @param label Added to the current place's name in messages.
  */
-function checkJsonValue(value: unknown, at: Lazy, name: Lazy, out: Collector): void {
+function checkJsonValue(
+  value: unknown,
+  at: string,
+  label: string,
+  site: Site,
+  out: Collector,
+): void {
   const problems = jsonProblems(value, MAX_RULE_JSON_DEPTH);
   if (problems === 0) return;
+  const name = site.name() + label;
   if (problems & TOO_DEEP) {
     out.error(
       "DOCUMENT_TOO_DEEP",
-      at(),
-      `${name()} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
+      site.path(at),
+      `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
     );
     return;
   }
-  if (!(problems & NOT_FINITE)) return;
   const found = findNonFiniteNumber(value); // only now: the path is wanted
   if (found === null) return;
-  const path = at() + found;
+  const path = site.path(at) + found;
   if (out.errors.some((issue) => issue.path === path)) return;
   out.error(
     "NUMBER_NOT_FINITE",
     path,
-    `${name()}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
+    `${name}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
   );
 }
 
-function checkTarget(
-  target: unknown,
-  ruleAt: (suffix?: string) => string,
-  name: Lazy,
-  out: Collector,
-): void {
+function checkTarget(target: unknown, site: Site, out: Collector): void {
   if (!isRecord(target)) {
     out.error(
       "INVALID_RULE_TARGET",
-      ruleAt("/target"),
-      `${name()}: target must be an object with service, resource and action`,
+      site.path("/target"),
+      `${site.name()}: target must be an object with service, resource and action`,
     );
     return;
   }
-  checkTargetField(target, "service", ruleAt, name, out);
-  checkTargetField(target, "resource", ruleAt, name, out);
-  checkTargetField(target, "action", ruleAt, name, out);
+  checkTargetField(target, "service", site, out);
+  checkTargetField(target, "resource", site, out);
+  checkTargetField(target, "action", site, out);
 }
 
 function checkTargetField(
   target: Record<string, unknown>,
   field: "service" | "resource" | "action",
-  ruleAt: (suffix?: string) => string,
-  name: Lazy,
+  site: Site,
   out: Collector,
 ): void {
   const value = target[field];
   if (!isNonEmptyString(value)) {
     out.error(
       "INVALID_RULE_TARGET",
-      ruleAt(`/target/${field}`),
-      `${name()}: target.${field} must be a non-empty string, found ${describe(value)}`,
+      site.path(`/target/${field}`),
+      `${site.name()}: target.${field} must be a non-empty string, found ${describe(value)}`,
     );
   } else if (value.includes("*")) {
     out.warn(
       "TARGET_WILDCARD_LITERAL",
-      ruleAt(`/target/${field}`),
-      `${name()}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
+      site.path(`/target/${field}`),
+      `${site.name()}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
     );
   }
 }
 
-function checkEffect(effect: unknown, at: Lazy, name: Lazy, out: Collector): void {
+function checkEffect(effect: unknown, at: string, site: Site, out: Collector): void {
   const problem = effectProblem(effect, "value");
-  if (problem !== null) out.error("INVALID_RULE_EFFECT", at(), `${name()}: ${problem}`);
+  if (problem !== null) {
+    out.error("INVALID_RULE_EFFECT", site.path(at), `${site.name()}: ${problem}`);
+  }
 }
 
-function checkDefaults(defaults: unknown, at: string, name: string, out: Collector): void {
+/** Checks a policy's defaults (the site is at the policy). */
+function checkDefaults(defaults: unknown, site: Site, out: Collector): void {
   if (!isRecord(defaults) || !isEffectType(defaults.effect)) {
     out.error(
       "INVALID_DEFAULT_EFFECT",
-      at,
-      `${name}: defaults must be an object whose effect is allow, deny, throttle, kill_switch or custom`,
+      site.path("/defaults"),
+      `${site.name()}: defaults must be an object whose effect is allow, deny, throttle, kill_switch or custom`,
     );
     return;
   }
@@ -409,15 +461,21 @@ function checkDefaults(defaults: unknown, at: string, name: string, out: Collect
   ) {
     out.warn(
       "DEFAULT_DESCRIPTOR_MISSING",
-      at,
-      `${name}: a ${type} default without its ${
+      site.path("/defaults"),
+      `${site.name()}: a ${type} default without its ${
         descriptorKey(type)
       } descriptor is ignored; add the descriptor or change the effect`,
     );
     return;
   }
   const problem = effectProblem({ ...defaults, type }, "customEffect");
-  if (problem !== null) out.error("INVALID_DEFAULT_EFFECT", at, `${name}: defaults ${problem}`);
+  if (problem !== null) {
+    out.error(
+      "INVALID_DEFAULT_EFFECT",
+      site.path("/defaults"),
+      `${site.name()}: defaults ${problem}`,
+    );
+  }
 }
 
 function descriptorKey(type: "kill_switch" | "throttle"): "killSwitch" | "throttle" {
@@ -456,49 +514,45 @@ function effectProblem(effect: unknown, customField: "value" | "customEffect"): 
 }
 
 /** Checks a condition tree; returns false when it is too deep (an error). */
-function checkCondition(
-  node: unknown,
-  at: Lazy,
-  depth: number,
-  name: Lazy,
-  out: Collector,
-): boolean {
+function checkCondition(node: unknown, depth: number, site: Site, out: Collector): boolean {
   if (depth > MAX_CONDITION_DEPTH) {
     out.error(
       "CONDITION_TOO_DEEP",
-      at(),
-      `${name()}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
+      site.path(),
+      `${site.name()}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
     );
     return false;
   }
-  const malformed = (detail: string) =>
-    out.warn("CONDITION_MALFORMED", at(), `${name()}: ${detail}; this condition is always false`);
   if (!isRecord(node)) {
-    malformed("a condition must be an object with an op");
+    malformed("a condition must be an object with an op", site, out);
     return true;
   }
   const op = node.op;
   if (typeof op !== "string") {
-    malformed("a condition needs an op (a string)");
+    malformed("a condition needs an op (a string)", site, out);
     return true;
   }
   if (COMPARISON_OPS.has(op) || op === "in" || op === "exists") {
-    if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`);
+    if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`, site, out);
     if (COMPARISON_OPS.has(op)) {
       if (!isConditionValue(node.value)) {
-        malformed(`${op} needs a value that is a string, number, boolean or null`);
+        malformed(`${op} needs a value that is a string, number, boolean or null`, site, out);
       } else if (ORDERING_OPS.has(op) && Number.isNaN(toComparableNumber(node.value))) {
-        malformed(`${op} compares numbers but its value ${describe(node.value)} is not numeric`);
+        malformed(
+          `${op} compares numbers but its value ${describe(node.value)} is not numeric`,
+          site,
+          out,
+        );
       }
     } else if (op === "in") {
       const values = node.values;
       if (!Array.isArray(values)) {
-        malformed("in needs values (an array)");
+        malformed("in needs values (an array)", site, out);
       } else if (!values.every(isConditionValue)) {
         out.warn(
           "CONDITION_MALFORMED",
-          `${at()}/values`,
-          `${name()}: in values that are objects or arrays never match`,
+          site.path("/values"),
+          `${site.name()}: in values that are objects or arrays never match`,
         );
       }
     }
@@ -508,28 +562,43 @@ function checkCondition(
     const listKey = node.conditions !== undefined ? "conditions" : "args";
     const list = node[listKey];
     if (!Array.isArray(list) || list.length === 0) {
-      malformed(`${op} needs conditions (a non-empty array)`);
+      malformed(`${op} needs conditions (a non-empty array)`, site, out);
       return true;
     }
-    return list.every((child, i) =>
-      checkCondition(child, () => `${at()}/${listKey}/${i}`, depth + 1, name, out)
-    );
+    for (let i = 0; i < list.length; i++) {
+      site.below.push(listKey, i);
+      const shallowEnough = checkCondition(list[i], depth + 1, site, out);
+      site.below.length -= 2;
+      if (!shallowEnough) return false;
+    }
+    return true;
   }
   if (op === "not") {
     const childKey = node.condition !== undefined ? "condition" : "arg";
     const child = node[childKey];
     if (!isRecord(child)) {
-      malformed("not needs condition (one condition object)");
+      malformed("not needs condition (one condition object)", site, out);
       return true;
     }
-    return checkCondition(child, () => `${at()}/${childKey}`, depth + 1, name, out);
+    site.below.push(childKey);
+    const shallowEnough = checkCondition(child, depth + 1, site, out);
+    site.below.length -= 1;
+    return shallowEnough;
   }
   out.warn(
     "CONDITION_UNKNOWN_OPERATOR",
-    `${at()}/op`,
-    `${name()}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
+    site.path("/op"),
+    `${site.name()}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
   );
   return true;
+}
+
+function malformed(detail: string, site: Site, out: Collector): void {
+  out.warn(
+    "CONDITION_MALFORMED",
+    site.path(),
+    `${site.name()}: ${detail}; this condition is always false`,
+  );
 }
 
 function describe(value: unknown): string {
