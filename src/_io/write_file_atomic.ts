@@ -8,9 +8,8 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
 import { toHex } from "../engine/canonical_payload.ts";
+import { nodeFs } from "./node_fs.ts";
 
 /** Options of {@link writeFileAtomic}. */
 export interface WriteFileAtomicOptions {
@@ -34,6 +33,7 @@ export async function writeFileAtomic(
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const { mode = 0o644, overwrite = true, createParents = false } = options;
+  const { fs, path } = await nodeFs();
   const folder = path.dirname(target);
   const temp = path.join(folder, `.${path.basename(target)}.${randomSuffix()}.tmp`);
   try {
@@ -76,6 +76,7 @@ export const STALE_TEMPORARY_MS = 60_000;
 async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`^\\.${escaped}\\.[0-9a-f]{12}\\.tmp$`);
+  const { fs, path } = await nodeFs();
   try {
     const cutoff = Date.now() - STALE_TEMPORARY_MS;
     for (const entry of await fs.readdir(folder)) {

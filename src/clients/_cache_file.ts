@@ -1,7 +1,7 @@
 // The remote client's cache file (`cachePath`): the exact bytes of the last
 // verified bundle, written atomically and read back at start-up. Uses
 // node:fs/promises so the same code runs on Deno and Node.
-import { open } from "node:fs/promises";
+import { nodeFs } from "../_io/node_fs.ts";
 import { writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
@@ -14,7 +14,7 @@ import { PolicyError } from "../engine/policy_error.ts";
 export async function readCacheFile(path: string, maxFileBytes: number): Promise<Uint8Array> {
   let handle;
   try {
-    handle = await open(path, "r");
+    handle = await (await nodeFs()).fs.open(path, "r");
   } catch (error) {
     throw new PolicyError(
       "BUNDLE_READ_ERROR",

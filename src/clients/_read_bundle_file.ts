@@ -1,7 +1,8 @@
 // Reading the bundle file of the local client with node:fs/promises only (no
 // Deno namespace), so the same code runs on Deno and Node.
 import type { BigIntStats } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { nodeFs } from "../_io/node_fs.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */
@@ -28,7 +29,8 @@ export function fileVersion(stats: BigIntStats): string {
  * Rejects with the raw file system error; see {@link readError}.
  */
 export async function statVersion(path: string): Promise<string> {
-  return fileVersion(await stat(path, { bigint: true }));
+  const { fs } = await nodeFs();
+  return fileVersion(await fs.stat(path, { bigint: true }));
 }
 
 /**
@@ -40,17 +42,18 @@ export async function statVersion(path: string): Promise<string> {
  * regular file, permission denied) or `BUNDLE_TOO_LARGE`.
  */
 export async function readBundleFile(path: string, maxBytes: number): Promise<BundleFile> {
+  const { fs } = await nodeFs();
   // A stat of the path first: a named pipe or a device would block `open`.
   let stats: BigIntStats;
   try {
-    stats = await stat(path, { bigint: true });
+    stats = await fs.stat(path, { bigint: true });
   } catch (error) {
     throw readError(path, error);
   }
   checkStats(path, stats, maxBytes);
   let handle: FileHandle;
   try {
-    handle = await open(path, "r");
+    handle = await fs.open(path, "r");
   } catch (error) {
     throw readError(path, error);
   }
