@@ -7,7 +7,10 @@ import { scenarioBundle } from "../_scenario.ts";
 export const TARGET_BYTES = 8 * 1024 * 1024 - 4096;
 
 export interface SignedBundle {
+  /** As signBundle returns it: rules in canonical key order (the fast path of the checksum). */
   bytes: Uint8Array;
+  /** The same signed bundle with rules in authoring key order (the byte writer's path). */
+  unorderedBytes: Uint8Array;
   targets: number;
   options: LoadBundleOptions;
   /** The verifying key as SPKI PEM text, for child processes. */
@@ -32,8 +35,10 @@ export async function makeSignedBundle(targetBytes = TARGET_BYTES): Promise<Sign
   });
   const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
   const base64 = btoa(String.fromCharCode(...spki));
+  const { checksum, signature } = signed;
   return {
     bytes: new TextEncoder().encode(JSON.stringify(signed)),
+    unorderedBytes: new TextEncoder().encode(JSON.stringify({ ...bundle, checksum, signature })),
     targets,
     options: { verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey } },
     publicKeyPem: `-----BEGIN PUBLIC KEY-----\n${base64}\n-----END PUBLIC KEY-----\n`,

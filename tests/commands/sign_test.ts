@@ -98,3 +98,31 @@ Deno.test("sign refuses a missing or invalid bundle and missing signing settings
   await s.write("policy-bundle.json", { schemaVersion: 1, env: "prod", policies: [] });
   assertError(await s.run(["sign"], { env }), 2, "USAGE_ERROR");
 });
+
+Deno.test("sign writes rules in canonical key order, whatever order the file had", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  await s.run(["build"]);
+  const built = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
+  const reversed = (value: unknown): unknown =>
+    typeof value !== "object" || value === null
+      ? value
+      : Array.isArray(value)
+      ? value.map(reversed)
+      : Object.fromEntries(
+        Object.keys(value).reverse().map((
+          k,
+        ) => [k, reversed((value as Record<string, unknown>)[k])]),
+      );
+  const policies = built.policies.map((p) => ({ ...p, rules: reversed(p.rules) }));
+  await s.write("policy-bundle.json", { ...built, policies });
+  await s.write("policy.config.json", {
+    sign: { signing: { algorithm: "HMAC_SHA256", keyId: "release", hmacSecretEnv: "SIGN_SECRET" } },
+  });
+  const r = await s.json(["sign"], { env: { SIGN_SECRET: HMAC_SECRET } });
+  assert.equal(r.code, 0, r.stderr);
+  const after = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
+  const rule = after.policies[0]!.rules[0]! as unknown as Record<string, unknown>;
+  assert.deepEqual(Object.keys(rule), Object.keys(rule).sort());
+  assert.equal(after.checksum, built.checksum);
+});
