@@ -57,11 +57,10 @@ const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")) as {
   exports: Record<string, string>;
 };
 /** Absolute path of each export's source → the package specifier users import. */
-const packageExports = new Map(
-  Object.entries(denoJson.exports).map((
-    [key, source],
-  ) => [resolve(root, source), denoJson.name + key.slice(1)]),
-);
+const packageExports = new Map<string, string>();
+for (const [key, source] of Object.entries(denoJson.exports)) {
+  packageExports.set(resolve(root, source), denoJson.name + key.slice(1)); // "./engine" → "/engine"
+}
 
 /** Pinned npm packages met in `npm:` specifiers, name → version. */
 const pinned = new Map<string, string>();
