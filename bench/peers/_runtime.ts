@@ -6,7 +6,9 @@ const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 
 /** The command that runs `script` with `args` in a fresh process of this runtime. */
 export function childCommand(script: string, args: string[]): [string, string[]] {
-  if (!isDeno) return [process.execPath, [script, ...args]];
+  // Node: the runner's own Node and V8 flags too (for example
+  // --no-turbo-inline-js-wasm-calls, docs/performance.md "Node").
+  if (!isDeno) return [process.execPath, [...process.execArgv, script, ...args]];
   // `deno` from PATH, as `deno task` found it (--allow-run=deno names that file).
   // Children get no permissions: engines build their sources in memory; casbin's
   // dependencies read an environment variable at import, which reads as unset.

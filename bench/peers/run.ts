@@ -1,4 +1,5 @@
 // deno task bench:peers [--targets 10,1000] [--engines ours,cedar] [--all] [--no-write]
+// deno task bench:peers:node [same flags] (compiled by build_node.ts, run by node)
 //
 // The peer benchmark: the scenario of bench/_scenario.ts in our engine and in
 // each peer (bench/peers/engines/), each engine and size measured in a fresh
@@ -7,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -23,6 +25,8 @@ const { values: flags } = parseArgs({
     engines: { type: "string", default: ENGINES.map((e) => e.id).join(",") },
     all: { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
+    // The repository to write into: the compiled Node runner lives elsewhere.
+    repo: { type: "string" },
   },
 });
 const sizes = flags.targets.split(",").map(Number);
@@ -32,6 +36,7 @@ const engines = flags.engines.split(",").map((id) => {
   return engine;
 });
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const repo = flags.repo === undefined ? here("../..") : resolve(flags.repo);
 const childScript = here(`./child${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`);
 const runtime = runtimeInfo();
 
@@ -96,13 +101,20 @@ if (!flags["no-write"]) {
     engines: engines.map(({ id, label, notes }) => ({ id, label, notes })),
     results,
   };
-  writeFileSync(here(`./results-${runtime.name}.json`), JSON.stringify(report, null, 2) + "\n");
+  writeFileSync(
+    join(repo, "bench", "peers", `results-${runtime.name}.json`),
+    JSON.stringify(report, null, 2) + "\n",
+  );
   const title = `ns per decision, ${runtime.name} ${runtime.version} (log scale; lower is better)`;
   writeFileSync(
-    here(`../../docs/${runtime.name === "deno" ? "perf-chart" : `perf-chart-${runtime.name}`}.svg`),
+    join(
+      repo,
+      "docs",
+      `${runtime.name === "deno" ? "perf-chart" : `perf-chart-${runtime.name}`}.svg`,
+    ),
     renderChart(results, labels, sizes, title),
   );
-  const docs = here("../../docs/performance.md");
+  const docs = join(repo, "docs", "performance.md");
   const marker = `peers:${runtime.name}`;
   writeFileSync(docs, replaceBetweenMarkers(readFileSync(docs, "utf8"), marker, table));
 }

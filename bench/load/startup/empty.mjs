@@ -1,0 +1,1 @@
+// Start-up baseline under Node: a script that does nothing.
