@@ -11,7 +11,6 @@ import {
   isRecord,
   jsonProblems,
   MAX_CONDITION_DEPTH,
-  NOT_FINITE,
   toComparableNumber,
   TOO_DEEP,
 } from "./_guards.ts";
