@@ -19,6 +19,7 @@
 import ts from "typescript";
 import { dirname, join, relative, resolve, sep as SEPARATOR } from "node:path";
 import { fileURLToPath as fromFileUrl, pathToFileURL } from "node:url";
+import { mapModuleSpecifiers } from "./tools/map_module_specifiers.ts";
 
 /** Where the package is written. */
 const OUT_DIR = "npm";
@@ -168,51 +169,9 @@ function createHost(options: ts.CompilerOptions, packages: Map<string, string>):
 }
 
 /** Rewrites `./x.ts` to `./x.js` in module specifiers of declaration files. */
-function rewriteDeclarationSpecifiers(
-  context: ts.TransformationContext,
-): (node: ts.SourceFile | ts.Bundle) => ts.SourceFile | ts.Bundle {
-  const { factory } = context;
-  const rewrite = (specifier: ts.Expression): ts.Expression =>
-    ts.isStringLiteral(specifier) && isRelativeTs(specifier.text)
-      ? factory.createStringLiteral(toJs(specifier.text))
-      : specifier;
-  const visit = (node: ts.Node): ts.Node => {
-    if (ts.isImportDeclaration(node)) {
-      return factory.updateImportDeclaration(
-        node,
-        node.modifiers,
-        node.importClause,
-        rewrite(node.moduleSpecifier),
-        node.attributes,
-      );
-    }
-    if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
-      return factory.updateExportDeclaration(
-        node,
-        node.modifiers,
-        node.isTypeOnly,
-        node.exportClause,
-        rewrite(node.moduleSpecifier),
-        node.attributes,
-      );
-    }
-    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      const literal = node.argument.literal;
-      if (ts.isStringLiteral(literal) && isRelativeTs(literal.text)) {
-        return factory.updateImportTypeNode(
-          node,
-          factory.createLiteralTypeNode(factory.createStringLiteral(toJs(literal.text))),
-          node.attributes,
-          node.qualifier,
-          node.typeArguments?.map((t) => ts.visitNode(t, visit) as ts.TypeNode),
-          node.isTypeOf,
-        );
-      }
-    }
-    return ts.visitEachChild(node, visit, context);
-  };
-  return (node) => ts.isSourceFile(node) ? ts.visitEachChild(node, visit, context) : node;
-}
+const rewriteDeclarationSpecifiers = mapModuleSpecifiers<ts.SourceFile | ts.Bundle>((specifier) =>
+  isRelativeTs(specifier) ? toJs(specifier) : specifier
+);
 
 const isRelativeTs = (specifier: string): boolean =>
   /^\.\.?\//.test(specifier) && /\.(m|c)?tsx?$/.test(specifier) &&

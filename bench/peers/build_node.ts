@@ -21,6 +21,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep as SEPARATOR } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mapModuleSpecifiers } from "../../tools/map_module_specifiers.ts";
 
 /** Where the compiled benchmark and its node_modules go. */
 const OUT = ".tmp/bench-node";
@@ -91,39 +92,7 @@ function rewrite(file: string, specifier: string, queue: string[]): string {
 
 /** Compiles `file` to JavaScript; its rewritten imports are those left after type erasure. */
 function compile(file: string, queue: string[]): void {
-  const imports = (context: ts.TransformationContext) => {
-    const { factory } = context;
-    const literal = (node: ts.Expression) =>
-      ts.isStringLiteral(node)
-        ? factory.createStringLiteral(rewrite(file, node.text, queue))
-        : node;
-    const visit = (node: ts.Node): ts.Node => {
-      if (ts.isImportDeclaration(node)) {
-        return factory.updateImportDeclaration(
-          node,
-          node.modifiers,
-          node.importClause,
-          literal(node.moduleSpecifier),
-          node.attributes,
-        );
-      }
-      if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
-        return factory.updateExportDeclaration(
-          node,
-          node.modifiers,
-          node.isTypeOnly,
-          node.exportClause,
-          literal(node.moduleSpecifier),
-          node.attributes,
-        );
-      }
-      if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-        fail(`${file}: dynamic import() is not supported here`);
-      }
-      return ts.visitEachChild(node, visit, context);
-    };
-    return (source: ts.SourceFile) => ts.visitEachChild(source, visit, context);
-  };
+  const imports = mapModuleSpecifiers((specifier) => rewrite(file, specifier, queue));
   const result = ts.transpileModule(readFileSync(join(root, file), "utf8"), {
     fileName: file,
     reportDiagnostics: true,
