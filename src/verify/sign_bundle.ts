@@ -80,11 +80,14 @@ export async function signBundle<T extends RuntimeBundleV1>(
       { cause: error },
     );
   }
-  // A payload the canonical form refuses (nested too deep, a number that is
-  // not finite) throws here, before any crypto work starts.
+  // Rules and defaults in canonical key order: the payload below, and every
+  // later load of the file written from the result, take the faster path. A
+  // payload the canonical form refuses (nested too deep, a number that is not
+  // finite) throws here, before any crypto work starts.
+  copy = sortBundleKeys(copy);
   const payload = canonicalPayloadBytes(copy);
   // One after the other over the same bytes: a key that fails leaves no hashing behind.
   const checksum = `sha256:${toHex(await crypto.subtle.digest("SHA-256", payload))}`;
   const value = await signPayload(algorithm, key, payload);
-  return { ...sortBundleKeys(copy), checksum, signature: { algorithm, keyId, value } };
+  return { ...copy, checksum, signature: { algorithm, keyId, value } };
 }

@@ -2,7 +2,7 @@
 // test must behave the same on every context when compiled on their own.
 import assert from "node:assert/strict";
 import { compileCondition, type Test } from "../../src/engine/_compile_condition.ts";
-import { sharedConditionCompiler } from "../../src/engine/_shared_conditions.ts";
+import { sharedConditionCompiler } from "../../src/engine/_compile_condition.ts";
 
 const VALUES: unknown[] = [
   "5",
