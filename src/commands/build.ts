@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { parseJson } from "../engine/parse_json.ts";
 import type { Env, RuntimeBundleV1, Signature } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
 import { computeDigest, sortBundleKeys } from "../engine/canonical_payload.ts";
@@ -239,7 +240,7 @@ async function checkParity(
       "PARITY_FAILED",
       `the built bundle failed the parity check: ${why}; it was not written`,
     );
-  const reread = JSON.parse(text) as RuntimeBundleV1;
+  const reread = parseJson(text) as RuntimeBundleV1;
   const result = validateBundle(reread);
   if (!result.valid) throw fail(`${result.errors[0]!.message} (${result.errors[0]!.code})`);
   try {

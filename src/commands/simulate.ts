@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseJson } from "../engine/parse_json.ts";
 import type { Decision, EffectType, RuntimeBundleV1, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../engine/types.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
@@ -156,7 +157,7 @@ function parseContext(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (error) {
     throw usageError(
       `--context is not JSON: ${(error as Error).message}`,

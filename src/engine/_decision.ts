@@ -1,6 +1,7 @@
 // This module is browser compatible.
 // The decision object of a winning candidate record (see _target_program.ts),
 // shared by evaluate and traceEvaluation.
+import { parseJson } from "./parse_json.ts";
 import type { Decision, EffectType } from "./types.ts";
 import type { Code } from "./_target_program.ts";
 
@@ -28,7 +29,7 @@ export function makeDecision(code: Code, record: number, parseCustomEffect: bool
     case "custom": {
       const value = code[record + 4] as string;
       d.value = value;
-      if (parseCustomEffect && code[record + 5] === true) d.parsedValue = JSON.parse(value);
+      if (parseCustomEffect && code[record + 5] === true) d.parsedValue = parseJson(value);
       break;
     }
   }

@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { parseJson } from "./parse_json.ts";
 import type { Test } from "./_compile_condition.ts";
 import type { Candidate, RankedPolicy, RankedRule } from "./_rank_target.ts";
 
@@ -114,7 +115,7 @@ function pushRecord(code: unknown[], c: Candidate): void {
 
 function parsesAsJson(text: string): boolean {
   try {
-    JSON.parse(text);
+    parseJson(text);
     return true;
   } catch {
     return false;

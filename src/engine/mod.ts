@@ -7,6 +7,7 @@
  */
 export * from "./types.ts";
 export * from "./policy_error.ts";
+export * from "./parse_json.ts";
 export * from "./canonical_payload.ts";
 export * from "./validate_bundle.ts";
 export * from "./compile_bundle.ts";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseJson } from "../engine/parse_json.ts";
 import { canonicalJson } from "../engine/canonical_payload.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
@@ -84,7 +85,7 @@ export function parseLicenseText(text: string, source: string): LicenseDocument 
   }
   let value: unknown;
   try {
-    value = JSON.parse(trimmed);
+    value = parseJson(trimmed);
   } catch {
     throw invalid(source, "it is not a JSON document (or the base64 of one)");
   }

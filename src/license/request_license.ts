@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseJson } from "../engine/parse_json.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import { userAgent } from "../clients/_user_agent.ts";
 
@@ -118,7 +119,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
     const status = response.status;
     if (status === 200) {
       try {
-        return JSON.parse(body);
+        return parseJson(body);
       } catch {
         throw unavailable(`${url.href} answered 200 but not with a JSON licence document`);
       }
@@ -171,7 +172,7 @@ async function readLimited(response: Response, limit: number): Promise<string> {
 function errorMessage(body: string): string {
   let text = "";
   try {
-    const parsed = JSON.parse(body) as Record<string, unknown>;
+    const parsed = parseJson(body) as Record<string, unknown>;
     const error = parsed?.error;
     if (typeof error === "object" && error !== null) {
       const { code, message } = error as Record<string, unknown>;
