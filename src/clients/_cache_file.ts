@@ -1,45 +1,33 @@
 // The remote client's cache file (`cachePath`): the exact bytes of the last
 // verified bundle, written atomically and read back at start-up. Uses
 // node:fs/promises so the same code runs on Deno and Node.
-import { nodeFs } from "../_io/node_fs.ts";
+import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /**
- * Reads the cache file, refusing one over `maxFileBytes` before reading it whole.
+ * Reads the cache file: only a regular file (a pipe or device is refused at
+ * once, leaving nothing pending), refused over `maxFileBytes` before it is
+ * read whole.
  *
- * @throws {PolicyError} `BUNDLE_READ_ERROR` (missing, unreadable, no read
- * permission) or `BUNDLE_TOO_LARGE`.
+ * @throws {PolicyError} `BUNDLE_READ_ERROR` (missing, unreadable, not a
+ * regular file, no read permission) or `BUNDLE_TOO_LARGE`.
  */
 export async function readCacheFile(path: string, maxFileBytes: number): Promise<Uint8Array> {
-  let handle;
   try {
-    handle = await (await nodeFs()).fs.open(path, "r");
+    return (await readRegularFile(path, maxFileBytes)).bytes;
   } catch (error) {
-    throw new PolicyError(
-      "BUNDLE_READ_ERROR",
-      `cannot read the cache file ${path}: ${describe(error)}`,
-      { cause: error },
-    );
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size > maxFileBytes) {
+    if (error instanceof ReadFailure && error.reason === "too-large") {
       throw new PolicyError(
         "BUNDLE_TOO_LARGE",
-        `the cache file ${path} is ${size} bytes, over the limit of ${maxFileBytes} bytes`,
+        `the cache file ${path} is ${error.size} bytes or more, over the limit of ${maxFileBytes} bytes`,
       );
     }
-    return new Uint8Array(await handle.readFile());
-  } catch (error) {
-    if (error instanceof PolicyError) throw error;
     throw new PolicyError(
       "BUNDLE_READ_ERROR",
       `cannot read the cache file ${path}: ${describe(error)}`,
       { cause: error },
     );
-  } finally {
-    await handle.close().catch(() => {});
   }
 }
 

@@ -1,8 +1,14 @@
 // Reading the bundle file of the local client with node:fs/promises only (no
 // Deno namespace), so the same code runs on Deno and Node.
 import type { BigIntStats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { nodeFs } from "../_io/node_fs.ts";
+import {
+  isPermissionDenial,
+  ReadFailure,
+  readRegularFile,
+  type RegularFile,
+  systemErrorCode,
+} from "../_io/read_regular_file.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */
@@ -34,94 +40,39 @@ export async function statVersion(path: string): Promise<string> {
 }
 
 /**
- * Reads the bundle file at `path`. The size is checked with `stat` before the
- * file is read, and the read stops after `maxBytes + 1` bytes whatever the
- * file does meanwhile, so an oversized file is never read whole.
+ * Reads the bundle file at `path` (see `readRegularFile`: only a regular
+ * file, refused at once otherwise, and never more than `maxBytes + 1` bytes
+ * read, so an oversized file is never read whole).
  *
  * @throws {PolicyError} `BUNDLE_READ_ERROR` (missing, unreadable, not a
- * regular file, permission denied) or `BUNDLE_TOO_LARGE`.
+ * regular file, permission denied) or `BUNDLE_TOO_LARGE`. The cause is the
+ * file system's error, when there is one.
  */
 export async function readBundleFile(path: string, maxBytes: number): Promise<BundleFile> {
-  const { fs } = await nodeFs();
-  // A stat of the path first: a named pipe or a device would block `open`.
-  let stats: BigIntStats;
+  let file: RegularFile;
   try {
-    stats = await fs.stat(path, { bigint: true });
+    file = await readRegularFile(path, maxBytes);
   } catch (error) {
-    throw readError(path, error);
-  }
-  checkStats(path, stats, maxBytes);
-  let handle: FileHandle;
-  try {
-    handle = await fs.open(path, "r");
-  } catch (error) {
-    throw readError(path, error);
-  }
-  try {
-    // The file now open may differ from the one stat saw (a rename in between):
-    // its own stat gives the version of the bytes read.
-    const own = await handle.stat({ bigint: true });
-    checkStats(path, own, maxBytes);
-    const bytes = await readAtMost(handle, Number(own.size), maxBytes + 1);
-    if (bytes.byteLength > maxBytes) throw tooLarge(path, `more than ${maxBytes}`, maxBytes);
-    return { bytes, version: fileVersion(own), mtimeMs: Number(own.mtimeNs / 1_000_000n) };
-  } catch (error) {
-    throw error instanceof PolicyError ? error : readError(path, error);
-  } finally {
-    await handle.close();
-  }
-}
-
-function checkStats(path: string, stats: BigIntStats, maxBytes: number): void {
-  if (!stats.isFile()) {
-    throw new PolicyError(
-      "BUNDLE_READ_ERROR",
-      `the bundle path "${path}" is not a regular file; point bundlePath at the bundle JSON file`,
-    );
-  }
-  if (stats.size > BigInt(maxBytes)) throw tooLarge(path, String(stats.size), maxBytes);
-}
-
-function tooLarge(path: string, size: string, maxBytes: number): PolicyError {
-  return new PolicyError(
-    "BUNDLE_TOO_LARGE",
-    `the bundle file "${path}" is ${size} bytes, over the limit of ${maxBytes} bytes; raise maxFileBytes or split the bundle`,
-  );
-}
-
-/** Reads from the current position to the end of the file, or until `limit` bytes. */
-async function readAtMost(
-  handle: FileHandle,
-  expected: number,
-  limit: number,
-): Promise<Uint8Array> {
-  // One byte more than expected, so the usual case ends with one read and one EOF.
-  let buffer = new Uint8Array(Math.min(expected + 1, limit));
-  let length = 0;
-  while (length < limit) {
-    if (length === buffer.byteLength) {
-      const grown = new Uint8Array(Math.min(buffer.byteLength * 2, limit));
-      grown.set(buffer);
-      buffer = grown;
+    if (!(error instanceof ReadFailure)) throw readError(path, error);
+    if (error.reason === "too-large") {
+      throw new PolicyError(
+        "BUNDLE_TOO_LARGE",
+        `the bundle file "${path}" is ${error.size} bytes or more, over the limit of ${maxBytes} bytes; raise maxFileBytes or split the bundle`,
+      );
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.byteLength - length, null);
-    if (bytesRead === 0) break;
-    length += bytesRead;
+    if (error.reason === "not-regular") {
+      throw new PolicyError(
+        "BUNDLE_READ_ERROR",
+        `the bundle path "${path}" is not a regular file (a pipe, device or socket); point bundlePath at the bundle JSON file`,
+      );
+    }
+    throw readError(path, error.cause ?? { code: error.reason === "folder" ? "EISDIR" : "" });
   }
-  return buffer.subarray(0, length);
+  const { bytes, stats } = file;
+  return { bytes, version: fileVersion(stats), mtimeMs: Number(stats.mtimeNs / 1_000_000n) };
 }
 
-/** The `code` of a Node-style system error (`ENOENT`, `EACCES`, …), if any. */
-export function systemErrorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/** True for the errors of a runtime permission model (Deno's `--allow-read`). */
-function isPermissionDenial(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === "NotCapable" || name === "PermissionDenied";
-}
+export { systemErrorCode };
 
 /**
  * Turns a file system error on `path` into a `BUNDLE_READ_ERROR` that names

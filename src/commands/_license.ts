@@ -6,7 +6,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
+import { parseJson } from "../engine/parse_json.ts";
 import * as path from "node:path";
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
@@ -165,12 +165,12 @@ export async function findLicense(session: Session): Promise<FoundLicense | null
 async function readGraceStart(session: Session, file: string): Promise<Date | null> {
   let text: string;
   try {
-    text = await fs.readFile(file, "utf8");
+    text = await readTextDocument(file, "document", MAX_LICENSE_BYTES);
   } catch {
-    return null;
+    return null; // missing, not a regular file, unreadable: no usable record
   }
   try {
-    const state = JSON.parse(text) as { graceStartedAt?: unknown };
+    const state = parseJson(text) as { graceStartedAt?: unknown };
     const started = typeof state?.graceStartedAt === "string"
       ? new Date(state.graceStartedAt)
       : new Date(NaN);

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { parseJson } from "../engine/parse_json.ts";
 import * as fs from "node:fs/promises";
+import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import { CliError } from "./_errors.ts";
 
@@ -25,7 +27,8 @@ export type DocumentKind =
   | "license";
 
 /**
- * Reads a UTF-8 text file of at most `maxBytes` bytes.
+ * Reads a UTF-8 text file of at most `maxBytes` bytes: only a regular file
+ * (a pipe, device or socket is refused at once, see `readRegularFile`).
  *
  * @throws {PolicyError|CliError} `BUNDLE_READ_ERROR`/`BUNDLE_TOO_LARGE` for
  * bundles, `DOCUMENT_READ_ERROR`/`DOCUMENT_TOO_LARGE` otherwise.
@@ -35,36 +38,20 @@ export async function readTextDocument(
   kind: DocumentKind,
   maxBytes: number,
 ): Promise<string> {
-  let handle: fs.FileHandle;
+  let bytes: Uint8Array;
   try {
-    handle = await fs.open(path, "r");
+    bytes = (await readRegularFile(path, maxBytes)).bytes;
   } catch (error) {
+    if (error instanceof ReadFailure && error.reason === "too-large") {
+      throw tooLarge(kind, path, maxBytes, error.size);
+    }
     throw readError(kind, path, error);
   }
   try {
-    const stat = await handle.stat();
-    if (stat.isDirectory()) throw readError(kind, path, { code: "EISDIR" });
-    if (stat.size > maxBytes) throw tooLarge(kind, path, maxBytes, stat.size);
-    // Read at most one byte past the limit, so a file that grew is caught too.
-    const buffer = new Uint8Array(Math.min(stat.size, maxBytes) + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxBytes) throw tooLarge(kind, path, maxBytes, length);
-    try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, length));
-      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    } catch {
-      throw parseError(kind, path, "it is not UTF-8 text");
-    }
-  } catch (error) {
-    if (error instanceof CliError || error instanceof PolicyError) throw error;
-    throw readError(kind, path, error);
-  } finally {
-    await handle.close();
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    throw parseError(kind, path, "it is not UTF-8 text");
   }
 }
 
@@ -81,7 +68,7 @@ export async function readJsonDocument(
 ): Promise<unknown> {
   const text = await readTextDocument(path, kind, maxBytes);
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     throw parseError(kind, path, `it is not JSON (${(error as Error).message})`);
   }
@@ -98,14 +85,17 @@ export async function exists(path: string): Promise<boolean> {
 }
 
 function readError(kind: DocumentKind, path: string, error: unknown): Error {
-  const code = (error as { code?: string } | null)?.code;
-  const why = code === "ENOENT"
+  const why = !(error instanceof ReadFailure)
+    ? String(error)
+    : error.reason === "missing"
     ? "it does not exist"
-    : code === "EISDIR"
+    : error.reason === "folder"
     ? "it is a folder, not a file"
-    : code === "EACCES" || code === "EPERM"
+    : error.reason === "not-regular"
+    ? "it is not a regular file (a pipe, device or socket)"
+    : error.reason === "denied"
     ? "permission denied"
-    : (error as Error)?.message ?? String(error);
+    : error.message;
   const message = `cannot read ${kind} ${path}: ${why}`;
   return kind === "bundle"
     ? new PolicyError("BUNDLE_READ_ERROR", message)

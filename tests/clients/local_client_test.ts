@@ -81,7 +81,7 @@ test("createLocalClient() gives BUNDLE_READ_ERROR for a folder or a path through
       createLocalClient({ bundlePath: dir, allowUnsigned: true }),
       "BUNDLE_READ_ERROR",
     );
-    assert.match(folder.message, /is not a regular file; point bundlePath at the bundle JSON file/);
+    assert.match(folder.message, /is a folder; point bundlePath at the bundle JSON file/);
     await Deno.writeTextFile(`${dir}/file`, "{}");
     const through = await assertRejectsCode(
       createLocalClient({ bundlePath: `${dir}/file/bundle.json`, allowUnsigned: true }),

@@ -344,7 +344,7 @@ test("watch keeps the bundle in force on garbage, invalid, unsigned, foreign-sig
     await Deno.remove(path);
     await Deno.mkdir(path);
     await waitFor(
-      () => errors.some((e) => /is not a regular file/.test(e.message)),
+      () => errors.some((e) => /is a folder/.test(e.message)),
       "the folder reported",
     );
     assert.ok(

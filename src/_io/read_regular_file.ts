@@ -1,0 +1,142 @@
+/**
+ * The one way the library and the CLI read a file: only a regular file, and
+ * never more than a limit. Named pipes, devices, sockets and folders are
+ * refused at once: the file is opened without blocking (a FIFO with no
+ * writer would otherwise hold `open` forever, and the process with it),
+ * then its own stat decides. Uses `node:fs/promises`, so the same code runs
+ * on Deno and Node.
+ *
+ * @module
+ */
+import type { BigIntStats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { nodeFs } from "./node_fs.ts";
+
+/** Why a file could not be read; callers turn it into their own coded error. */
+export type ReadFailureReason =
+  /** Nothing at the path (or part of the path is not a folder). */
+  | "missing"
+  | "folder"
+  /** A named pipe, device, socket or anything else that is not a regular file. */
+  | "not-regular"
+  | "too-large"
+  /** The operating system or the runtime's permissions refused. */
+  | "denied"
+  | "other";
+
+/** A file that could not be read, with a reason and the size seen when too large. */
+export class ReadFailure extends Error {
+  /** Why. */
+  readonly reason: ReadFailureReason;
+  /** The size found (`too-large` only): the stat size, or the bytes read when it grew. */
+  readonly size: number;
+
+  /** Creates the failure; `cause` is the file system error, if any. */
+  constructor(reason: ReadFailureReason, detail: string, size = 0, cause?: unknown) {
+    super(detail, cause === undefined ? undefined : { cause });
+    this.name = "ReadFailure";
+    this.reason = reason;
+    this.size = size;
+  }
+}
+
+/** The bytes of a regular file and the stat of the file they were read from. */
+export interface RegularFile {
+  bytes: Uint8Array;
+  /** The open file's own stat (so a rename after opening cannot mislead). */
+  stats: BigIntStats;
+}
+
+/**
+ * Reads the regular file at `path` (symlinks followed), refusing anything
+ * else and any file over `maxBytes` before reading it whole; the read stops
+ * after `maxBytes + 1` bytes whatever the file does meanwhile.
+ *
+ * @throws {ReadFailure} Whatever went wrong; never leaves an operation pending.
+ */
+export async function readRegularFile(path: string, maxBytes: number): Promise<RegularFile> {
+  const { fs } = await nodeFs();
+  const { constants } = fs;
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
+    handle = await fs.open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw failure(error);
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (stats.isDirectory()) throw new ReadFailure("folder", "it is a folder");
+    if (!stats.isFile()) {
+      throw new ReadFailure("not-regular", "it is not a regular file (a pipe, device or socket)");
+    }
+    if (stats.size > BigInt(maxBytes)) {
+      throw new ReadFailure("too-large", "it is over the size limit", Number(stats.size));
+    }
+    const bytes = await readAtMost(handle, Number(stats.size), maxBytes + 1);
+    if (bytes.byteLength > maxBytes) {
+      throw new ReadFailure("too-large", "it grew over the size limit", bytes.byteLength);
+    }
+    return { bytes, stats };
+  } catch (error) {
+    throw error instanceof ReadFailure ? error : failure(error);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** Reads from the current position to the end of the file, or until `limit` bytes. */
+async function readAtMost(
+  handle: FileHandle,
+  expected: number,
+  limit: number,
+): Promise<Uint8Array> {
+  // One byte more than expected, so the usual case ends with one read and one EOF.
+  let buffer = new Uint8Array(Math.min(expected + 1, limit));
+  let length = 0;
+  while (length < limit) {
+    if (length === buffer.byteLength) {
+      const grown = new Uint8Array(Math.min(buffer.byteLength * 2, limit));
+      grown.set(buffer);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.byteLength - length, null);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return buffer.subarray(0, length);
+}
+
+/** The `code` of a Node-style system error (`ENOENT`, `EACCES`, …), if any. */
+export function systemErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** True for the errors of a runtime permission model (Deno's `--allow-read`). */
+export function isPermissionDenial(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === "NotCapable" || name === "PermissionDenied";
+}
+
+function failure(error: unknown): ReadFailure {
+  if (isPermissionDenial(error)) {
+    return new ReadFailure("denied", "the runtime denied read access", 0, error);
+  }
+  switch (systemErrorCode(error)) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new ReadFailure("missing", "it does not exist", 0, error);
+    case "EISDIR":
+      return new ReadFailure("folder", "it is a folder", 0, error);
+    case "EACCES":
+    case "EPERM":
+      return new ReadFailure("denied", "permission denied", 0, error);
+    case "ENXIO": // a socket, or a FIFO opened for writing only
+      return new ReadFailure("not-regular", "it is not a regular file", 0, error);
+    default: {
+      const detail = error instanceof Error ? error.message : String(error);
+      return new ReadFailure("other", detail, 0, error);
+    }
+  }
+}
