@@ -144,7 +144,10 @@ export function validateDraft(document: unknown): ValidationResult {
     policies: projectPolicies(document.policies),
   });
   errors.push(...result.errors);
-  return { valid: errors.length === 0, errors, warnings: result.warnings };
+  const valid = errors.length === 0;
+  return result.omitted === undefined
+    ? { valid, errors, warnings: result.warnings }
+    : { valid, errors, warnings: result.warnings, omitted: result.omitted };
 }
 
 /**

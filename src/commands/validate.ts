@@ -5,7 +5,7 @@
  * @module
  */
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
-import { validateBundle } from "../engine/validate_bundle.ts";
+import { DEFAULT_MAX_ISSUES, validateBundle } from "../engine/validate_bundle.ts";
 import { computeDigest } from "../engine/canonical_payload.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
@@ -39,6 +39,7 @@ export const runValidate = defineCommand(
     const errors = [...result.errors];
     if (type === "bundle" && result.valid) errors.push(...await checksumIssues(document));
     const { warnings } = result;
+    const omitted = result.omitted ?? { errors: 0, warnings: 0 };
     const strict = session.global.strict;
     const valid = errors.length === 0 && !(strict && warnings.length > 0);
     const record = document as Record<string, unknown> | null;
@@ -51,7 +52,18 @@ export const runValidate = defineCommand(
     const ruleCount = countRules(policies);
 
     out.result(
-      { path: file, type, valid, strict, schemaVersion, policyCount, ruleCount, errors, warnings },
+      {
+        path: file,
+        type,
+        valid,
+        strict,
+        schemaVersion,
+        policyCount,
+        ruleCount,
+        errors,
+        warnings,
+        omitted,
+      },
       () => {
         out.info(
           `${file}: ${type}, schema ${schemaVersion ?? "(none)"}, ${
@@ -60,7 +72,16 @@ export const runValidate = defineCommand(
         );
         for (const e of errors) out.line(`error ${e.code} at ${e.path || "/"}: ${e.message}`);
         for (const w of warnings) out.line(`warning ${w.code} at ${w.path || "/"}: ${w.message}`);
-        const counts = `${plural(errors.length, "error")}, ${plural(warnings.length, "warning")}`;
+        if (omitted.errors + omitted.warnings > 0) {
+          out.line(
+            `… and ${plural(omitted.errors, "more error")} and ${
+              plural(omitted.warnings, "more warning")
+            }, not listed (at most ${DEFAULT_MAX_ISSUES} of each are)`,
+          );
+        }
+        const counts = `${plural(errors.length + omitted.errors, "error")}, ${
+          plural(warnings.length + omitted.warnings, "warning")
+        }`;
         if (valid) {
           out.info(`valid (${counts})`);
         } else {

@@ -8,6 +8,8 @@
 const OTHER = Symbol("other");
 /** The end of a list of values or children. */
 const END = Symbol("end");
+/** `in` lists longer than this are compiled on their own, never looked up in the trie. */
+const MAX_SHARED_IN_VALUES = 64;
 
 /** A trie node: the value recorded for the parts that lead here, and the next parts. */
 export class TrieNode<T> {
@@ -49,6 +51,9 @@ export function leafNode<T>(root: TrieNode<T>, node: Record<string, unknown>): T
       const at = root.at(op).at(pathPart(node.path));
       const values = node.values;
       if (!Array.isArray(values)) return at.at(OTHER);
+      // A long list is not shared: a trie node per value would cost more than
+      // the list's own test, and a hostile bundle could hold millions.
+      if (values.length > MAX_SHARED_IN_VALUES) return new TrieNode();
       let list = at;
       for (let i = 0; i < values.length; i++) list = list.at(valuePart(values[i]));
       return list.at(END);

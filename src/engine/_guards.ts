@@ -106,12 +106,14 @@ export function jsonProblems(value: unknown, limit: number): number {
  * one comes from a literal that overflows (`1e400` parses to `Infinity`) or
  * from a JavaScript object (`NaN`). The canonical payload cannot represent
  * them (`JSON.stringify` writes `null`), so a bundle holding one is refused.
- * Call it on values whose depth is already bounded.
+ * Call it on values whose depth is already bounded. The top-level property
+ * `skip`, if given, is not looked at.
  */
-export function findNonFiniteNumber(value: unknown): string | null {
+export function findNonFiniteNumber(value: unknown, skip?: string): string | null {
   if (typeof value === "number") return Number.isFinite(value) ? null : "";
   if (typeof value !== "object" || value === null) return null;
   for (const [key, child] of Object.entries(value)) {
+    if (key === skip) continue;
     const found = findNonFiniteNumber(child);
     if (found !== null) return `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}${found}`;
   }

@@ -236,10 +236,15 @@ export interface Issue {
 export interface ValidationResult {
   /** True when there are no errors (warnings allowed). */
   valid: boolean;
-  /** Every error found. */
+  /** The errors found, up to the cap (`maxIssues`). */
   errors: Issue[];
-  /** Every warning found. */
+  /** The warnings found, up to the cap (`maxIssues`). */
   warnings: Issue[];
+  /**
+   * Present only when the cap was reached: how many more errors and warnings
+   * there were, not listed.
+   */
+  omitted?: { errors: number; warnings: number };
 }
 
 /** Allowed top-level context keys (`ContextPolicy.allowedKeys`). */

@@ -24,22 +24,73 @@ const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** Issues of each kind {@link validateBundle} lists by default; the rest are counted. */
+export const DEFAULT_MAX_ISSUES = 1000;
+
+/** Issues of each kind the load pipeline lists in a `BUNDLE_INVALID` error. */
+export const LOAD_MAX_ISSUES = 100;
+
+/** Options of {@link validateBundle}. */
+export interface ValidateBundleOptions {
+  /**
+   * At most this many errors, and this many warnings, are listed (each at
+   * least 1); the others are only counted in `omitted`. Default
+   * {@link DEFAULT_MAX_ISSUES}. Bounds the memory a hostile document can
+   * make validation use.
+   */
+  maxIssues?: number;
+}
+
+/**
+ * Collects issues up to a cap per kind. A check asks {@link Collector.keep}
+ * first and builds its path and message only when the issue is kept, so an
+ * issue past the cap costs one counter increment.
+ */
 class Collector {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];
+  omittedErrors = 0;
+  omittedWarnings = 0;
+  readonly max: number;
+
+  constructor(max: number) {
+    this.max = Math.max(1, Math.floor(max));
+  }
+
+  /** True when the next issue of this kind is listed; otherwise it is counted as omitted. */
+  keep(kind: typeof ERROR | typeof WARNING): boolean {
+    if (kind === ERROR) {
+      if (this.errors.length < this.max) return true;
+      this.omittedErrors++;
+    } else {
+      if (this.warnings.length < this.max) return true;
+      this.omittedWarnings++;
+    }
+    return false;
+  }
+
+  /** Lists an error; call only after `keep(ERROR)` said true. */
   error(code: string, path: string, message: string): void {
     this.errors.push({ code, message, path });
   }
+
+  /** Lists a warning; call only after `keep(WARNING)` said true. */
   warn(code: string, path: string, message: string): void {
     this.warnings.push({ code, message, path });
   }
 }
 
+const ERROR = 0;
+const WARNING = 1;
+
 /**
  * Validates a parsed bundle document against the runtime's rules and
- * collects every issue (not only the first). Errors make the bundle
- * unloadable; warnings point at things that load but are probably not what
- * the author meant (see `docs/errors.md` for every code).
+ * collects every issue (not only the first), up to `maxIssues` errors and
+ * `maxIssues` warnings; beyond that, issues are only counted, in `omitted`
+ * (present only then). Errors make the bundle unloadable; warnings point at
+ * things that load but are probably not what the author meant (see
+ * `docs/errors.md` for every code). Time is linear in the document's size
+ * and memory is bounded by the cap, whatever the document holds.
  *
  * @example A valid bundle, and one with two errors
  * ```ts
@@ -56,38 +107,49 @@ class Collector {
  * assert.deepEqual(result.errors.map((e) => e.code), ["INVALID_SCHEMA_VERSION", "INVALID_ENV"]);
  * ```
  */
-export function validateBundle(document: unknown): ValidationResult {
-  const out = new Collector();
+export function validateBundle(
+  document: unknown,
+  options: ValidateBundleOptions = {},
+): ValidationResult {
+  const out = new Collector(options.maxIssues ?? DEFAULT_MAX_ISSUES);
   if (!isRecord(document)) {
-    out.error(
-      "DOCUMENT_NOT_OBJECT",
-      "",
-      "the document must be a JSON object with schemaVersion, env and policies",
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "DOCUMENT_NOT_OBJECT",
+        "",
+        "the document must be a JSON object with schemaVersion, env and policies",
+      );
+    }
     return result(out);
   }
   if (document.schemaVersion !== 1) {
-    out.error(
-      "INVALID_SCHEMA_VERSION",
-      "/schemaVersion",
-      `schemaVersion must be the integer 1, found ${describe(document.schemaVersion)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_SCHEMA_VERSION",
+        "/schemaVersion",
+        `schemaVersion must be the integer 1, found ${describe(document.schemaVersion)}`,
+      );
+    }
   }
   if (!(ENVS as readonly unknown[]).includes(document.env)) {
-    out.error(
-      "INVALID_ENV",
-      "/env",
-      `env must be one of ${ENVS.join(", ")}, found ${describe(document.env)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_ENV",
+        "/env",
+        `env must be one of ${ENVS.join(", ")}, found ${describe(document.env)}`,
+      );
+    }
   }
   checkOptionalTopLevel(document, out);
   const policies = document.policies;
   if (!Array.isArray(policies)) {
-    out.error(
-      "POLICIES_NOT_ARRAY",
-      "/policies",
-      `policies must be an array (it may be empty), found ${describe(policies)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "POLICIES_NOT_ARRAY",
+        "/policies",
+        `policies must be an array (it may be empty), found ${describe(policies)}`,
+      );
+    }
     return result(out);
   }
   const seenKeys = new Map<string, number>();
@@ -110,11 +172,14 @@ export function validateBundle(document: unknown): ValidationResult {
  * assert.throws(() => assertValidBundle({ env: "dev" }), { code: "BUNDLE_INVALID" });
  * ```
  */
-export function assertValidBundle(document: unknown): Issue[] {
-  const validation = validateBundle(document);
+export function assertValidBundle(
+  document: unknown,
+  options: ValidateBundleOptions = {},
+): Issue[] {
+  const validation = validateBundle(document, options);
   if (!validation.valid) {
     const first = validation.errors[0]!;
-    const more = validation.errors.length - 1;
+    const more = validation.errors.length - 1 + (validation.omitted?.errors ?? 0);
     throw new PolicyError(
       "BUNDLE_INVALID",
       `the bundle is invalid: ${first.message} (at ${first.path || "/"})` +
@@ -126,13 +191,24 @@ export function assertValidBundle(document: unknown): Issue[] {
 }
 
 function result(out: Collector): ValidationResult {
-  return { valid: out.errors.length === 0, errors: out.errors, warnings: out.warnings };
+  const valid = out.errors.length === 0;
+  if (out.omittedErrors === 0 && out.omittedWarnings === 0) {
+    return { valid, errors: out.errors, warnings: out.warnings };
+  }
+  return {
+    valid,
+    errors: out.errors,
+    warnings: out.warnings,
+    omitted: { errors: out.omittedErrors, warnings: out.omittedWarnings },
+  };
 }
 
 function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector): void {
   for (const field of ["orgId", "projectId", "etag"]) {
     if (document[field] !== undefined && typeof document[field] !== "string") {
-      out.error("INVALID_FIELD", `/${field}`, `${field} must be a string when present`);
+      if (out.keep(ERROR)) {
+        out.error("INVALID_FIELD", `/${field}`, `${field} must be a string when present`);
+      }
     }
   }
   const generatedAt = document.generatedAt;
@@ -141,27 +217,33 @@ function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector
     (typeof generatedAt !== "string" || !ISO_8601.test(generatedAt) ||
       Number.isNaN(Date.parse(generatedAt)))
   ) {
-    out.error(
-      "INVALID_FIELD",
-      "/generatedAt",
-      "generatedAt must be an ISO 8601 date-time string when present",
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_FIELD",
+        "/generatedAt",
+        "generatedAt must be an ISO 8601 date-time string when present",
+      );
+    }
   }
   const version = document.bundleVersion;
   if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 1)) {
-    out.error(
-      "INVALID_FIELD",
-      "/bundleVersion",
-      `bundleVersion must be a whole number >= 1 when present, found ${describe(version)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_FIELD",
+        "/bundleVersion",
+        `bundleVersion must be a whole number >= 1 when present, found ${describe(version)}`,
+      );
+    }
   }
   const checksum = document.checksum;
   if (checksum !== undefined && (typeof checksum !== "string" || !CHECKSUM.test(checksum))) {
-    out.error(
-      "INVALID_FIELD",
-      "/checksum",
-      'checksum must be "sha256:" followed by 64 lowercase hex characters when present',
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_FIELD",
+        "/checksum",
+        'checksum must be "sha256:" followed by 64 lowercase hex characters when present',
+      );
+    }
   }
   const signature = document.signature;
   if (signature !== undefined) {
@@ -169,11 +251,13 @@ function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector
       !isRecord(signature) || typeof signature.algorithm !== "string" ||
       typeof signature.keyId !== "string" || typeof signature.value !== "string"
     ) {
-      out.error(
-        "INVALID_FIELD",
-        "/signature",
-        "signature must be an object with string algorithm, keyId and value",
-      );
+      if (out.keep(ERROR)) {
+        out.error(
+          "INVALID_FIELD",
+          "/signature",
+          "signature must be an object with string algorithm, keyId and value",
+        );
+      }
     }
   }
 }
@@ -201,14 +285,14 @@ class Site {
 
   policyName(): string {
     return isNonEmptyString(this.policyKey)
-      ? `policy "${this.policyKey}"`
+      ? `policy ${describe(this.policyKey)}`
       : `policy ${this.policy}`;
   }
 
   /** The policy, and the rule when inside one, for messages. */
   name(): string {
     if (this.rule < 0) return this.policyName();
-    const rule = isNonEmptyString(this.ruleId) ? `"${this.ruleId}"` : this.rule;
+    const rule = isNonEmptyString(this.ruleId) ? describe(this.ruleId) : this.rule;
     return `${this.policyName()}, rule ${rule}`;
   }
 }
@@ -224,42 +308,52 @@ function checkPolicy(
   site.policyKey = undefined;
   site.rule = -1;
   if (!isRecord(policy)) {
-    out.error("POLICY_NOT_OBJECT", site.path(), `policy ${index} must be an object`);
+    if (out.keep(ERROR)) {
+      out.error("POLICY_NOT_OBJECT", site.path(), `policy ${index} must be an object`);
+    }
     return;
   }
   const key = policy.policyKey;
   site.policyKey = key;
   if (!isNonEmptyString(key)) {
-    out.error(
-      "MISSING_POLICY_KEY",
-      site.path("/policyKey"),
-      `policy ${index} needs a policyKey (a non-empty string)`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "MISSING_POLICY_KEY",
+        site.path("/policyKey"),
+        `policy ${index} needs a policyKey (a non-empty string)`,
+      );
+    }
   } else if (seenKeys.has(key)) {
-    out.error(
-      "DUPLICATE_POLICY_KEY",
-      site.path("/policyKey"),
-      `policyKey "${key}" is already used by policy ${
-        seenKeys.get(key)
-      }; policy keys must be unique`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "DUPLICATE_POLICY_KEY",
+        site.path("/policyKey"),
+        `policyKey ${describe(key)} is already used by policy ${
+          seenKeys.get(key)
+        }; policy keys must be unique`,
+      );
+    }
   } else {
     seenKeys.set(key, index);
   }
   if (!isFiniteNumber(policy.activeVersion)) {
-    out.error(
-      "INVALID_ACTIVE_VERSION",
-      site.path("/activeVersion"),
-      `${site.name()}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_ACTIVE_VERSION",
+        site.path("/activeVersion"),
+        `${site.name()}: activeVersion must be a number, found ${describe(policy.activeVersion)}`,
+      );
+    }
   }
   const rules = policy.rules;
   if (!Array.isArray(rules)) {
-    out.error(
-      "RULES_NOT_ARRAY",
-      site.path("/rules"),
-      `${site.name()}: rules must be an array (it may be empty), found ${describe(rules)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "RULES_NOT_ARRAY",
+        site.path("/rules"),
+        `${site.name()}: rules must be an array (it may be empty), found ${describe(rules)}`,
+      );
+    }
   } else if (rules.length > 0) {
     const seenIds = new Map<string, number>();
     for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, seenIds, site, out);
@@ -269,11 +363,13 @@ function checkPolicy(
     checkDefaults(policy.defaults, site, out);
     checkJsonValue(policy.defaults, "/defaults", ", defaults", site, out);
     if (Array.isArray(rules) && rules.length === 0) {
-      out.warn(
-        "DEFAULTS_UNREACHABLE",
-        site.path("/defaults"),
-        `${site.name()} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
-      );
+      if (out.keep(WARNING)) {
+        out.warn(
+          "DEFAULTS_UNREACHABLE",
+          site.path("/defaults"),
+          `${site.name()} has defaults but no rules, so it never applies to any target; add a rule naming the target it should cover`,
+        );
+      }
     }
   }
 }
@@ -288,49 +384,61 @@ function checkRule(
   site.rule = index;
   site.ruleId = undefined;
   if (!isRecord(rule)) {
-    out.error(
-      "RULE_NOT_OBJECT",
-      site.path(),
-      `${site.policyName()}: rule ${index} must be an object`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "RULE_NOT_OBJECT",
+        site.path(),
+        `${site.policyName()}: rule ${index} must be an object`,
+      );
+    }
     return;
   }
   const id = rule.id;
   if (!isNonEmptyString(id)) {
-    out.error(
-      "MISSING_RULE_ID",
-      site.path("/id"),
-      `${site.policyName()}: rule ${index} needs an id (a non-empty string)`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "MISSING_RULE_ID",
+        site.path("/id"),
+        `${site.policyName()}: rule ${index} needs an id (a non-empty string)`,
+      );
+    }
   } else if (seenIds.has(id)) {
-    out.error(
-      "DUPLICATE_RULE_ID",
-      site.path("/id"),
-      `${site.policyName()}: rule id "${id}" is already used by rule ${
-        seenIds.get(id)
-      } of this policy`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "DUPLICATE_RULE_ID",
+        site.path("/id"),
+        `${site.policyName()}: rule id ${describe(id)} is already used by rule ${
+          seenIds.get(id)
+        } of this policy`,
+      );
+    }
   } else {
     seenIds.set(id, index);
   }
   site.ruleId = id;
   if (rule.status !== "active" && rule.status !== "disabled") {
-    out.error(
-      "INVALID_RULE_STATUS",
-      site.path("/status"),
-      `${site.name()}: status must be "active" or "disabled", found ${describe(rule.status)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_RULE_STATUS",
+        site.path("/status"),
+        `${site.name()}: status must be "active" or "disabled", found ${describe(rule.status)}`,
+      );
+    }
   }
   if (!isFiniteNumber(rule.priority)) {
-    out.error(
-      "INVALID_RULE_PRIORITY",
-      site.path("/priority"),
-      `${site.name()}: priority must be a number, found ${describe(rule.priority)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_RULE_PRIORITY",
+        site.path("/priority"),
+        `${site.name()}: priority must be a number, found ${describe(rule.priority)}`,
+      );
+    }
   }
   checkTarget(rule.target, site, out);
   if (rule.effect === undefined) {
-    out.error("INVALID_RULE_EFFECT", site.path("/effect"), `${site.name()}: effect is required`);
+    if (out.keep(ERROR)) {
+      out.error("INVALID_RULE_EFFECT", site.path("/effect"), `${site.name()}: effect is required`);
+    }
   } else {
     checkEffect(rule.effect, "/effect", site, out);
   }
@@ -339,11 +447,13 @@ function checkRule(
   if (rule.when === undefined) {
     for (const branch of ["thenEffect", "elseEffect"] as const) {
       if (rule[branch] !== undefined) {
-        out.warn(
-          "RULE_BRANCH_UNUSED",
-          site.path(`/${branch}`),
-          `${site.name()}: ${branch} is never used because the rule has no when; the rule applies effect`,
-        );
+        if (out.keep(WARNING)) {
+          out.warn(
+            "RULE_BRANCH_UNUSED",
+            site.path(`/${branch}`),
+            `${site.name()}: ${branch} is never used because the rule has no when; the rule applies effect`,
+          );
+        }
       }
     }
   } else {
@@ -353,11 +463,13 @@ function checkRule(
     if (!shallowEnough) return; // too deep: the generic depth check below would only repeat it
   }
   if (rule.description !== undefined && typeof rule.description !== "string") {
-    out.error(
-      "INVALID_FIELD",
-      site.path("/description"),
-      `${site.name()}: description must be a string`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_FIELD",
+        site.path("/description"),
+        `${site.name()}: description must be a string`,
+      );
+    }
   }
   checkJsonValue(rule, "", "", site, out);
 }
@@ -366,8 +478,9 @@ function checkRule(
  * Checks a part of the signed payload as JSON: nested at most
  * MAX_RULE_JSON_DEPTH deep (`DOCUMENT_TOO_DEEP`), and holding only finite
  * numbers (`NUMBER_NOT_FINITE`: the canonical payload would write `null` for
- * one, so a signature could not tell `1e400` from `null`). A number already
- * reported by a typed check (such as a priority) is not reported twice.
+ * one, so a signature could not tell `1e400` from `null`). A rule's
+ * priority is left to its typed check (`INVALID_RULE_PRIORITY`), so it is
+ * not reported twice.
  *
  * @param at The value's path below the current place.
  * @param label Added to the current place's name in messages.
@@ -383,31 +496,37 @@ function checkJsonValue(
   if (problems === 0) return;
   const name = site.name() + label;
   if (problems & TOO_DEEP) {
-    out.error(
-      "DOCUMENT_TOO_DEEP",
-      site.path(at),
-      `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "DOCUMENT_TOO_DEEP",
+        site.path(at),
+        `${name} nests deeper than ${MAX_RULE_JSON_DEPTH} levels; remove the deeply nested field`,
+      );
+    }
     return;
   }
-  const found = findNonFiniteNumber(value); // only now: the path is wanted
+  // Only now, since a path is wanted: where the first such number is.
+  const found = at === "" ? findNonFiniteNumber(value, "priority") : findNonFiniteNumber(value);
   if (found === null) return;
-  const path = site.path(at) + found;
-  if (out.errors.some((issue) => issue.path === path)) return;
-  out.error(
-    "NUMBER_NOT_FINITE",
-    path,
-    `${name}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
-  );
+  if (out.keep(ERROR)) {
+    const path = site.path(at) + found;
+    out.error(
+      "NUMBER_NOT_FINITE",
+      path,
+      `${name}: ${path} is a number that is not finite (a JSON literal such as 1e400 overflows); the checksum and signature could not tell it from null, so the bundle is refused`,
+    );
+  }
 }
 
 function checkTarget(target: unknown, site: Site, out: Collector): void {
   if (!isRecord(target)) {
-    out.error(
-      "INVALID_RULE_TARGET",
-      site.path("/target"),
-      `${site.name()}: target must be an object with service, resource and action`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_RULE_TARGET",
+        site.path("/target"),
+        `${site.name()}: target must be an object with service, resource and action`,
+      );
+    }
     return;
   }
   checkTargetField(target, "service", site, out);
@@ -423,57 +542,71 @@ function checkTargetField(
 ): void {
   const value = target[field];
   if (!isNonEmptyString(value)) {
-    out.error(
-      "INVALID_RULE_TARGET",
-      site.path(`/target/${field}`),
-      `${site.name()}: target.${field} must be a non-empty string, found ${describe(value)}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_RULE_TARGET",
+        site.path(`/target/${field}`),
+        `${site.name()}: target.${field} must be a non-empty string, found ${describe(value)}`,
+      );
+    }
   } else if (value.includes("*")) {
-    out.warn(
-      "TARGET_WILDCARD_LITERAL",
-      site.path(`/target/${field}`),
-      `${site.name()}: target.${field} "${value}" contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
-    );
+    if (out.keep(WARNING)) {
+      out.warn(
+        "TARGET_WILDCARD_LITERAL",
+        site.path(`/target/${field}`),
+        `${site.name()}: target.${field} ${
+          describe(value)
+        } contains "*", which matches only a literal "*" (there are no wildcards); name the exact ${field}`,
+      );
+    }
   }
 }
 
 function checkEffect(effect: unknown, at: string, site: Site, out: Collector): void {
   const problem = effectProblem(effect, "value");
   if (problem !== null) {
-    out.error("INVALID_RULE_EFFECT", site.path(at), `${site.name()}: ${problem}`);
+    if (out.keep(ERROR)) {
+      out.error("INVALID_RULE_EFFECT", site.path(at), `${site.name()}: ${problem}`);
+    }
   }
 }
 
 /** Checks a policy's defaults (the site is at the policy). */
 function checkDefaults(defaults: unknown, site: Site, out: Collector): void {
   if (!isRecord(defaults) || !isEffectType(defaults.effect)) {
-    out.error(
-      "INVALID_DEFAULT_EFFECT",
-      site.path("/defaults"),
-      `${site.name()}: defaults must be an object whose effect is allow, deny, throttle, kill_switch or custom`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_DEFAULT_EFFECT",
+        site.path("/defaults"),
+        `${site.name()}: defaults must be an object whose effect is allow, deny, throttle, kill_switch or custom`,
+      );
+    }
     return;
   }
   const type = defaults.effect;
   if (
     (type === "kill_switch" || type === "throttle") && defaults[descriptorKey(type)] === undefined
   ) {
-    out.warn(
-      "DEFAULT_DESCRIPTOR_MISSING",
-      site.path("/defaults"),
-      `${site.name()}: a ${type} default without its ${
-        descriptorKey(type)
-      } descriptor is ignored; add the descriptor or change the effect`,
-    );
+    if (out.keep(WARNING)) {
+      out.warn(
+        "DEFAULT_DESCRIPTOR_MISSING",
+        site.path("/defaults"),
+        `${site.name()}: a ${type} default without its ${
+          descriptorKey(type)
+        } descriptor is ignored; add the descriptor or change the effect`,
+      );
+    }
     return;
   }
   const problem = effectProblem({ ...defaults, type }, "customEffect");
   if (problem !== null) {
-    out.error(
-      "INVALID_DEFAULT_EFFECT",
-      site.path("/defaults"),
-      `${site.name()}: defaults ${problem}`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "INVALID_DEFAULT_EFFECT",
+        site.path("/defaults"),
+        `${site.name()}: defaults ${problem}`,
+      );
+    }
   }
 }
 
@@ -515,11 +648,13 @@ function effectProblem(effect: unknown, customField: "value" | "customEffect"): 
 /** Checks a condition tree; returns false when it is too deep (an error). */
 function checkCondition(node: unknown, depth: number, site: Site, out: Collector): boolean {
   if (depth > MAX_CONDITION_DEPTH) {
-    out.error(
-      "CONDITION_TOO_DEEP",
-      site.path(),
-      `${site.name()}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
-    );
+    if (out.keep(ERROR)) {
+      out.error(
+        "CONDITION_TOO_DEEP",
+        site.path(),
+        `${site.name()}: conditions nest at most ${MAX_CONDITION_DEPTH} deep; flatten the condition`,
+      );
+    }
     return false;
   }
   if (!isRecord(node)) {
@@ -548,11 +683,13 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       if (!Array.isArray(values)) {
         malformed("in needs values (an array)", site, out);
       } else if (!values.every(isConditionValue)) {
-        out.warn(
-          "CONDITION_MALFORMED",
-          site.path("/values"),
-          `${site.name()}: in values that are objects or arrays never match`,
-        );
+        if (out.keep(WARNING)) {
+          out.warn(
+            "CONDITION_MALFORMED",
+            site.path("/values"),
+            `${site.name()}: in values that are objects or arrays never match`,
+          );
+        }
       }
     }
     return true;
@@ -584,20 +721,26 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
     site.below.length -= 1;
     return shallowEnough;
   }
-  out.warn(
-    "CONDITION_UNKNOWN_OPERATOR",
-    site.path("/op"),
-    `${site.name()}: unknown operator "${op}" always evaluates to false (is the runtime older than the bundle?)`,
-  );
+  if (out.keep(WARNING)) {
+    out.warn(
+      "CONDITION_UNKNOWN_OPERATOR",
+      site.path("/op"),
+      `${site.name()}: unknown operator ${
+        describe(op)
+      } always evaluates to false (is the runtime older than the bundle?)`,
+    );
+  }
   return true;
 }
 
 function malformed(detail: string, site: Site, out: Collector): void {
-  out.warn(
-    "CONDITION_MALFORMED",
-    site.path(),
-    `${site.name()}: ${detail}; this condition is always false`,
-  );
+  if (out.keep(WARNING)) {
+    out.warn(
+      "CONDITION_MALFORMED",
+      site.path(),
+      `${site.name()}: ${detail}; this condition is always false`,
+    );
+  }
 }
 
 function describe(value: unknown): string {

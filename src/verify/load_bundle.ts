@@ -9,7 +9,8 @@ import { canonicalPayloadBytes, toHex } from "../engine/canonical_payload.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { Issue, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { assertValidBundle } from "../engine/validate_bundle.ts";
+import { JsonParseError, parseJson } from "../engine/parse_json.ts";
+import { assertValidBundle, LOAD_MAX_ISSUES } from "../engine/validate_bundle.ts";
 import { checkSignature, type VerifyBundleSignatureOptions } from "./verify_bundle_signature.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
@@ -103,7 +104,7 @@ export async function loadBundle(
   // loads faster than a turn of the event loop takes: it does not yield.
   const pause = bytes.byteLength > YIELD_ABOVE_BYTES ? yieldToEventLoop : () => Promise.resolve();
   await pause();
-  const warnings = assertValidBundle(document);
+  const warnings = assertValidBundle(document, { maxIssues: LOAD_MAX_ISSUES });
   const bundle = document as RuntimeBundleV1;
   await pause();
   const payload = canonicalPayloadBytes(bundle, bytes.byteLength);
@@ -161,7 +162,9 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 /**
- * Decodes UTF-8 strictly and parses JSON.
+ * Decodes UTF-8 strictly and parses JSON exactly as written (see
+ * `parseJson`). The message names the position of a syntax error, never
+ * the bytes.
  * @throws {PolicyError} `BUNDLE_PARSE_ERROR`.
  */
 export function parseBundleBytes(bytes: Uint8Array): unknown {
@@ -175,9 +178,9 @@ export function parseBundleBytes(bytes: Uint8Array): unknown {
     );
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
-    const detail = error instanceof SyntaxError ? `: ${error.message}` : "";
+    const detail = error instanceof JsonParseError ? `: ${error.message}` : "";
     throw new PolicyError(
       "BUNDLE_PARSE_ERROR",
       `the bundle is not valid JSON${detail}`,

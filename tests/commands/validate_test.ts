@@ -13,6 +13,7 @@ const SHAPE = {
   ruleCount: "number",
   errors: "array",
   warnings: "array",
+  omitted: "object",
 };
 
 Deno.test("validate detects a draft and prints type, policy count, rule count and schema", async () => {

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { compileBundle, isPolicyError, validateBundle } from "../../mod.ts";
+import {
+  compileBundle,
+  DEFAULT_MAX_ISSUES,
+  isPolicyError,
+  LOAD_MAX_ISSUES,
+  loadBundle,
+  type PolicyError,
+  validateBundle,
+} from "../../mod.ts";
 
 interface ValidationFixture {
   cases: {
@@ -96,4 +104,109 @@ Deno.test("validateBundle() reports JSON nested far too deep in a rule, without 
   };
   const result = validateBundle(doc);
   assert.deepEqual(result.errors.map((e) => e.code), ["DOCUMENT_TOO_DEEP"]);
+});
+
+Deno.test("validateBundle() lists at most maxIssues errors and warnings and counts the rest in omitted", () => {
+  const rules = Array.from({ length: 10_000 }, () => ({}));
+  const flood = {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{ policyKey: "p", activeVersion: 1, rules }],
+  };
+  const result = validateBundle(flood);
+  assert.equal(result.valid, false);
+  assert.equal(result.errors.length, DEFAULT_MAX_ISSUES);
+  // Five errors per empty rule: id, status, priority, target, effect.
+  assert.deepEqual(result.omitted, { errors: 50_000 - DEFAULT_MAX_ISSUES, warnings: 0 });
+  const small = validateBundle(flood, { maxIssues: 3 });
+  assert.deepEqual(small.errors.map((e) => e.path), [
+    "/policies/0/rules/0/id",
+    "/policies/0/rules/0/status",
+    "/policies/0/rules/0/priority",
+  ]);
+  assert.deepEqual(small.omitted, { errors: 49_997, warnings: 0 });
+  const wildcards = Array.from({ length: 5 }, (_, i) => ({
+    id: `r${i}`,
+    status: "active",
+    priority: 1,
+    target: { service: "*", resource: "r", action: "a" },
+    effect: { type: "allow" },
+  }));
+  const warned = validateBundle(
+    {
+      schemaVersion: 1,
+      env: "prod",
+      policies: [{ policyKey: "p", activeVersion: 1, rules: wildcards }],
+    },
+    { maxIssues: 2 },
+  );
+  assert.equal(warned.valid, true);
+  assert.equal(warned.warnings.length, 2);
+  assert.deepEqual(warned.omitted, { errors: 0, warnings: 3 });
+  assert.equal(validateBundle({ schemaVersion: 1, env: "prod", policies: [] }).omitted, undefined);
+});
+
+Deno.test("BUNDLE_INVALID from the load path carries at most LOAD_MAX_ISSUES issues and says how many more", async () => {
+  const rules = Array.from({ length: 1000 }, () => ({}));
+  const text = JSON.stringify({
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{ policyKey: "p", activeVersion: 1, rules }],
+  });
+  const error = await loadBundle(text, { allowUnsigned: true }).then(
+    () => null,
+    (e: PolicyError) => e,
+  );
+  assert.equal(error?.code, "BUNDLE_INVALID");
+  assert.equal(error.issues.length, LOAD_MAX_ISSUES);
+  assert.match(error.message, / and 4999 more issue\(s\)$/);
+});
+
+Deno.test("validation messages quote names and values cut short, JSON-escaped", () => {
+  const long = "k".repeat(100_000) + "\nforged log line";
+  const result = validateBundle({
+    schemaVersion: 1,
+    env: "prod",
+    policies: [
+      {
+        policyKey: long,
+        activeVersion: 1,
+        rules: [{
+          id: long,
+          status: "on",
+          priority: 1,
+          target: { service: long + "*", resource: "r", action: "a" },
+          effect: { type: "allow" },
+          when: { op: long },
+        }],
+      },
+      { policyKey: long, activeVersion: 1, rules: [] },
+    ],
+  });
+  const issues = [...result.errors, ...result.warnings];
+  assert.deepEqual(issues.map((i) => i.code).sort(), [
+    "CONDITION_UNKNOWN_OPERATOR",
+    "DUPLICATE_POLICY_KEY",
+    "INVALID_RULE_STATUS",
+    "TARGET_WILDCARD_LITERAL",
+  ]);
+  for (const issue of issues) {
+    assert.ok(issue.message.length < 400, `${issue.code}: ${issue.message.length} characters`);
+    assert.ok(!issue.message.includes("\n"), issue.code);
+  }
+});
+
+Deno.test("a non-finite priority is reported once, and non-finite numbers elsewhere in the rule still are", () => {
+  const rule = JSON.parse(
+    '{"id":"r","status":"active","priority":1e400,"target":{"service":"s","resource":"r","action":"a"},"effect":{"type":"allow"},"x":[1,-1e400]}',
+  );
+  const result = validateBundle({
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{ policyKey: "p", activeVersion: 1, rules: [rule] }],
+  });
+  assert.deepEqual(result.errors.map((e) => [e.code, e.path]), [
+    ["INVALID_RULE_PRIORITY", "/policies/0/rules/0/priority"],
+    ["NUMBER_NOT_FINITE", "/policies/0/rules/0/x/1"],
+  ]);
 });

@@ -1,0 +1,97 @@
+/**
+ * Loads every document of the hostile corpus in this process and prints
+ * one JSON line per document: the outcome, the issues kept, and the time
+ * the load took (the faster of two) against the time `JSON.parse` takes on the same bytes
+ * (measured after the load, so the load's peak memory is its own). Run by
+ * `corpus_test.ts` as a child with a capped heap:
+ * `deno run --v8-flags=--max-old-space-size=<MiB> _corpus_runner.ts <seed>`.
+ *
+ * @module
+ */
+import { loadBundle, parseJson, validateBundle } from "../../mod.ts";
+import { hostileDocuments } from "./_corpus.ts";
+
+/** One line of output. */
+export interface CorpusReport {
+  name: string;
+  bytes: number;
+  outcomes: readonly string[];
+  /** `loaded`, or the error's code. */
+  outcome: string;
+  /** Issues carried by a BUNDLE_INVALID error. */
+  issues: number;
+  messageLength: number;
+  loadMs: number;
+  /** The longer of JSON.parse of the document and of a JSON string of the same length. */
+  baselineMs: number;
+  /** validateBundle() with its default cap, on documents that parse. */
+  validation: { errors: number; warnings: number; omitted: number } | null;
+}
+
+const seed = Number(Deno.args[0]);
+
+function time(fn: () => unknown): number {
+  const started = performance.now();
+  try {
+    fn();
+  } catch {
+    // a parse error is timed too
+  }
+  return performance.now() - started;
+}
+
+for (const doc of hostileDocuments(seed)) {
+  const bytes = new TextEncoder().encode(doc.text);
+  let outcome = "loaded";
+  let issues = 0;
+  let messageLength = 0;
+  // The faster of two loads, as for JSON.parse below: one run can be slowed
+  // by whatever else the machine does.
+  let loadMs = Infinity;
+  for (let run = 0; run < 2; run++) {
+    const started = performance.now();
+    try {
+      await loadBundle(bytes, { allowUnsigned: true });
+    } catch (error) {
+      const e = error as { code?: string; issues?: unknown[]; message?: string };
+      outcome = e.code ?? `uncoded: ${e.message}`;
+      issues = e.issues?.length ?? 0;
+      messageLength = e.message?.length ?? 0;
+    }
+    loadMs = Math.min(loadMs, performance.now() - started);
+  }
+  // A document JSON.parse refuses at its first bytes still costs a read of
+  // them all (UTF-8 decoding): the floor is a JSON string of the same length.
+  const sameLength = JSON.stringify("x".repeat(bytes.byteLength - 2));
+  const baselineMs = Math.max(
+    Math.min(
+      time(() => JSON.parse(doc.text)),
+      time(() => JSON.parse(doc.text)),
+      time(() => JSON.parse(doc.text)),
+    ),
+    Math.min(time(() => JSON.parse(sameLength)), time(() => JSON.parse(sameLength))),
+  );
+  let validation: CorpusReport["validation"] = null;
+  try {
+    const result = validateBundle(parseJson(doc.text));
+    validation = {
+      errors: result.errors.length,
+      warnings: result.warnings.length,
+      omitted: (result.omitted?.errors ?? 0) + (result.omitted?.warnings ?? 0),
+    };
+  } catch {
+    // not JSON
+  }
+  const report: CorpusReport = {
+    name: doc.name,
+    bytes: bytes.byteLength,
+    outcomes: doc.outcomes,
+    outcome,
+    issues,
+    messageLength,
+    loadMs,
+    baselineMs,
+    validation,
+  };
+  console.log(JSON.stringify(report));
+}

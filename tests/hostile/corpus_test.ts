@@ -1,0 +1,85 @@
+/**
+ * The hostile corpus (`_corpus.ts`): every document, up to the default
+ * size limit, is loaded or refused with one of its codes, within 30 times
+ * what `JSON.parse` takes on the same bytes in the same run, in a process
+ * whose heap is capped (docs/security.md, "Bounds under hostile input").
+ * The documents run in one child process, so a document that exhausted
+ * memory would fail this test instead of ending the test run.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
+import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
+import { DENO, explainIgnored } from "../faults/_policy_process.ts";
+import { replayHint, testSeed } from "../_random.ts";
+import { hostileCorpusEntries } from "./_corpus.ts";
+import type { CorpusReport } from "./_corpus_runner.ts";
+
+const SEED = testSeed(0x14c0_4b05);
+/** The heap cap of the child: 40 times the size of each document. */
+const HEAP_MIB = 320;
+/** The bound of the issue: time within this multiple of JSON.parse's on the same bytes. */
+const MAX_RATIO = 30;
+const RUNNER = fileURLToPath(new URL("./_corpus_runner.ts", import.meta.url));
+
+explainIgnored("tests/hostile/corpus_test.ts");
+
+Deno.test({
+  name:
+    `hostile corpus: every 8 MiB document is loaded or refused with its code within ${MAX_RATIO}x JSON.parse, in a ${HEAP_MIB} MiB heap`,
+  ignore: DENO === null,
+  fn: async (t) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 15 * 60_000);
+    let output: Deno.CommandOutput;
+    try {
+      output = await new Deno.Command(DENO!, {
+        args: [
+          "run",
+          "--no-prompt",
+          `--v8-flags=--max-old-space-size=${HEAP_MIB}`,
+          RUNNER,
+          String(SEED),
+        ],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        signal: controller.signal,
+      }).output();
+    } finally {
+      clearTimeout(timer);
+    }
+    const stdout = new TextDecoder().decode(output.stdout);
+    const reports = stdout.split("\n").filter((line) => line !== "").map((line) =>
+      JSON.parse(line) as CorpusReport
+    );
+    const entries = hostileCorpusEntries();
+    assert.equal(
+      output.code,
+      0,
+      `the runner died after ${reports.length} of ${entries.length} documents (the next: ${
+        entries[reports.length]?.name
+      }); ${replayHint(SEED)}\n${new TextDecoder().decode(output.stderr).slice(-2000)}`,
+    );
+    assert.deepEqual(reports.map((r) => r.name), entries.map((e) => e.name));
+    for (const report of reports) {
+      await t.step(report.name, () => {
+        const where = `${report.name} (${replayHint(SEED)})`;
+        assert.ok(report.outcomes.includes(report.outcome), `${where}: ${report.outcome}`);
+        const ratio = report.loadMs / report.baselineMs;
+        assert.ok(
+          ratio <= MAX_RATIO,
+          `${where}: load took ${report.loadMs.toFixed(0)} ms, ${ratio.toFixed(1)}x JSON.parse (${
+            report.baselineMs.toFixed(0)
+          } ms)`,
+        );
+        assert.ok(report.issues <= LOAD_MAX_ISSUES, `${where}: ${report.issues} issues kept`);
+        assert.ok(report.messageLength < 2000, `${where}: a message of ${report.messageLength}`);
+        if (report.validation !== null) {
+          assert.ok(report.validation.errors <= DEFAULT_MAX_ISSUES, where);
+          assert.ok(report.validation.warnings <= DEFAULT_MAX_ISSUES, where);
+        }
+      });
+    }
+  },
+});
