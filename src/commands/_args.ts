@@ -134,7 +134,13 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
   }
   const max = spec.maxPositionals ?? 0;
   if (positionals.length > max) {
-    throw usageError(`unexpected argument '${positionals[max]}' for 'policy ${spec.name}'`, help);
+    // Not echoed: a stray argument may be a secret meant for a flag.
+    throw usageError(
+      `unexpected argument (number ${max + 1}) for 'policy ${spec.name}', which takes ${
+        max === 0 ? "none" : `at most ${max}`
+      }; its value is not printed, in case it is a secret`,
+      help,
+    );
   }
   const format = values.get("format") ?? "text";
   if (format !== "text" && format !== "json") {

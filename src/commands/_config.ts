@@ -9,6 +9,7 @@ import * as path from "node:path";
 import type { Env } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
+import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
@@ -202,6 +203,12 @@ class Reader {
     const block: SigningBlock = {};
     for (const field of ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const) {
       const value = this.string(`${pointer}/${field}`);
+      if (field === "hmacSecretEnv" && value !== undefined && !isEnvName(value)) {
+        throw new CliError(
+          "CONFIG_INVALID",
+          `${this.file}: ${envNameProblem(`${pointer}/${field}`)}`,
+        );
+      }
       if (value !== undefined) block[field] = value;
     }
     return block;

@@ -2,6 +2,29 @@
 import type { CliIo } from "./cli_io.ts";
 import { CliError } from "./_errors.ts";
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What an HMAC secret or a similar key looks like: a long run of hex digits. */
+const SECRET_LIKE = /^[0-9a-fA-F]{32,}$/;
+
+/**
+ * True when `value` can be the name of an environment variable and does not
+ * look like a secret (a value pasted where a name was expected, such as
+ * `--hmac-secret-env "$POLICY_HMAC_SECRET"`). Callers must not print a value
+ * this refuses: see {@link envNameProblem}.
+ */
+export function isEnvName(value: string): boolean {
+  return ENV_NAME.test(value) && !SECRET_LIKE.test(value);
+}
+
+/**
+ * The message for a value given where an environment variable's name was
+ * expected (`where`: the flag or configuration field). It never contains
+ * the value, which may be a secret.
+ */
+export function envNameProblem(where: string): string {
+  return `${where} takes the NAME of an environment variable (letters, digits and _, such as POLICY_HMAC_SECRET), not a value; what was given is not a variable name, and is not printed since it may be a secret`;
+}
+
 /**
  * The value of an environment variable; an empty value counts as unset.
  *

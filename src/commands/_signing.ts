@@ -18,6 +18,7 @@ import {
 import type { FlagSpecs } from "./_args.ts";
 import type { SigningBlock } from "./_config.ts";
 import { CliError, usageError } from "./_errors.ts";
+import { envNameProblem, isEnvName } from "./_env.ts";
 import type { Session } from "./_session.ts";
 import { didYouMean } from "./_suggest.ts";
 
@@ -125,6 +126,7 @@ export async function resolveSigningKey(
   }
   const name = session.string("hmac-secret-env") ?? block?.hmacSecretEnv ??
     DEFAULT_HMAC_SECRET_ENV;
+  if (!isEnvName(name)) throw usageError(envNameProblem("--hmac-secret-env"));
   const secret = session.env(name);
   if (secret === undefined) {
     throw new CliError(

@@ -175,3 +175,80 @@ Deno.test("errors about unusable secrets and keys do not quote them", async () =
     "bad private key",
   );
 });
+
+Deno.test("a secret given where a variable name is expected, or as a stray argument, is never echoed", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const secrets = [HMAC_SECRET, HMAC_SECRET.slice(0, 16), HMAC_SECRET.toUpperCase().slice(0, 16)];
+  assert.equal((await s.run(["build"])).code, 0, "an unsigned bundle to sign");
+  const upper = HMAC_SECRET.toUpperCase(); // a valid variable name, and still a secret
+  const runs: [string, string[], string][] = [
+    [
+      "value as --hmac-secret-env",
+      ["build", "--signed", "--hmac-secret-env", HMAC_SECRET],
+      "USAGE_ERROR",
+    ],
+    [
+      "upper-case value as --hmac-secret-env",
+      ["build", "--signed", "--hmac-secret-env", upper],
+      "USAGE_ERROR",
+    ],
+    [
+      "value as --hmac-secret-env to sign",
+      ["sign", "--hmac-secret-env", HMAC_SECRET],
+      "USAGE_ERROR",
+    ],
+    ["stray argument after the signing flags", [
+      "build",
+      "--signed",
+      "--hmac-secret-env",
+      "POLICY_HMAC_SECRET",
+      HMAC_SECRET,
+    ], "USAGE_ERROR"],
+    ["stray argument to sign", ["sign", HMAC_SECRET], "USAGE_ERROR"],
+  ];
+  for (const [name, args, code] of runs) {
+    for (const json of [false, true]) {
+      const result = await s.run(json ? [...args, "--format", "json"] : args, {
+        env: { POLICY_HMAC_SECRET: HMAC_SECRET },
+      });
+      assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+      assertNoSecret(result, [...secrets, upper.slice(0, 16)], name);
+      if (json) assert.equal(JSON.parse(result.stdout).error.code, code, name);
+    }
+  }
+  // The same value in the configuration's hmacSecretEnv.
+  await s.write("policy.config.json", { build: { signing: { hmacSecretEnv: HMAC_SECRET } } });
+  const configured = await s.run(["build", "--signed", "--format", "json"]);
+  assert.equal(JSON.parse(configured.stdout).error.code, "CONFIG_INVALID");
+  assertNoSecret(configured, secrets, "hmacSecretEnv in the configuration");
+});
+
+Deno.test("a file that is not what its path promised is named by path and position, never quoted", async () => {
+  await using s = await scratch();
+  const foreign = "root:x:0:0:root:/root:/bin/bash\nsecret-line: hunter2\n";
+  await s.write("passwd", foreign);
+  await s.write("policy-bundle.json", foreign);
+  await s.write("policy-drafts.json", foreign);
+  const runs = [
+    ["validate", "passwd"],
+    ["validate"],
+    ["inspect", "--policies"],
+    ["simulate", "--service", "s", "--resource", "r", "--action", "a"],
+    ["simulate", "--suite", "passwd"],
+    ["policies", "add-rule", "--policy-key", "p", "--rule-file", "passwd"],
+    ["validate", "policy-bundle.json", "--config", "passwd"],
+  ];
+  for (const args of runs) {
+    for (const json of [false, true]) {
+      const result = await s.run(json ? [...args, "--format", "json"] : args);
+      const what = `policy ${args.join(" ")}`;
+      assert.notEqual(result.code, 0, what);
+      for (const fragment of ["root:x", "hunter2", "/bin/bash"]) {
+        assert.ok(!result.stdout.includes(fragment), `${what}: stdout quotes the file`);
+        assert.ok(!result.stderr.includes(fragment), `${what}: stderr quotes the file`);
+      }
+      assert.match(result.stdout + result.stderr, /line 1, column 1|:1:1/, what);
+    }
+  }
+});
