@@ -13,6 +13,10 @@ import * as path from "node:path";
 import { loadBundle } from "../../mod.ts";
 import { scratch } from "../commands/_helpers.ts";
 import { cliEnv, DENO, explainIgnored, LONG, policyCommand, runPolicy } from "./_policy_process.ts";
+import { replayHint, seededRandom, testSeed } from "../_random.ts";
+
+/** Every random draw of this file (replay a failure with POLICY_TEST_SEED). */
+const random = seededRandom(testSeed(0x4b11));
 
 explainIgnored("kill_during_write_test");
 
@@ -86,7 +90,7 @@ async function killAfter(
 
 /** A random delay: uniform over the run, and half the time near its end, where the write is. */
 function randomDelay(runMs: number): number {
-  return Math.random() < 0.5 ? Math.random() * runMs * 1.1 : runMs * (0.75 + 0.35 * Math.random());
+  return random.next() < 0.5 ? random.next() * runMs * 1.1 : runMs * (0.75 + 0.35 * random.next());
 }
 
 /** The file names in `folder` other than `expected`. */
@@ -104,7 +108,9 @@ const tempOf = (name: string) =>
 
 Deno.test({
   name:
-    `kill -9 of 'policy build' at random moments, ${KILLS} times: the bundle is always the previous or the new complete signed bundle`,
+    `kill -9 of 'policy build' at random moments, ${KILLS} times: the bundle is always the previous or the new complete signed bundle [${
+      replayHint(random.seed)
+    }]`,
   ignore: DENO === null,
   sanitizeOps: true,
   sanitizeResources: true,
@@ -176,7 +182,9 @@ Deno.test({
 
 Deno.test({
   name:
-    `kill -9 of 'policy policies add-rule' at random moments, ${KILLS} times: the draft is always the previous or the new complete draft`,
+    `kill -9 of 'policy policies add-rule' at random moments, ${KILLS} times: the draft is always the previous or the new complete draft [${
+      replayHint(random.seed)
+    }]`,
   ignore: DENO === null,
   sanitizeOps: true,
   sanitizeResources: true,

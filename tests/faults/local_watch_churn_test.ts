@@ -19,6 +19,10 @@ import {
 } from "../../mod.ts";
 import { makeTempDir, test, waitFor, writeAtomic } from "../clients/_helpers.ts";
 import { LONG } from "./_policy_process.ts";
+import { replayHint, seededRandom, testSeed } from "../_random.ts";
+
+/** Every random draw of this file (replay a failure with POLICY_TEST_SEED). */
+const random = seededRandom(testSeed(0xc4a2));
 
 const STEPS = LONG ? 1000 : 200;
 const TARGET = { service: "svc", resource: "doc", action: "read" };
@@ -66,7 +70,7 @@ const EXPECTED_CODES = new Set([
   "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
 ]);
 
-test(`a watching local client through ${STEPS} rapid atomic replacements mixed with garbage serves only validly signed bundles, and keeps watching`, async () => {
+test(`a watching local client through ${STEPS} rapid atomic replacements mixed with garbage serves only validly signed bundles, and keeps watching [${replayHint(random.seed)}]`, async () => {
   const { dir, remove } = await makeTempDir("churn-");
   const bundlePath = `${dir}/bundle.json`;
   /** checksum -> version, of every bundle written validly signed. */
@@ -111,7 +115,7 @@ test(`a watching local client through ${STEPS} rapid atomic replacements mixed w
     let next = 2;
     let bogus = 100_000; // versions of bundles that must never be served
     for (let step = 0; step < STEPS; step++) {
-      const roll = Math.random();
+      const roll = random.next();
       let kind: string;
       if (roll < 0.3) {
         kind = "valid";
@@ -123,9 +127,9 @@ test(`a watching local client through ${STEPS} rapid atomic replacements mixed w
           [
             "garbage",
             async () =>
-              crypto.getRandomValues(new Uint8Array(1 + Math.floor(Math.random() * 2000))),
+              crypto.getRandomValues(new Uint8Array(1 + Math.floor(random.next() * 2000))),
           ],
-          ["truncated", async () => text.slice(0, Math.floor(Math.random() * text.length))],
+          ["truncated", async () => text.slice(0, Math.floor(random.next() * text.length))],
           ["empty", async () => ""],
           // Tampering changes the priority (1 to 2), keeping the signature of the original.
           ["tampered", async () => text.replace('"priority":1', '"priority":2')],
@@ -146,12 +150,12 @@ test(`a watching local client through ${STEPS} rapid atomic replacements mixed w
             async () => JSON.stringify({ schemaVersion: 1, env: "prod", policies: "x" }),
           ],
         ];
-        const [name, make] = choices[Math.floor(Math.random() * choices.length)]!;
+        const [name, make] = choices[Math.floor(random.next() * choices.length)]!;
         kind = name;
         await writeAtomic(bundlePath, await make());
       }
       kinds[kind] = (kinds[kind] ?? 0) + 1;
-      if (Math.random() < 0.7) await new Promise((r) => setTimeout(r, Math.random() * 3));
+      if (random.next() < 0.7) await new Promise((r) => setTimeout(r, random.next() * 3));
       check(`after step ${step} (${kind})`);
       if (samplerError !== null) throw samplerError;
     }

@@ -35,6 +35,10 @@ import {
   test,
 } from "../clients/_remote_fixtures.ts";
 import { LONG } from "./_policy_process.ts";
+import { replayHint, seededRandom, testSeed } from "../_random.ts";
+
+/** Every random draw of this file (replay a failure with POLICY_TEST_SEED). */
+const random = seededRandom(testSeed(0xf1a9));
 
 const POLLS = LONG ? 600 : 150;
 /** Valid versions served (1 to VERSIONS); invalid candidates use higher ones. */
@@ -63,7 +67,7 @@ const sign = (bundle: RuntimeBundleV1, key: CryptoKey | string) =>
     key,
     keyId: "flapping",
   });
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+const pick = <T>(items: readonly T[]): T => random.pick(items);
 let bogus = 1000;
 const bogusEtag = () => `"bogus-${++bogus}"`;
 const body = (text: string, etag = bogusEtag()): Fault => ({ kind: "bundle", body: text, etag });
@@ -99,7 +103,7 @@ const BAD: Bad[] = [
     name: "dropped mid-body",
     fault: async () => {
       const text = await signedText(++bogus);
-      return { kind: "drop", body: text, sendBytes: Math.floor(Math.random() * text.length) };
+      return { kind: "drop", body: text, sendBytes: Math.floor(random.next() * text.length) };
     },
     codes: ["REMOTE_UNAVAILABLE"],
   },
@@ -107,7 +111,7 @@ const BAD: Bad[] = [
     name: "truncated",
     fault: async () => {
       const text = await signedText(++bogus);
-      return body(text.slice(0, Math.floor(Math.random() * text.length)));
+      return body(text.slice(0, Math.floor(random.next() * text.length)));
     },
     codes: [
       "BUNDLE_PARSE_ERROR",
@@ -180,7 +184,7 @@ function assertServingValid(client: RemoteClient, where: string): RemoteClientSt
   return status;
 }
 
-test(`remote client, ${POLLS} refresh() polls against a flapping server: only valid bundles, degraded after exactly 3 failures until the first success`, async () => {
+test(`remote client, ${POLLS} refresh() polls against a flapping server: only valid bundles, degraded after exactly 3 failures until the first success [${replayHint(random.seed)}]`, async () => {
   await using server = FaultServer.start({
     kind: "bundle",
     body: valid[0]!.text,
@@ -203,7 +207,7 @@ test(`remote client, ${POLLS} refresh() polls against a flapping server: only va
       const wasDegraded = client.status().degraded;
       let expectedCodes: string[] | null = null; // null: a success
       let kind: string;
-      const roll = Math.random();
+      const roll = random.next();
       if (roll < 0.25) {
         const next = pick(valid);
         kind = next === inForce ? "304" : "valid";
@@ -254,7 +258,7 @@ test(`remote client, ${POLLS} refresh() polls against a flapping server: only va
   );
 });
 
-test(`remote client on its own timers, ${POLLS} polls against a server flapping per request: only valid bundles, counters consistent, nothing leaks after close()`, async () => {
+test(`remote client on its own timers, ${POLLS} polls against a server flapping per request: only valid bundles, counters consistent, nothing leaks after close() [${replayHint(random.seed)}]`, async () => {
   await using server = FaultServer.start({
     kind: "bundle",
     body: valid[0]!.text,
@@ -298,7 +302,7 @@ test(`remote client on its own timers, ${POLLS} polls against a server flapping 
     configurable: true,
     get(): Fault {
       served++;
-      if (Math.random() < 0.35) {
+      if (random.next() < 0.35) {
         const next = pick(valid);
         return { kind: "bundle", body: next.text, etag: next.etag };
       }
