@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { basename, join, relative, sep } from "node:path";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { Discovery, DiscoveryWarning, EvaluationPoint, TypeScriptApi } from "./types.ts";
@@ -132,18 +133,18 @@ export async function scanSourceTree(
   const scanFile = async (path: string, file: string): Promise<void> => {
     let text: string;
     try {
-      const info = await stat(path);
-      if (info.size > maxFileBytes) {
+      // Only a regular file, never more than the limit (a pipe would block).
+      text = new TextDecoder().decode((await readRegularFile(path, maxFileBytes)).bytes);
+    } catch (cause) {
+      if (cause instanceof ReadFailure && cause.reason === "too-large") {
         warnAbout(
           file,
           "ANALYZE_FILE_TOO_LARGE",
-          `skipped: ${info.size} bytes is over the limit of ${maxFileBytes}; raise maxFileBytes to scan it`,
+          `skipped: ${cause.size} bytes is over the limit of ${maxFileBytes}; raise maxFileBytes to scan it`,
         );
-        return;
+      } else {
+        warnAbout(file, "ANALYZE_FILE_UNREADABLE", `skipped: ${_describeError(cause)}`);
       }
-      text = await readFile(path, "utf8");
-    } catch (cause) {
-      warnAbout(file, "ANALYZE_FILE_UNREADABLE", `skipped: ${_describeError(cause)}`);
       return;
     }
     filesScanned++;
