@@ -25,13 +25,22 @@ import { mapModuleSpecifiers } from "./tools/map_module_specifiers.ts";
 const OUT_DIR = "npm";
 
 /**
- * Bare imports that become optional peer dependencies rather than
- * dependencies, with the range users may bring. `typescript` is only
- * loaded, lazily, by `policy analyze`; making every library user install it
- * (about 23 MB) would serve nobody else. Users of `policy analyze` install
- * it themselves (docs/install.md).
+ * Optional peer dependencies, with the range users may bring: always listed
+ * in `package.json`, never installed with the package, and only imported
+ * lazily or for types. `typescript` is only loaded, lazily, by `policy
+ * analyze`; making every library user install it (about 23 MB) would serve
+ * nobody else. Users of `policy analyze` install it themselves
+ * (docs/install.md). The enforcement adapters take the user's own Hono,
+ * Express, `redis` or `ioredis` objects (docs/enforcement.md): `hono` for
+ * its types, the others typed structurally, so none of them is imported.
  */
-const OPTIONAL_PEERS: Readonly<Record<string, string>> = { typescript: ">=5.0.0 <7" };
+const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
+  typescript: ">=5.0.0 <7",
+  hono: ">=4.0.0 <5",
+  express: ">=5.0.0 <6",
+  redis: ">=4.0.0 <7",
+  ioredis: ">=5.0.0 <7",
+};
 
 /** The package's description on npm. */
 const DESCRIPTION =
@@ -233,8 +242,9 @@ interface ExternalImports {
  * Checks every emitted file and derives the package's dependencies: no
  * relative `.ts` specifier may remain; `node:` built-ins stay as they are;
  * every bare import must be mapped to `npm:<name>@<version>` in
- * `deno.json`'s `imports` and becomes a dependency with that version, or an
- * optional peer (`OPTIONAL_PEERS`), which must only be imported lazily.
+ * `deno.json`'s `imports` and becomes a dependency with that version, or is
+ * an optional peer (`OPTIONAL_PEERS`, all listed), which must only be
+ * imported lazily.
  */
 function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalImports {
   const mapped = new Map<string, string>();
@@ -244,7 +254,7 @@ function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalI
   }
   const problems: string[] = [];
   const dependencies: Record<string, string> = {};
-  const peerDependencies: Record<string, string> = {};
+  const peerDependencies: Record<string, string> = { ...OPTIONAL_PEERS };
   for (const [file, text] of files) {
     for (const { specifier, static: isStatic } of collectSpecifiers(file, text)) {
       if (specifier.startsWith("node:")) continue;
@@ -270,7 +280,6 @@ function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalI
               `${file}: imports optional peer "${name}" statically; use a lazy import()`,
             );
           }
-          peerDependencies[name] = OPTIONAL_PEERS[name]!;
         } else if (!name.startsWith("@types/")) {
           dependencies[name] = version;
         }

@@ -42,6 +42,9 @@ export const ERROR_CODES = [
   "INVALID_OPTIONS",
   "TYPESCRIPT_UNAVAILABLE",
   "CACHE_WRITE_ERROR",
+  // The project's own: enforcement (docs/enforcement.md)
+  "INVALID_DECISION",
+  "THROTTLE_STORE_UNAVAILABLE",
   // The project's own: toolkit licence (docs/license.md)
   "LICENSE_INVALID",
   "LICENSE_EXPIRED",

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { freePort, listening } from "../_loopback.ts";
 
 /** What {@link nginxConfig} needs. */
 export interface NginxConfigOptions {
@@ -153,29 +154,4 @@ export async function startNginx(
     if (attempt < 3 && log.includes("Address already in use")) continue;
     throw new Error(`nginx did not start:\n${log}`);
   }
-}
-
-/** A port that was free a moment ago. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-/** Waits until `port` accepts a connection (true), or the child exits or 10 s pass (false). */
-async function listening(port: number, child: Deno.ChildProcess): Promise<boolean> {
-  let exited = false;
-  child.status.then(() => exited = true);
-  const deadline = Date.now() + 10_000;
-  while (!exited && Date.now() < deadline) {
-    try {
-      const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-      connection.close();
-      return true;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-  return false;
 }

@@ -1,0 +1,173 @@
+// This module is browser compatible.
+/**
+ * Turns a decision into what a request gets (docs/enforcement.md): go on,
+ * or a refusal with its status, header fields and RFC 9457 body. Throttles
+ * are counted in a store.
+ *
+ * @module
+ */
+import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
+import { callSafely } from "../clients/_call_safely.ts";
+import { bucketOf } from "./_bucket.ts";
+import { ceilSeconds, rateLimit, rateLimitPolicy, throttleName } from "./_rate_limit_fields.ts";
+import { effectiveLimit, windowMicros } from "./_sliding_window.ts";
+import {
+  proceed,
+  QUOTA_EXCEEDED,
+  refuse,
+  refuseDeny,
+  refuseKillSwitch,
+  refuseStoreUnavailable,
+} from "./_verdicts.ts";
+import { createMemoryStore } from "./create_memory_store.ts";
+import type { Enforcer, EnforcerOptions, ThrottleCount, Verdict } from "./types.ts";
+
+/**
+ * Creates an enforcer. `allow` and `custom` go on; `deny` (and any decision
+ * this version does not know) is refused with 403, `kill_switch` with 503,
+ * and `throttle` is counted in its bucket: over the limit it is refused with
+ * 429, `Retry-After` and the `RateLimit` fields, which admitted requests
+ * carry too.
+ *
+ * @example A throttle of 2 per minute per tenant
+ * ```ts
+ * import { createEnforcer } from "./create_enforcer.ts";
+ * import { createMemoryStore } from "./create_memory_store.ts";
+ * import type { Decision } from "../engine/types.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const enforcer = createEnforcer({ store: createMemoryStore({ now: () => 0 }) }); // a frozen clock
+ * const decision: Decision = {
+ *   decision: "throttle",
+ *   reason: "rule",
+ *   policyKey: "billing.invoice.export",
+ *   ruleId: "per-tenant",
+ *   throttle: { limit: 2, windowSeconds: 60, key: "tenant" },
+ * };
+ * const context = { tenant: "t1" };
+ * assert.equal((await enforcer.enforce(decision, context)).proceed, true);
+ * const second = await enforcer.enforce(decision, context);
+ * assert.equal(second.headers["ratelimit"], '"billing.invoice.export/per-tenant";r=0;t=63');
+ * const third = await enforcer.enforce(decision, context);
+ * assert.ok(!third.proceed);
+ * assert.equal(third.status, 429);
+ * assert.equal(third.headers["retry-after"], "63");
+ * assert.equal((await enforcer.enforce(decision, { tenant: "t2" })).proceed, true);
+ * ```
+ */
+export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
+  const { store, whenStoreFails = "closed", onError } = options;
+  if (store !== undefined && typeof store?.hit !== "function") {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "store must have a hit(bucket, limit, windowMicros) method",
+    );
+  }
+  if (whenStoreFails !== "closed" && whenStoreFails !== "open") {
+    throw new PolicyError("INVALID_OPTIONS", 'whenStoreFails must be "closed" or "open"');
+  }
+  if (onError !== undefined && typeof onError !== "function") {
+    throw new PolicyError("INVALID_OPTIONS", "onError must be a function");
+  }
+  const counts = store ?? createMemoryStore();
+  const report = onError ?? null;
+
+  async function throttle(
+    decision: Decision,
+    descriptor: ThrottleDescriptor,
+    context: Record<string, unknown> | undefined,
+  ): Promise<Verdict> {
+    const limit = effectiveLimit(descriptor.limit);
+    const window = windowMicros(descriptor.windowSeconds);
+    const bucket = await bucketOf(decision, descriptor, window, context);
+    let count: ThrottleCount;
+    try {
+      count = await counts.hit(bucket, limit, window);
+    } catch (error) {
+      callSafely(report, storeError(error));
+      return whenStoreFails === "open" ? proceed(decision) : refuseStoreUnavailable(decision);
+    }
+    const name = throttleName(decision);
+    const policy = rateLimitPolicy(name, limit, window);
+    if (count.admitted) {
+      const fields = {
+        "ratelimit-policy": policy,
+        "ratelimit": rateLimit(name, count.remaining, ceilSeconds(count.resetMicros)),
+      };
+      return proceed(decision, fields);
+    }
+    // Refused: no quota until retryMicros (-1: never, for a limit of 0).
+    const retry = count.retryMicros >= 0 ? ceilSeconds(count.retryMicros) : -1;
+    const fields: Record<string, string> = {
+      "ratelimit-policy": policy,
+      "ratelimit": rateLimit(name, 0, retry),
+    };
+    if (retry >= 0) fields["retry-after"] = String(retry);
+    const per = `${limit} per ${descriptor.windowSeconds} s`;
+    return refuse(
+      decision,
+      "throttle",
+      429,
+      retry >= 0
+        ? `Too many requests: this rule allows ${per}. Retry in ${retry} s.`
+        : `This rule allows no requests (${per}).`,
+      fields,
+      { type: QUOTA_EXCEEDED, "violated-policies": [name] },
+    );
+  }
+
+  return {
+    enforce(decision, context) {
+      if (typeof decision !== "object" || decision === null) {
+        return Promise.reject(
+          new PolicyError("INVALID_DECISION", "enforce needs the decision evaluate returned"),
+        );
+      }
+      if (context !== undefined && (typeof context !== "object" || context === null)) {
+        return Promise.reject(
+          new PolicyError("INVALID_REQUEST", "the context must be an object, as for evaluate"),
+        );
+      }
+      switch (decision.decision) {
+        case "allow":
+        case "custom":
+          return Promise.resolve(proceed(decision));
+        case "kill_switch":
+          return Promise.resolve(refuseKillSwitch(decision));
+        case "throttle": {
+          const descriptor = decision.throttle;
+          if (!isThrottleDescriptor(descriptor)) {
+            return Promise.reject(
+              new PolicyError(
+                "INVALID_DECISION",
+                "a throttle decision needs throttle: {limit >= 0, windowSeconds > 0, key}; pass the decision evaluate returned",
+              ),
+            );
+          }
+          return throttle(decision, descriptor, context);
+        }
+        default:
+          return Promise.resolve(refuseDeny(decision));
+      }
+    },
+  };
+}
+
+function isThrottleDescriptor(value: unknown): value is ThrottleDescriptor {
+  if (typeof value !== "object" || value === null) return false;
+  const { limit, windowSeconds, key } = value as Record<string, unknown>;
+  return typeof limit === "number" && limit >= 0 && !Number.isNaN(limit) &&
+    typeof windowSeconds === "number" && windowSeconds > 0 && typeof key === "string";
+}
+
+/** A store's rejection as the `THROTTLE_STORE_UNAVAILABLE` error `onError` gets. */
+function storeError(error: unknown): PolicyError {
+  if (isPolicyError(error, "THROTTLE_STORE_UNAVAILABLE")) return error;
+  const why = error instanceof Error ? error.message : String(error);
+  return new PolicyError(
+    "THROTTLE_STORE_UNAVAILABLE",
+    `the throttle store failed (${why}); check the store, throttled requests are answered as whenStoreFails says`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,126 @@
+// This module is browser compatible.
+/**
+ * The Redis store's check-and-count: one Lua script, run atomically by the
+ * server with the server's clock (`TIME`). It is `countRequest` of
+ * `../_sliding_window.ts`, step for step, over a hash per bucket (field: slot
+ * number, value: count) that expires when its last slot leaves the window.
+ *
+ * @module
+ */
+import { toHex } from "../../engine/canonical_payload.ts";
+import { SLOTS } from "../_sliding_window.ts";
+import type { ThrottleCount } from "../types.ts";
+import type { RedisCommands } from "./types.ts";
+
+/**
+ * KEYS[1]: the bucket's hash. ARGV: limit, window (µs), slots per window,
+ * and, for the conformance tests only, a time (µs) used instead of `TIME`.
+ * Returns admitted (1/0), remaining, reset (µs), retry (µs), now (µs).
+ */
+export const CHECK_AND_COUNT_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local slots = tonumber(ARGV[3])
+local now
+if ARGV[4] then
+  now = tonumber(ARGV[4])
+else
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+local g = math.ceil(window / slots)
+local current = (now - math.fmod(now, g)) / g
+local oldest = current - slots
+local flat = redis.call('HGETALL', KEYS[1])
+local live, stale, total = {}, {}, 0
+for i = 1, #flat, 2 do
+  local slot = tonumber(flat[i])
+  if slot < oldest then
+    stale[#stale + 1] = flat[i]
+  else
+    local count = tonumber(flat[i + 1])
+    live[#live + 1] = { slot, count }
+    total = total + count
+  end
+end
+if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
+table.sort(live, function(a, b) return a[1] < b[1] end)
+local admitted = total < limit
+if admitted then
+  local last = live[#live]
+  if last ~= nil and last[1] >= current then
+    last[2] = last[2] + 1
+  else
+    last = { current, 1 }
+    live[#live + 1] = last
+  end
+  redis.call('HINCRBY', KEYS[1], string.format('%d', last[1]), 1)
+  total = total + 1
+end
+local function leaves(slot) return (slot + slots + 1) * g - now end
+local retry = 0
+if not admitted then
+  retry = -1
+  local excess, freed = total - limit + 1, 0
+  if limit > 0 then
+    for i = 1, #live do
+      freed = freed + live[i][2]
+      if freed >= excess then
+        retry = leaves(live[i][1])
+        break
+      end
+    end
+  end
+end
+local reset = -1
+if #live > 0 then
+  reset = leaves(live[1][1])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(leaves(live[#live][1]) / 1000))
+end
+local remaining = limit - total
+if remaining < 0 then remaining = 0 end
+return { admitted and 1 or 0, remaining, reset, retry, now }
+`;
+
+let scriptSha: Promise<string> | undefined;
+
+/** The SHA-1 Redis names the script by (`EVALSHA`). */
+function sha(): Promise<string> {
+  scriptSha ??= crypto.subtle.digest("SHA-1", new TextEncoder().encode(CHECK_AND_COUNT_SCRIPT))
+    .then(toHex);
+  return scriptSha;
+}
+
+/**
+ * Runs the script for `key` with `EVALSHA`, and with `EVAL` (which loads
+ * it) when the server does not have it yet (`NOSCRIPT`: first call, or
+ * after a restart). `now` (µs) replaces the server clock: tests only.
+ */
+export async function checkAndCount(
+  redis: RedisCommands,
+  key: string,
+  limit: number,
+  window: number,
+  now?: number,
+): Promise<ThrottleCount> {
+  const args = ["1", key, String(limit), String(window), String(SLOTS)];
+  if (now !== undefined) args.push(String(now));
+  let reply: unknown;
+  try {
+    reply = await redis.send(["EVALSHA", await sha(), ...args]);
+  } catch (error) {
+    if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
+    reply = await redis.send(["EVAL", CHECK_AND_COUNT_SCRIPT, ...args]);
+  }
+  if (!Array.isArray(reply) || reply.length !== 5) {
+    throw new Error("the check-and-count script returned an unexpected reply");
+  }
+  const [admitted, remaining, resetMicros, retryMicros, nowMicros] = reply.map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { admitted: admitted === 1, remaining, resetMicros, retryMicros, nowMicros };
+}

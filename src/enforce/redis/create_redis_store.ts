@@ -1,0 +1,103 @@
+// This module is browser compatible.
+/**
+ * The Redis throttle store: several processes and machines share one limit.
+ * Each check-and-count is one atomic Lua script using the Redis server's
+ * clock. See docs/enforcement.md "Stores" and "When the store fails".
+ *
+ * @module
+ */
+import { PolicyError } from "../../engine/policy_error.ts";
+import type { ThrottleStore } from "../types.ts";
+import { checkAndCount } from "./_check_and_count.ts";
+import type { RedisCommands } from "./types.ts";
+
+/** Milliseconds a check may take before it counts as failed, by default. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 200;
+
+/** The prefix of bucket keys in Redis, by default. */
+export const DEFAULT_REDIS_PREFIX = "policy:throttle:";
+
+/** Options of {@link createRedisStore}. */
+export interface RedisStoreOptions {
+  /** Prefix of the bucket keys. Default {@link DEFAULT_REDIS_PREFIX}. */
+  prefix?: string;
+  /**
+   * Milliseconds one check may take (default {@link DEFAULT_REDIS_TIMEOUT_MS}).
+   * Beyond it the check fails with `THROTTLE_STORE_UNAVAILABLE` and the
+   * enforcer applies `whenStoreFails`. A client that queues commands while
+   * disconnected may still run the check later, counting the request.
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Creates a store that counts in Redis, through `nodeRedisCommands(client)`
+ * or `ioredisCommands(client)`. Every call that fails — Redis unreachable,
+ * too slow, or answering an error — rejects with a `PolicyError` of code
+ * `THROTTLE_STORE_UNAVAILABLE`, which the enforcer reports to `onError`
+ * and answers as `whenStoreFails` says (default: refuse, 503).
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "redis";
+ * import { createEnforcer } from "@policy/runtime/enforce";
+ * import { createRedisStore, nodeRedisCommands } from "@policy/runtime/enforce/redis";
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const enforcer = createEnforcer({
+ *   store: createRedisStore(nodeRedisCommands(client), { timeoutMs: 100 }),
+ *   whenStoreFails: "open", // keep serving, uncounted, while Redis is away
+ *   onError: (error) => console.error(error.code, error.message),
+ * });
+ * ```
+ */
+export function createRedisStore(
+  redis: RedisCommands,
+  options: RedisStoreOptions = {},
+): ThrottleStore {
+  const { prefix = DEFAULT_REDIS_PREFIX, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS } = options;
+  if (typeof redis?.send !== "function") {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "createRedisStore needs nodeRedisCommands(client) or ioredisCommands(client)",
+    );
+  }
+  if (typeof prefix !== "string") {
+    throw new PolicyError("INVALID_OPTIONS", "prefix must be a string");
+  }
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new PolicyError("INVALID_OPTIONS", "timeoutMs must be a positive number of milliseconds");
+  }
+  return {
+    async hit(bucket, limit, windowMicros) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new PolicyError(
+                "THROTTLE_STORE_UNAVAILABLE",
+                `Redis did not answer the throttle check within ${timeoutMs} ms; check that it is up and reachable`,
+              ),
+            ),
+          timeoutMs,
+        );
+      });
+      const check = checkAndCount(redis, prefix + bucket, limit, windowMicros);
+      check.catch(() => {}); // once timed out, its later failure has no one to go to
+      try {
+        return await Promise.race([check, timeout]);
+      } catch (error) {
+        if (error instanceof PolicyError) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        throw new PolicyError(
+          "THROTTLE_STORE_UNAVAILABLE",
+          `the Redis throttle check failed (${why}); check that Redis is up and reachable`,
+          { cause: error },
+        );
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

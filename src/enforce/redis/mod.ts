@@ -1,0 +1,25 @@
+// This module is browser compatible.
+/**
+ * The Redis throttle store: one limit shared by every process and machine
+ * that counts in the same Redis. Bring your client — the `redis` package
+ * (`nodeRedisCommands`) or `ioredis` (`ioredisCommands`); this module
+ * imports neither. See docs/enforcement.md "Stores".
+ *
+ * @example
+ * ```ts ignore
+ * import Redis from "ioredis";
+ * import { createEnforcer } from "@policy/runtime/enforce";
+ * import { createRedisStore, ioredisCommands } from "@policy/runtime/enforce/redis";
+ *
+ * const enforcer = createEnforcer({
+ *   store: createRedisStore(ioredisCommands(new Redis(process.env.REDIS_URL))),
+ *   onError: (error) => console.error(error.code, error.message),
+ * });
+ * ```
+ *
+ * @module
+ */
+export * from "./types.ts";
+export * from "./create_redis_store.ts";
+export * from "./node_redis_commands.ts";
+export * from "./ioredis_commands.ts";

@@ -1,0 +1,38 @@
+// This module is browser compatible.
+/**
+ * The adapter for clients of the `redis` package (node-redis).
+ *
+ * @module
+ */
+import { PolicyError } from "../../engine/policy_error.ts";
+import type { RedisCommands } from "./types.ts";
+
+/** The member of a node-redis client the adapter uses. */
+export interface NodeRedisClientLike {
+  /** node-redis's raw command call (`client.sendCommand(["TIME"])`). */
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/**
+ * {@link RedisCommands} over a connected client of the `redis` package
+ * (`createClient()`, not a cluster client). The client keeps its own
+ * connection, reconnection and offline-queue settings.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "redis";
+ * import { createRedisStore, nodeRedisCommands } from "@policy/runtime/enforce/redis";
+ *
+ * const client = await createClient({ url: "redis://127.0.0.1:6379" }).connect();
+ * const store = createRedisStore(nodeRedisCommands(client));
+ * ```
+ */
+export function nodeRedisCommands(client: NodeRedisClientLike): RedisCommands {
+  if (typeof client?.sendCommand !== "function") {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "nodeRedisCommands needs a client of the redis package (createClient()); for ioredis use ioredisCommands",
+    );
+  }
+  return { send: (command) => client.sendCommand([...command]) };
+}

@@ -1,0 +1,31 @@
+/**
+ * Ports on 127.0.0.1 for the servers the tests start (nginx, redis-server,
+ * child services). Needs `--allow-net=127.0.0.1`.
+ *
+ * @module
+ */
+
+/** A port that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Waits until `port` accepts a connection (true), or the child exits or 10 s pass (false). */
+export async function listening(port: number, child: Deno.ChildProcess): Promise<boolean> {
+  let exited = false;
+  child.status.then(() => exited = true);
+  const deadline = Date.now() + 10_000;
+  while (!exited && Date.now() < deadline) {
+    try {
+      const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+      connection.close();
+      return true;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return false;
+}

@@ -1,0 +1,117 @@
+/**
+ * Runs Debian's redis-server for the enforcement tests and benchmark: a
+ * generated configuration (loopback only, a random password so no other
+ * client gets in, no persistence), a temporary folder for its log, a free
+ * loopback port, and a restart on the same port.
+ *
+ * Needs `--allow-run=redis-server`, `--allow-net=127.0.0.1`, and
+ * read/write of the temporary folder.
+ *
+ * @module
+ */
+import { freePort, listening } from "../_loopback.ts";
+
+/** The redis-server configuration of the tests: nothing persisted, nobody else let in. */
+export function redisConfig(dir: string, port: number, password: string): string {
+  return [
+    "bind 127.0.0.1",
+    `port ${port}`,
+    "protected-mode yes",
+    `requirepass ${password}`,
+    'save ""',
+    "appendonly no",
+    `dir ${dir}`,
+    `logfile ${dir}/redis.log`,
+    "daemonize no",
+    "databases 1",
+    "",
+  ].join("\n");
+}
+
+/** redis-server when it can be run, or null with the reason. */
+export async function findRedisServer(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  try {
+    const { success } = await new Deno.Command("redis-server", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success ? { ok: true } : { ok: false, reason: "redis-server --version failed" };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return { ok: false, reason: "redis-server not found (apt-get install redis-server)" };
+    }
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      return { ok: false, reason: "run permission for redis-server not granted" };
+    }
+    throw error;
+  }
+}
+
+/** A running redis-server. */
+export interface RedisServer extends AsyncDisposable {
+  /** Its loopback port. */
+  readonly port: number;
+  /** The password clients must give. */
+  readonly password: string;
+  /** `redis://:<password>@127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Stops it (SIGTERM) and waits for it to exit. Idempotent. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty (nothing was persisted). */
+  start(): Promise<void>;
+}
+
+/** Starts redis-server in `dir` on a free port and waits until it accepts connections. */
+export async function startRedisServer(dir: string): Promise<RedisServer> {
+  const password = crypto.randomUUID().replaceAll("-", "");
+  let child: Deno.ChildProcess | null = null;
+  let port = 0;
+
+  async function stop(): Promise<void> {
+    if (child === null) return;
+    const running = child;
+    child = null;
+    try {
+      running.kill("SIGTERM");
+    } catch {
+      // Already exited.
+    }
+    await running.status;
+  }
+
+  async function launch(fixedPort?: number): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      port = fixedPort ?? freePort();
+      const config = `${dir}/redis.conf`;
+      await Deno.writeTextFile(config, redisConfig(dir, port, password));
+      const started = new Deno.Command("redis-server", {
+        args: [config],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      child = started;
+      if (await listening(port, started)) return;
+      await stop();
+      const log = await Deno.readTextFile(`${dir}/redis.log`).catch(() => "");
+      // Another process may have taken the port between freePort() and redis-server.
+      if (attempt < 3 && /Address already in use/.test(log)) continue;
+      throw new Error(`redis-server did not start:\n${log}`);
+    }
+  }
+
+  await launch();
+  return {
+    get port() {
+      return port;
+    },
+    password,
+    get url() {
+      return `redis://:${password}@127.0.0.1:${port}`;
+    },
+    stop,
+    start: () => launch(port),
+    [Symbol.asyncDispose]: stop,
+  };
+}

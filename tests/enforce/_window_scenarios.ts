@@ -1,0 +1,86 @@
+/**
+ * Request timelines for the counting algorithm, and the guarantee of
+ * docs/enforcement.md checked on the answers: the sliding-window tests run
+ * them against `countRequest`, the Redis tests against the Lua script.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { SLOTS } from "../../src/enforce/_sliding_window.ts";
+import type { ThrottleCount } from "../../src/enforce/types.ts";
+
+export { fc };
+
+/** A bucket's limit and window, a start time, and requests at non-decreasing times. */
+export interface Timeline {
+  limit: number;
+  window: number;
+  start: number;
+  /** Each step: µs after the previous request, then that many requests at once. */
+  steps: { advance: number; requests: number }[];
+}
+
+/** Timelines with small limits and windows, advancing by 0, a little, about a slot or a window. */
+export const timeline: fc.Arbitrary<Timeline> = fc.record({
+  limit: fc.integer({ min: 0, max: 8 }),
+  window: fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 10_000_000 })),
+  // Zero, and a Redis server clock of late 2026 in µs: the arithmetic must stay exact.
+  start: fc.constantFrom(0, 1_795_454_303_123_457),
+}).chain((base) => {
+  const slot = Math.ceil(base.window / SLOTS);
+  const advance = fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 3 }),
+    fc.integer({ min: 0, max: 2 * slot }),
+    fc.integer({ min: base.window - slot, max: base.window + 2 * slot }),
+  );
+  const step = fc.record({ advance, requests: fc.integer({ min: 1, max: 4 }) });
+  return fc.array(step, { minLength: 1, maxLength: 30 }).map((steps) => ({ ...base, steps }));
+});
+
+/** One answer with the time of its request. */
+export interface Answer {
+  at: number;
+  count: ThrottleCount;
+}
+
+/** Runs `timeline` through `hit` (the store under test at a given time), request by request. */
+export async function play(
+  { start, steps }: Timeline,
+  hit: (now: number) => ThrottleCount | Promise<ThrottleCount>,
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let now = start;
+  for (const { advance, requests } of steps) {
+    now += advance;
+    for (let i = 0; i < requests; i++) answers.push({ at: now, count: await hit(now) });
+  }
+  return answers;
+}
+
+/**
+ * The guarantee, on the answers of one bucket: no interval of `window` µs
+ * holds more than `limit` admissions, and a request is refused only when
+ * `limit` were admitted in the `(SLOTS + 1) × slot` µs before it
+ * (`window + slot` when SLOTS divides the window).
+ */
+export function assertGuarantee({ limit, window }: Timeline, answers: Answer[]): void {
+  const slot = Math.ceil(window / SLOTS);
+  const admitted = answers.filter((a) => a.count.admitted).map((a) => a.at);
+  if (limit === 0) assert.equal(admitted.length, 0, "a limit of 0 admits nothing");
+  for (let i = 0; i + limit < admitted.length; i++) {
+    assert.ok(
+      admitted[i + limit]! - admitted[i]! > window,
+      `${limit + 1} admitted within ${window} µs: at ${admitted[i]} and ${admitted[i + limit]}`,
+    );
+  }
+  for (const [index, answer] of answers.entries()) {
+    assert.equal(answer.count.nowMicros, answer.at);
+    if (answer.count.admitted) continue;
+    const before = answers.slice(0, index).filter((a) =>
+      a.count.admitted && a.at > answer.at - (SLOTS + 1) * slot
+    ).length;
+    assert.ok(before >= limit, `refused at ${answer.at} with only ${before} admitted before it`);
+  }
+}
