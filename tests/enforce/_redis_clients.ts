@@ -1,0 +1,60 @@
+/**
+ * Connected `redis` (node-redis) and `ioredis` clients for the tests, the
+ * benchmark and the hammering children, with their error events handled
+ * (an unhandled `error` event would end the process when Redis goes away).
+ *
+ * @module
+ */
+import { createClient } from "redis";
+import { Redis } from "ioredis";
+import {
+  ioredisCommands,
+  nodeRedisCommands,
+  type RedisCommands,
+} from "../../src/enforce/redis/mod.ts";
+
+/** Which client library. */
+export type ClientKind = "redis" | "ioredis";
+
+/** A connected client, as the store sees it, and how to let it go. */
+export interface TestRedisClient extends AsyncDisposable {
+  commands: RedisCommands;
+  /** Errors the client emitted (connection lost, reconnect failures). */
+  errors: Error[];
+  close(): Promise<void>;
+}
+
+/** Connects a client of `kind` to `url`; `failFast` turns off its offline queue. */
+export async function connectClient(
+  kind: ClientKind,
+  url: string,
+  { failFast = false } = {},
+): Promise<TestRedisClient> {
+  const errors: Error[] = [];
+  if (kind === "redis") {
+    const client = createClient({
+      url,
+      disableOfflineQueue: failFast,
+      socket: { reconnectStrategy: () => 50 },
+    });
+    client.on("error", (error: Error) => errors.push(error));
+    await client.connect();
+    const close = async () => {
+      if (client.isOpen) client.destroy();
+      await Promise.resolve();
+    };
+    return { commands: nodeRedisCommands(client), errors, close, [Symbol.asyncDispose]: close };
+  }
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: !failFast,
+    retryStrategy: () => 50,
+  });
+  client.on("error", (error: Error) => errors.push(error));
+  await client.connect();
+  const close = async () => {
+    client.disconnect();
+    await Promise.resolve();
+  };
+  return { commands: ioredisCommands(client), errors, close, [Symbol.asyncDispose]: close };
+}

@@ -1,0 +1,247 @@
+// The Redis store against Debian's redis-server, started by the tests on a
+// free loopback port (tests/enforce/_redis_server.ts): the Lua script
+// answers like countRequest, both client adapters share one bucket, four
+// processes hammering one bucket never get more than the guarantee allows,
+// and a Redis restart mid-run gets the chosen failure mode. Skipped, with the
+// reason printed, when redis-server is missing; CI installs it (.ci/run).
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { countRequest, SLOTS, type WindowState } from "../../src/enforce/_sliding_window.ts";
+import { checkAndCount } from "../../src/enforce/redis/_check_and_count.ts";
+import { createRedisStore } from "../../src/enforce/redis/mod.ts";
+import { createEnforcer } from "../../src/enforce/mod.ts";
+import type { PolicyError } from "../../src/engine/mod.ts";
+import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
+import { requireDenoCommand } from "../_deno_command.ts";
+import { withTempDir } from "../_openssl.ts";
+import { enforcementClient, TARGETS } from "./_fixtures.ts";
+import { type ClientKind, connectClient } from "./_redis_clients.ts";
+import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
+import { type Answer, assertGuarantee, fc, play, timeline } from "./_window_scenarios.ts";
+
+const found = await findRedisServer();
+if (!found.ok) {
+  console.log(`redis-server is not available, skipping the Redis tests: ${found.reason}`);
+}
+
+function test(name: string, fn: (server: RedisServer) => Promise<void>): void {
+  Deno.test({
+    name,
+    ignore: !found.ok,
+    fn: () =>
+      withTempDir(async (dir) => {
+        await using server = await startRedisServer(dir);
+        await fn(server);
+      }),
+  });
+}
+
+test("Redis: the Lua script answers every timeline exactly as countRequest does", async (server) => {
+  await using client = await connectClient("redis", server.url);
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(timeline, async (t) => {
+      const key = `conformance:${run++}`;
+      const state: WindowState = { slots: [], counts: [] };
+      const answers: Answer[] = await play(t, async (now) => {
+        const fromRedis = await checkAndCount(client.commands, key, t.limit, t.window, now);
+        assert.deepEqual(fromRedis, countRequest(state, now, t.limit, t.window), `at ${now}`);
+        return fromRedis;
+      });
+      assertGuarantee(t, answers);
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test("Redis: node-redis and ioredis count in one bucket, on the server's clock, with expiry", async (server) => {
+  await using nodeRedis = await connectClient("redis", server.url);
+  await using ioredis = await connectClient("ioredis", server.url);
+  const stores = [createRedisStore(nodeRedis.commands), createRedisStore(ioredis.commands)];
+  const admitted = [];
+  for (let i = 0; i < 8; i++) admitted.push((await stores[i % 2]!.hit("b", 5, 60e6)).admitted);
+  assert.deepEqual(admitted, [true, true, true, true, true, false, false, false]);
+  const [seconds, micros] = await nodeRedis.commands.send(["TIME"]) as [string, string];
+  const serverNow = Number(seconds) * 1e6 + Number(micros);
+  const { nowMicros } = await stores[1]!.hit("b", 5, 60e6);
+  assert.ok(nowMicros >= serverNow && nowMicros - serverNow < 5e6, "the server's TIME");
+  const ttl = Number(await ioredis.commands.send(["PTTL", "policy:throttle:b"]));
+  assert.ok(ttl > 60_000 && ttl <= 63_000, `expires with its last slot: ${ttl} ms`);
+  const prefixed = createRedisStore(nodeRedis.commands, { prefix: "other:" });
+  assert.ok((await prefixed.hit("b", 5, 60e6)).admitted, "another prefix, another bucket");
+});
+
+test("Redis: the script is sent again when the server lost it (NOSCRIPT)", async (server) => {
+  await using client = await connectClient("ioredis", server.url);
+  const store = createRedisStore(client.commands);
+  assert.ok((await store.hit("a", 2, 1e6)).admitted);
+  await client.commands.send(["SCRIPT", "FLUSH"]);
+  assert.ok((await store.hit("a", 2, 1e6)).admitted);
+  assert.equal((await store.hit("a", 2, 1e6)).admitted, false, "counts survived the flush");
+});
+
+test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang", async (server) => {
+  await using client = await connectClient("redis", server.url);
+  await using other = await connectClient("redis", server.url);
+  const store = createRedisStore(client.commands, { timeoutMs: 50 });
+  await other.commands.send(["CLIENT", "PAUSE", "1000", "ALL"]);
+  const slow = await assertRejectsCode(store.hit("a", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
+  assert.match(slow.message, /did not answer the throttle check within 50 ms/);
+  await other.commands.send(["CLIENT", "UNPAUSE"]);
+  await client.commands.send(["SET", "policy:throttle:string", "not a hash"]);
+  const failed = await assertRejectsCode(store.hit("string", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
+  assert.match(failed.message, /WRONGTYPE/);
+  assertThrowsCode(() => createRedisStore(client.commands, { timeoutMs: 0 }), "INVALID_OPTIONS");
+  assertThrowsCode(() => createRedisStore({} as never), "INVALID_OPTIONS");
+});
+
+/** `deno run` flags of a hammering child: loopback, the repository, the ignored variables. */
+function childFlags(): string[] {
+  const task: string = JSON.parse(
+    Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)),
+  ).tasks["test:deno"];
+  const ignoreEnv = task.split(/\s+/).find((word) => word.startsWith("--ignore-env="));
+  assert.ok(ignoreEnv, "test:deno ignores the variables npm packages read");
+  return ["--no-prompt", "--allow-net=127.0.0.1", "--allow-read=.", ignoreEnv];
+}
+
+/** A hammering child: started, connected, waiting for the go on stdin. */
+async function startHammer(job: Record<string, unknown>) {
+  const child = new Deno.Command(requireDenoCommand(), {
+    args: [
+      "run",
+      ...childFlags(),
+      fileURLToPath(new URL("./_hammer_child.ts", import.meta.url)),
+      JSON.stringify(job),
+    ],
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new TransformStream<string, string>(
+      {
+        buffer: "",
+        transform(chunk, controller) {
+          const parts = (this.buffer + chunk).split("\n");
+          this.buffer = parts.pop()!;
+          for (const line of parts) controller.enqueue(line);
+        },
+      } as Transformer<string, string> & { buffer: string },
+    ),
+  ).getReader();
+  const stderr = new Response(child.stderr).text();
+  const first = await lines.read();
+  if (first.value !== "ready") {
+    await child.status;
+    assert.fail(`a child did not start:\n${first.value ?? ""}\n${await stderr}`);
+  }
+  return {
+    go: async () => {
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode("go\n"));
+      await writer.close();
+    },
+    /** The child's answers, once it exits. */
+    answers: async (): Promise<[0 | 1, number][]> => {
+      const result = await lines.read();
+      await lines.cancel();
+      const { code } = await child.status;
+      assert.equal(code, 0, await stderr);
+      return JSON.parse(result.value!);
+    },
+  };
+}
+
+test("Redis: four processes hammering one bucket never get more than limit in any window", async (server) => {
+  const limit = 25;
+  const windowMicros = 1_000_000;
+  const kinds: ClientKind[] = ["redis", "ioredis", "redis", "ioredis"];
+  const hammers = await Promise.all(kinds.map((kind) =>
+    startHammer({
+      url: server.url,
+      kind,
+      bucket: "shared",
+      limit,
+      windowMicros,
+      durationMs: 3_000,
+      concurrency: 4,
+    })
+  ));
+  await Promise.all(hammers.map((h) => h.go()));
+  const answers: Answer[] = [];
+  for (const [index, hammer] of hammers.entries()) {
+    const mine = await hammer.answers();
+    assert.ok(mine.some(([admitted]) => admitted === 1), `child ${index} got some through`);
+    for (const [admitted, at] of mine) {
+      answers.push({ at, count: { admitted: admitted === 1, nowMicros: at } as Answer["count"] });
+    }
+  }
+  answers.sort((a, b) => a.at - b.at);
+  const admitted = answers.filter((a) => a.count.admitted).length;
+  const span = answers.at(-1)!.at - answers[0]!.at;
+  console.log(
+    `4 processes: ${answers.length} checks over ${(span / 1e6).toFixed(2)} s, ${admitted} admitted`,
+  );
+  assert.ok(answers.length > 4 * limit, "the bucket was contended");
+  assertGuarantee({ limit, window: windowMicros }, answers);
+  // Refused only when the bucket was full: at least one window's worth per 21 slots.
+  const slot = Math.ceil(windowMicros / SLOTS);
+  assert.ok(admitted >= limit * Math.floor(span / ((SLOTS + 1) * slot)), `${admitted} admitted`);
+});
+
+test("Redis: a restart mid-run refuses with 503 (closed) or lets through uncounted (open), then counts again", async (server) => {
+  const client = enforcementClient(2, 60);
+  const context = { tenant: "acme" };
+  const decision = () => client.evaluate({ target: TARGETS.throttle, context });
+  // node-redis failing fast (no offline queue), ioredis queueing until the timeout.
+  await using failFast = await connectClient("redis", server.url, { failFast: true });
+  await using queueing = await connectClient("ioredis", server.url);
+  const errors: PolicyError[] = [];
+  const onError = (error: PolicyError) => void errors.push(error);
+  const closed = createEnforcer({ store: createRedisStore(failFast.commands), onError });
+  const open = createEnforcer({
+    store: createRedisStore(queueing.commands, { prefix: "open:", timeoutMs: 100 }),
+    whenStoreFails: "open",
+    onError,
+  });
+  const status = async (enforcer: typeof open) => {
+    const verdict = await enforcer.enforce(decision(), context);
+    return verdict.proceed ? 200 : verdict.status;
+  };
+  const statuses = async () => [await status(closed), await status(open)];
+
+  assert.deepEqual(await statuses(), [200, 200]);
+  assert.deepEqual(await statuses(), [200, 200]);
+  assert.deepEqual(await statuses(), [429, 429], "limit 2 reached in both stores");
+  assert.equal(errors.length, 0);
+
+  await server.stop();
+  assert.deepEqual(await statuses(), [503, 200], "closed refuses, open lets through");
+  assert.deepEqual(await statuses(), [503, 200]);
+  assert.equal(errors.length, 4);
+  assert.ok(errors.every((e) => e.code === "THROTTLE_STORE_UNAVAILABLE"), errors.join("\n"));
+
+  await server.start();
+  /** Calls `enforcer` until a call reports no store error (the client is back): its statuses. */
+  const untilCounting = async (enforcer: typeof open) => {
+    const seen: number[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+      const before = errors.length;
+      seen.push(await status(enforcer));
+      if (errors.length === before) return seen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail(`the client did not reconnect: ${seen}`);
+  };
+  // Nothing was persisted: the restarted Redis starts from empty buckets. The fail-fast
+  // client's first counted check is the first of the limit.
+  assert.deepEqual((await untilCounting(closed)).at(-1), 200);
+  assert.deepEqual([await status(closed), await status(closed)], [200, 429]);
+  // ioredis replays the checks it queued during the outage, which may count: still never
+  // more than the limit, and counting again.
+  await untilCounting(open);
+  const more = [await status(open), await status(open), await status(open)];
+  assert.equal(more.at(-1), 429, `counting again: ${more}`);
+});
