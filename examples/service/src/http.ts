@@ -1,23 +1,17 @@
-/** Turning a policy decision into an HTTP refusal, or nothing when the request may go on. */
+/** Turning a policy decision into the answer a request gets: the enforcement layer does it all. */
 import type { Decision } from "../../../mod.ts";
+import { type Enforcer, refusalResponse, withHeaders } from "../../../src/enforce/mod.ts";
 
-/** The response that refuses the request, or null when the decision lets it through. */
-export function refusal(decision: Decision, overLimit: () => boolean): Response | null {
-  switch (decision.decision) {
-    case "allow":
-    case "custom":
-      return null;
-    case "throttle":
-      // The engine only signals the limit; counting requests is the service's job.
-      return overLimit()
-        ? new Response("too many requests", {
-          status: 429,
-          headers: { "retry-after": String(decision.throttle?.windowSeconds ?? 60) },
-        })
-        : null;
-    case "kill_switch":
-      return new Response(decision.killSwitch?.reason ?? "temporarily disabled", { status: 503 });
-    default:
-      return new Response("forbidden", { status: 403 });
-  }
+/**
+ * The refusal the decision calls for (403, 503, or 429 once the tenant's throttle bucket is
+ * spent), or the handler's response with the throttle's RateLimit fields.
+ */
+export async function answer(
+  enforcer: Enforcer,
+  decision: Decision,
+  context: Record<string, unknown>,
+  handle: () => Response,
+): Promise<Response> {
+  const verdict = await enforcer.enforce(decision, context);
+  return verdict.proceed ? withHeaders(handle(), verdict.headers) : refusalResponse(verdict);
 }

@@ -1,5 +1,12 @@
 import type { PolicyClient } from "../../../../mod.ts";
-import { refusal } from "../http.ts";
+import type { Enforcer } from "../../../../src/enforce/mod.ts";
+import { answer } from "../http.ts";
+
+/** What a route asks: the policy client decides, the enforcer answers. */
+export interface Ask {
+  policy: PolicyClient;
+  enforcer: Enforcer;
+}
 
 /** An account as the session middleware resolves it. */
 export interface Account {
@@ -9,23 +16,26 @@ export interface Account {
 }
 
 /** POST /invoices */
-export function createInvoice(policy: PolicyClient, account: Account): Response {
+export function createInvoice({ policy, enforcer }: Ask, account: Account): Promise<Response> {
+  const context = { tenant: account.tenant, plan: account.plan, seats: account.seats };
   const decision = policy.evaluate({
     target: { service: "billing", resource: "invoice", action: "create" },
-    context: { tenant: account.tenant, plan: account.plan, seats: account.seats },
+    context,
   });
-  return refusal(decision, () => false) ??
-    Response.json({ id: crypto.randomUUID() }, { status: 201 });
+  return answer(
+    enforcer,
+    decision,
+    context,
+    () => Response.json({ id: crypto.randomUUID() }, { status: 201 }),
+  );
 }
 
-const EXPORT_TARGET = { service: "billing", resource: "invoice", action: "export" } as const;
-const exportsThisMinute = new Map<string, number>();
-
-/** GET /invoices/export */
-export function exportInvoices(policy: PolicyClient, account: Account): Response {
-  const decision = policy.evaluate({ target: EXPORT_TARGET, context: { tenant: account.tenant } });
-  const count = (exportsThisMinute.get(account.tenant) ?? 0) + 1;
-  exportsThisMinute.set(account.tenant, count);
-  const limit = decision.throttle?.limit ?? Infinity;
-  return refusal(decision, () => count > limit) ?? new Response("id,total\n", { status: 200 });
+/** GET /invoices/export: throttled per tenant by the bundle; the enforcer counts. */
+export function exportInvoices({ policy, enforcer }: Ask, account: Account): Promise<Response> {
+  const context = { tenant: account.tenant };
+  const decision = policy.evaluate({
+    target: { service: "billing", resource: "invoice", action: "export" },
+    context,
+  });
+  return answer(enforcer, decision, context, () => new Response("id,total\n"));
 }

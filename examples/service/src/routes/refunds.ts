@@ -1,15 +1,12 @@
-import type { PolicyClient } from "../../../../mod.ts";
-import { refusal } from "../http.ts";
+import { answer } from "../http.ts";
+import type { Ask } from "./invoices.ts";
 
 /** POST /refunds: only the finance team may refund. */
-export function createRefund(policy: PolicyClient, tenant: string, role: string): Response {
+export function createRefund({ policy, enforcer }: Ask, tenant: string, role: string) {
+  const context = { tenant, role };
   const decision = policy.evaluate({
-    target: {
-      service: "billing",
-      resource: "refund",
-      action: "create",
-    },
-    context: { tenant, role },
+    target: { service: "billing", resource: "refund", action: "create" },
+    context,
   });
-  return refusal(decision, () => false) ?? new Response(null, { status: 202 });
+  return answer(enforcer, decision, context, () => new Response(null, { status: 202 }));
 }
