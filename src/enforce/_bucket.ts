@@ -43,13 +43,16 @@ export function keyValue(
     : null;
 }
 
-/** The bucket name a store counts in: the identity as JSON, or `sha256:<hex>` of it when long. */
-export async function bucketOf(
+/**
+ * The bucket name a store counts in: the identity as JSON, or (a promise of)
+ * `sha256:<hex>` of it when long.
+ */
+export function bucketOf(
   decision: Decision,
   throttle: ThrottleDescriptor,
   window: number,
   context: Record<string, unknown> | undefined,
-): Promise<string> {
+): string | Promise<string> {
   const identity = JSON.stringify([
     decision.policyKey ?? null,
     decision.ruleId ?? null,
@@ -58,6 +61,6 @@ export async function bucketOf(
     keyValue(throttle.key, context),
   ]);
   if (identity.length <= MAX_IDENTITY_LENGTH) return identity;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity));
-  return `sha256:${toHex(digest)}`;
+  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity))
+    .then((digest) => `sha256:${toHex(digest)}`);
 }

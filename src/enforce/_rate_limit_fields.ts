@@ -21,12 +21,16 @@ export function throttleName(decision: Decision): string {
   return decision.ruleId === undefined ? policy : `${policy}/${decision.ruleId}`;
 }
 
+/** Printable ASCII but `"`, `\\` and `%`: written as it is. */
+const PLAIN = /^[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]*$/;
+
 /**
  * A Structured Field String: printable ASCII with `"` and `\` escaped.
  * Other characters are percent-encoded as UTF-8 (a lone surrogate as
  * U+FFFD), so the field is always valid.
  */
 export function sfString(text: string): string {
+  if (PLAIN.test(text)) return `"${text}"`;
   let out = '"';
   for (const char of text) {
     const code = char.codePointAt(0)!;

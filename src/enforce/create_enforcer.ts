@@ -80,7 +80,8 @@ export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
   ): Promise<Verdict> {
     const limit = effectiveLimit(descriptor.limit);
     const window = windowMicros(descriptor.windowSeconds);
-    const bucket = await bucketOf(decision, descriptor, window, context);
+    const named = bucketOf(decision, descriptor, window, context);
+    const bucket = typeof named === "string" ? named : await named;
     let count: ThrottleCount;
     try {
       count = await counts.hit(bucket, limit, window);

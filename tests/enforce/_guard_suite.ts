@@ -12,7 +12,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { createMemoryStore, type EvaluatesRequests, type ThrottleStore } from "../../src/enforce/mod.ts";
+import {
+  createMemoryStore,
+  type EvaluatesRequests,
+  type ThrottleStore,
+} from "../../src/enforce/mod.ts";
 import { enforcementClient, readRateLimit, readRateLimitPolicy } from "./_fixtures.ts";
 
 /** A server behind a guard. */
@@ -54,12 +58,22 @@ export function guardSuite(framework: string, start: StartGuardServer): void {
   });
 
   test("deny is 403 and kill_switch 503, with problem details", async (server) => {
-    for (const [path, status, title] of [["/deny", 403, "Forbidden"], ["/kill", 503, "Service Unavailable"]] as const) {
+    for (
+      const [path, status, title] of [["/deny", 403, "Forbidden"], [
+        "/kill",
+        503,
+        "Service Unavailable",
+      ]] as const
+    ) {
       const answer = await get(server, path);
       assert.equal(answer.status, status, path);
       assert.match(answer.headers.get("content-type") ?? "", /^application\/problem\+json\b/);
       const problem = JSON.parse(answer.text);
-      assert.deepEqual([problem.status, problem.title, problem.type], [status, title, "about:blank"]);
+      assert.deepEqual([problem.status, problem.title, problem.type], [
+        status,
+        title,
+        "about:blank",
+      ]);
     }
   });
 

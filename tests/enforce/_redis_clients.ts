@@ -19,6 +19,8 @@ export type ClientKind = "redis" | "ioredis";
 /** A connected client, as the store sees it, and how to let it go. */
 export interface TestRedisClient extends AsyncDisposable {
   commands: RedisCommands;
+  /** The library's own client object (what other libraries, such as rate-limiter-flexible, take). */
+  client: unknown;
   /** Errors the client emitted (connection lost, reconnect failures). */
   errors: Error[];
   close(): Promise<void>;
@@ -43,7 +45,8 @@ export async function connectClient(
       if (client.isOpen) client.destroy();
       await Promise.resolve();
     };
-    return { commands: nodeRedisCommands(client), errors, close, [Symbol.asyncDispose]: close };
+    const commands = nodeRedisCommands(client);
+    return { commands, client, errors, close, [Symbol.asyncDispose]: close };
   }
   const client = new Redis(url, {
     lazyConnect: true,
@@ -56,5 +59,6 @@ export async function connectClient(
     client.disconnect();
     await Promise.resolve();
   };
-  return { commands: ioredisCommands(client), errors, close, [Symbol.asyncDispose]: close };
+  const commands = ioredisCommands(client);
+  return { commands, client, errors, close, [Symbol.asyncDispose]: close };
 }

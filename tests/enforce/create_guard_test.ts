@@ -1,7 +1,7 @@
 // The web-standard guard behind Deno.serve on 127.0.0.1, asked over HTTP.
 import assert from "node:assert/strict";
 import { createGuard, createMemoryStore } from "../../src/enforce/mod.ts";
-import { enforcementClient, TARGETS, targetOfPath } from "./_fixtures.ts";
+import { enforcementClient, targetOfPath, TARGETS } from "./_fixtures.ts";
 import { guardSuite } from "./_guard_suite.ts";
 
 guardSuite("createGuard (Deno.serve)", ({ client, store }) => {
@@ -11,17 +11,20 @@ guardSuite("createGuard (Deno.serve)", ({ client, store }) => {
     target: (request) => targetOfPath(new URL(request.url).pathname),
     context: (request) => ({ tenant: request.headers.get("x-tenant") ?? undefined }),
   });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: () => {},
-    onError: () => new Response("internal error", { status: 500 }),
-  }, guard.serve((_request, decision) =>
-    Response.json({
-      decision: decision.decision,
-      ...(decision.parsedValue === undefined ? {} : { value: decision.parsedValue }),
-    })
-  ));
+  const server = Deno.serve(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      onListen: () => {},
+      onError: () => new Response("internal error", { status: 500 }),
+    },
+    guard.serve((_request, decision) =>
+      Response.json({
+        decision: decision.decision,
+        ...(decision.parsedValue === undefined ? {} : { value: decision.parsedValue }),
+      })
+    ),
+  );
   return Promise.resolve({
     baseUrl: `http://127.0.0.1:${server.addr.port}`,
     [Symbol.asyncDispose]: () => server.shutdown(),

@@ -22,7 +22,12 @@ guardSuite("expressGuard (Express 5)", async ({ client, store }) => {
     });
   });
   app.use(
-    (_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    (
+      _error: unknown,
+      _req: express.Request,
+      res: express.Response,
+      _next: express.NextFunction,
+    ) => {
       res.status(500).send("internal error");
     },
   );

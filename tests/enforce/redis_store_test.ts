@@ -85,9 +85,14 @@ test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang
   await using other = await connectClient("redis", server.url);
   const store = createRedisStore(client.commands, { timeoutMs: 50 });
   await other.commands.send(["CLIENT", "PAUSE", "1000", "ALL"]);
-  const slow = await assertRejectsCode(store.hit("a", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
+  const first = store.hit("a", 2, 1e6);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const second = store.hit("b", 2, 1e6); // its deadline comes after the first's
+  const slow = await assertRejectsCode(first, "THROTTLE_STORE_UNAVAILABLE");
   assert.match(slow.message, /did not answer the throttle check within 50 ms/);
+  await assertRejectsCode(second, "THROTTLE_STORE_UNAVAILABLE");
   await other.commands.send(["CLIENT", "UNPAUSE"]);
+  assert.ok((await store.hit("c", 2, 1e6)).admitted, "answers again once Redis does");
   await client.commands.send(["SET", "policy:throttle:string", "not a hash"]);
   const failed = await assertRejectsCode(store.hit("string", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
   assert.match(failed.message, /WRONGTYPE/);
@@ -173,12 +178,13 @@ test("Redis: four processes hammering one bucket never get more than limit in an
   const answers: Answer[] = [];
   for (const [index, hammer] of hammers.entries()) {
     const mine = await hammer.answers();
-    assert.ok(mine.some(([admitted]) => admitted === 1), `child ${index} got some through`);
+    assert.ok(mine.length > 0, `child ${index} checked`);
     for (const [admitted, at] of mine) {
       answers.push({ at, count: { admitted: admitted === 1, nowMicros: at } as Answer["count"] });
     }
   }
-  answers.sort((a, b) => a.at - b.at);
+  // In server time; two checks in one µs: the admitted one first (the order cannot be known).
+  answers.sort((a, b) => a.at - b.at || Number(b.count.admitted) - Number(a.count.admitted));
   const admitted = answers.filter((a) => a.count.admitted).length;
   const span = answers.at(-1)!.at - answers[0]!.at;
   console.log(

@@ -32,29 +32,36 @@ local g = math.ceil(window / slots)
 local current = (now - math.fmod(now, g)) / g
 local oldest = current - slots
 local flat = redis.call('HGETALL', KEYS[1])
-local live, stale, total = {}, {}, 0
+-- live[i], counts[i]: the slots still in the window, ascending, and their counts.
+local live, counts, stale, total, sorted = {}, {}, {}, 0, true
 for i = 1, #flat, 2 do
   local slot = tonumber(flat[i])
   if slot < oldest then
     stale[#stale + 1] = flat[i]
   else
-    local count = tonumber(flat[i + 1])
-    live[#live + 1] = { slot, count }
-    total = total + count
+    if #live > 0 and slot < live[#live] then sorted = false end
+    live[#live + 1] = slot
+    counts[slot] = tonumber(flat[i + 1])
+    total = total + counts[slot]
   end
 end
 if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
-table.sort(live, function(a, b) return a[1] < b[1] end)
+if not sorted then table.sort(live) end
 local admitted = total < limit
 if admitted then
-  local last = live[#live]
-  if last ~= nil and last[1] >= current then
-    last[2] = last[2] + 1
-  else
-    last = { current, 1 }
-    live[#live + 1] = last
+  local slot = live[#live]
+  local newest = slot == nil or slot < current
+  if newest then
+    slot = current
+    live[#live + 1] = slot
+    counts[slot] = 0
   end
-  redis.call('HINCRBY', KEYS[1], string.format('%d', last[1]), 1)
+  counts[slot] = counts[slot] + 1
+  redis.call('HINCRBY', KEYS[1], string.format('%d', slot), 1)
+  -- A new newest slot: the hash lives until it leaves the window (on the real clock only).
+  if newest and not ARGV[4] then
+    redis.call('PEXPIRE', KEYS[1], math.ceil(((slot + slots + 1) * g - now) / 1000))
+  end
   total = total + 1
 end
 local function leaves(slot) return (slot + slots + 1) * g - now end
@@ -64,22 +71,16 @@ if not admitted then
   local excess, freed = total - limit + 1, 0
   if limit > 0 then
     for i = 1, #live do
-      freed = freed + live[i][2]
+      freed = freed + counts[live[i]]
       if freed >= excess then
-        retry = leaves(live[i][1])
+        retry = leaves(live[i])
         break
       end
     end
   end
 end
 local reset = -1
-if #live > 0 then
-  reset = leaves(live[1][1])
-  -- Expiry runs on the server's real clock: not with a test's time.
-  if not ARGV[4] then
-    redis.call('PEXPIRE', KEYS[1], math.ceil(leaves(live[#live][1]) / 1000))
-  end
-end
+if #live > 0 then reset = leaves(live[1]) end
 local remaining = limit - total
 if remaining < 0 then remaining = 0 end
 return { admitted and 1 or 0, remaining, reset, retry, now }

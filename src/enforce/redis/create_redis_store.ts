@@ -68,36 +68,59 @@ export function createRedisStore(
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
     throw new PolicyError("INVALID_OPTIONS", "timeoutMs must be a positive number of milliseconds");
   }
+  // Every check of this store has the same timeout, so deadlines come in call order: one timer,
+  // for the oldest pending check, serves them all, and none is left once nothing is pending.
+  const pending = new Set<{ deadline: number; fail(error: PolicyError): void }>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    const oldest = pending.values().next().value;
+    if (oldest === undefined || timer !== undefined) return;
+    timer = setTimeout(expire, Math.max(0, oldest.deadline - performance.now()));
+  };
+  const expire = () => {
+    timer = undefined;
+    const now = performance.now();
+    for (const check of pending) {
+      if (check.deadline > now) break;
+      pending.delete(check);
+      check.fail(
+        new PolicyError(
+          "THROTTLE_STORE_UNAVAILABLE",
+          `Redis did not answer the throttle check within ${timeoutMs} ms; check that it is up and reachable`,
+        ),
+      );
+    }
+    arm();
+  };
+  const settle = (check: { deadline: number; fail(error: PolicyError): void }) => {
+    if (!pending.delete(check)) return false; // timed out already
+    if (pending.size === 0 && timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    return true;
+  };
   return {
-    async hit(bucket, limit, windowMicros) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
+    hit(bucket, limit, windowMicros) {
+      return new Promise((resolve, reject) => {
+        const check = { deadline: performance.now() + timeoutMs, fail: reject };
+        pending.add(check);
+        arm();
+        checkAndCount(redis, prefix + bucket, limit, windowMicros).then(
+          (count) => settle(check) && resolve(count),
+          (error) => {
+            if (!settle(check)) return;
+            const why = error instanceof Error ? error.message : String(error);
             reject(
               new PolicyError(
                 "THROTTLE_STORE_UNAVAILABLE",
-                `Redis did not answer the throttle check within ${timeoutMs} ms; check that it is up and reachable`,
+                `the Redis throttle check failed (${why}); check that Redis is up and reachable`,
+                { cause: error },
               ),
-            ),
-          timeoutMs,
+            );
+          },
         );
       });
-      const check = checkAndCount(redis, prefix + bucket, limit, windowMicros);
-      check.catch(() => {}); // once timed out, its later failure has no one to go to
-      try {
-        return await Promise.race([check, timeout]);
-      } catch (error) {
-        if (error instanceof PolicyError) throw error;
-        const why = error instanceof Error ? error.message : String(error);
-        throw new PolicyError(
-          "THROTTLE_STORE_UNAVAILABLE",
-          `the Redis throttle check failed (${why}); check that Redis is up and reachable`,
-          { cause: error },
-        );
-      } finally {
-        clearTimeout(timer);
-      }
     },
   };
 }
