@@ -10,17 +10,6 @@
  *
  * @module
  */
-import type { Decision } from "../engine/types.ts";
-
-/**
- * The name of a throttle in the fields and in `violated-policies`:
- * `<policyKey>/<ruleId>`, or the policy key alone for a policy default.
- */
-export function throttleName(decision: Decision): string {
-  const policy = decision.policyKey ?? "policy";
-  return decision.ruleId === undefined ? policy : `${policy}/${decision.ruleId}`;
-}
-
 /** Printable ASCII but `"`, `\\` and `%`: written as it is. */
 const PLAIN = /^[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]*$/;
 
@@ -55,7 +44,7 @@ export function rateLimitPolicy(name: string, limit: number, windowMicros: numbe
   return `${sfString(name)};q=${limit};w=${Math.max(1, ceilSeconds(windowMicros))}`;
 }
 
-/** `RateLimit: "<name>";r=<remaining>;t=<seconds>`, without `t` when `seconds` is negative. */
-export function rateLimit(name: string, remaining: number, seconds: number): string {
-  return `${sfString(name)};r=${remaining}${seconds >= 0 ? `;t=${seconds}` : ""}`;
+/** `RateLimit: <quoted name>;r=<remaining>;t=<seconds>`, without `t` when `seconds` is negative. */
+export function rateLimit(quotedName: string, remaining: number, seconds: number): string {
+  return `${quotedName};r=${remaining}${seconds >= 0 ? `;t=${seconds}` : ""}`;
 }

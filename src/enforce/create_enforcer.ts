@@ -9,8 +9,8 @@
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { callSafely } from "../clients/_call_safely.ts";
-import { bucketOf } from "./_bucket.ts";
-import { ceilSeconds, rateLimit, rateLimitPolicy, throttleName } from "./_rate_limit_fields.ts";
+import { bucketOf, throttleShape } from "./_bucket.ts";
+import { ceilSeconds, rateLimit } from "./_rate_limit_fields.ts";
 import { effectiveLimit, windowMicros } from "./_sliding_window.ts";
 import {
   proceed,
@@ -80,7 +80,8 @@ export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
   ): Promise<Verdict> {
     const limit = effectiveLimit(descriptor.limit);
     const window = windowMicros(descriptor.windowSeconds);
-    const named = bucketOf(decision, descriptor, window, context);
+    const shape = throttleShape(decision, descriptor, limit, window);
+    const named = bucketOf(shape, context);
     const bucket = typeof named === "string" ? named : await named;
     let count: ThrottleCount;
     try {
@@ -89,12 +90,11 @@ export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
       callSafely(report, storeError(error));
       return whenStoreFails === "open" ? proceed(decision) : refuseStoreUnavailable(decision);
     }
-    const name = throttleName(decision);
-    const policy = rateLimitPolicy(name, limit, window);
+    const { quotedName, policyField: policy } = shape;
     if (count.admitted) {
       const fields = {
         "ratelimit-policy": policy,
-        "ratelimit": rateLimit(name, count.remaining, ceilSeconds(count.resetMicros)),
+        "ratelimit": rateLimit(quotedName, count.remaining, ceilSeconds(count.resetMicros)),
       };
       return proceed(decision, fields);
     }
@@ -102,7 +102,7 @@ export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
     const retry = count.retryMicros >= 0 ? ceilSeconds(count.retryMicros) : -1;
     const fields: Record<string, string> = {
       "ratelimit-policy": policy,
-      "ratelimit": rateLimit(name, 0, retry),
+      "ratelimit": rateLimit(quotedName, 0, retry),
     };
     if (retry >= 0) fields["retry-after"] = String(retry);
     const per = `${limit} per ${descriptor.windowSeconds} s`;
@@ -114,7 +114,7 @@ export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
         ? `Too many requests: this rule allows ${per}. Retry in ${retry} s.`
         : `This rule allows no requests (${per}).`,
       fields,
-      { type: QUOTA_EXCEEDED, "violated-policies": [name] },
+      { type: QUOTA_EXCEEDED, "violated-policies": [shape.name] },
     );
   }
 
