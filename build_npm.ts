@@ -44,7 +44,7 @@ const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
 
 /** The package's description on npm. */
 const DESCRIPTION =
-  "Signed JSON policy bundles: verify them and evaluate decisions in-process (engine, verify, clients).";
+  "Signed JSON policy bundles: verify them, evaluate decisions in-process and enforce them (engine, verify, clients, enforce).";
 
 /** Files copied into the package as they are. */
 const SHIPPED_FILES = ["README.md", "LICENSE"];

@@ -40,6 +40,11 @@ export function importPackage(subpath = ".") {
   return load(subpath === "." ? denoJson.name : `${denoJson.name}/${subpath.slice(2)}`);
 }
 
+/** Imports `name` (a dependency the scratch project installed, such as `express`) as a user would. */
+export function importDependency(name) {
+  return load(name);
+}
+
 /** `require` from the scratch project (for typescript and esbuild). */
 export const scratchRequire = createRequire(join(scratch, "package.json"));
 

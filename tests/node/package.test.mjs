@@ -63,6 +63,11 @@ test("package.json: dependencies carry deno.json's versions; typescript is never
   for (const name of Object.keys(manifest.peerDependencies ?? {})) {
     assert.deepEqual(manifest.peerDependenciesMeta?.[name], { optional: true }, name);
   }
+  // The libraries of the enforcement adapters are optional peers, never dependencies.
+  for (const name of ["typescript", "hono", "express", "redis", "ioredis"]) {
+    assert.ok(manifest.peerDependencies?.[name], `${name} is an optional peer`);
+    assert.equal(manifest.dependencies?.[name], undefined);
+  }
 });
 
 test("npm install of the tarball brings only its dependencies (no typescript)", () => {
@@ -199,6 +204,56 @@ function typeCheck(name, source, compilerOptions) {
   const result = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
   assert.equal(result.status, 0, `tsc (${name}):\n${result.stdout}${result.stderr}`);
 }
+
+/** Every enforcement subpath, with the adapters' libraries installed. */
+const ENFORCE_CONSUMER = `
+import {
+  createEnforcer,
+  createGuard,
+  createMemoryStore,
+  type EnforcerOptions,
+  refusalResponse,
+  type ThrottleStore,
+  type Verdict,
+} from "${denoJson.name}/enforce";
+import { createRedisStore, ioredisCommands, nodeRedisCommands } from "${denoJson.name}/enforce/redis";
+import { honoGuard, type HonoGuardVariables } from "${denoJson.name}/enforce/hono";
+import { expressGuard } from "${denoJson.name}/enforce/express";
+import { Hono } from "hono";
+import express from "express";
+import { createClient } from "redis";
+import { Redis } from "ioredis";
+import { createLocalClient } from "${denoJson.name}/clients";
+
+declare const client: Awaited<ReturnType<typeof createLocalClient>>;
+const memory: ThrottleStore = createMemoryStore({ maxBuckets: 10 });
+const redis: ThrottleStore = createRedisStore(nodeRedisCommands(createClient()), { timeoutMs: 50 });
+const io: ThrottleStore = createRedisStore(ioredisCommands(new Redis({ lazyConnect: true })));
+const options: EnforcerOptions = { store: memory, whenStoreFails: "open", onError: (e) => e.code };
+const verdict: Verdict = await createEnforcer(options).enforce(client.evaluate({
+  target: { service: "s", resource: "r", action: "a" },
+}));
+const response: Response | null = verdict.proceed ? null : refusalResponse(verdict);
+const guard = createGuard({ client, store: redis, target: () => ({ service: "s", resource: "r", action: "a" }) });
+const app = new Hono<{ Variables: HonoGuardVariables }>();
+app.use(honoGuard({ client, store: io, target: (c) => ({ service: "s", resource: c.req.path, action: "a" }) }));
+app.get("/", (c) => c.text(c.get("policyDecision").decision));
+const server = express();
+server.use(expressGuard({
+  client,
+  target: (req: express.Request) => ({ service: "s", resource: req.path, action: "a" }),
+}));
+export { guard, response };
+`;
+
+test("a TypeScript consumer of ./enforce and its adapters type-checks with hono, express, redis, ioredis", () => {
+  typeCheck("enforce", ENFORCE_CONSUMER, {
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: ["node"],
+  });
+});
 
 // The declarations name web types (CryptoKey, BufferSource) that @types/node 20
 // does not declare globally, so a Node project needs "DOM" in "lib" (or

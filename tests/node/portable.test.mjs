@@ -11,8 +11,11 @@ const ts = scratchRequire("typescript");
 const esbuild = scratchRequire("esbuild");
 
 const CORE = ["src/engine/mod.ts", "src/verify/mod.ts"];
+/** The web-standard enforcement modules (the Hono and Express adapters name their libraries). */
+const ENFORCE = ["src/enforce/mod.ts", "src/enforce/redis/mod.ts"];
 
-test("src/engine and src/verify type-check against ES2022 + DOM only", () => {
+/** Type-checks `files` against ES2022 + DOM only and returns the sources that took part. */
+function typeCheckForBrowsers(files) {
   const options = {
     ...ts.convertCompilerOptionsFromJson(denoJson.compilerOptions, root).options,
     noEmit: true,
@@ -25,7 +28,7 @@ test("src/engine and src/verify type-check against ES2022 + DOM only", () => {
     typeRoots: [],
     skipLibCheck: false,
   };
-  const program = ts.createProgram(CORE.map((f) => join(root, f)), options);
+  const program = ts.createProgram(files.map((f) => join(root, f)), options);
   const diagnostics = ts.getPreEmitDiagnostics(program);
   assert.equal(
     diagnostics.length,
@@ -36,11 +39,26 @@ test("src/engine and src/verify type-check against ES2022 + DOM only", () => {
       getNewLine: () => "\n",
     }),
   );
-  // Nothing outside the two folders (and TypeScript's own libraries) took part.
-  const sources = program.getSourceFiles()
+  return program.getSourceFiles()
     .map((f) => relative(root, f.fileName).split("\\").join("/"))
     .filter((f) => !f.includes("node_modules/typescript/lib/"));
-  for (const file of sources) assert.match(file, /^src\/(engine|verify)\/[a-z0-9_]+\.ts$/);
+}
+
+test("src/engine and src/verify type-check against ES2022 + DOM only", () => {
+  // Nothing outside the two folders (and TypeScript's own libraries) took part.
+  for (const file of typeCheckForBrowsers(CORE)) {
+    assert.match(file, /^src\/(engine|verify)\/[a-z0-9_]+\.ts$/);
+  }
+});
+
+test("src/enforce and its Redis store type-check against ES2022 + DOM only", () => {
+  // The engine and its enforcement; of the clients, only the callback guard.
+  for (const file of typeCheckForBrowsers(ENFORCE)) {
+    assert.match(
+      file,
+      /^src\/((engine|enforce|enforce\/redis)\/[a-z0-9_]+|clients\/_call_safely)\.ts$/,
+    );
+  }
 });
 
 /** Bundles entry points for the browser; returns the output text by entry. */
@@ -83,12 +101,12 @@ test("esbuild bundles src/engine and src/verify for the browser naming neither D
   }
 });
 
-test("the installed package's ./engine and ./verify bundle for the browser too", async () => {
+test("the installed package's ./engine, ./verify, ./enforce and ./enforce/redis bundle for the browser too", async () => {
   // Bare entry points: esbuild resolves them through node_modules and "exports".
   const outputs = await bundleForBrowser(
-    ["engine", "verify"].map((name) => `${denoJson.name}/${name}`),
+    ["engine", "verify", "enforce", "enforce/redis"].map((name) => `${denoJson.name}/${name}`),
     scratch,
   );
-  assert.equal(outputs.length, 2);
+  assert.equal(outputs.length, 4);
   for (const text of outputs) assertPortable(text);
 });

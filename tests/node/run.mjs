@@ -1,7 +1,8 @@
 // Runs the Node test suite against the npm build, as a user would get it:
 // packs `npm/` with `npm pack`, installs the tarball into a scratch project
 // in a temporary folder (then the tools the tests use: typescript,
-// @types/node and esbuild, at pinned versions), and runs every
+// @types/node and esbuild, and the libraries of the enforcement adapters:
+// hono, express, redis and ioredis, at pinned versions), and runs every
 // `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
 // afterwards unless POLICY_KEEP_SCRATCH=1.
 //
@@ -16,6 +17,8 @@ import { fileURLToPath } from "node:url";
 
 /** esbuild for the browser bundle of the portable core (tests/node/portable.test.mjs). */
 const ESBUILD_VERSION = "0.28.2";
+/** Express's types, for the TypeScript consumer of ./enforce/express (package.test.mjs). */
+const TYPES_EXPRESS_VERSION = "5.0.6";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "..", "..");
@@ -98,6 +101,9 @@ try {
     `typescript@${pinned(denoJson, "typescript")}`,
     `@types/node@${pinned(denoJson, "@types/node")}`,
     `esbuild@${ESBUILD_VERSION}`,
+    `@types/express@${TYPES_EXPRESS_VERSION}`,
+    // The libraries the enforcement adapters take (optional peers), as deno.json pins them.
+    ...["hono", "express", "redis", "ioredis"].map((name) => `${name}@${pinned(denoJson, name)}`),
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".
