@@ -31,8 +31,8 @@ const OUT_DIR = "npm";
  * analyze`; making every library user install it (about 23 MB) would serve
  * nobody else. Users of `policy analyze` install it themselves
  * (docs/install.md). The enforcement adapters take the user's own Hono,
- * Express, `redis` or `ioredis` objects (docs/enforcement.md): `hono` for
- * its types, the others typed structurally, so none of them is imported.
+ * Express, `redis` or `ioredis` objects (docs/enforcement.md), typed by
+ * shape: none of them is imported.
  */
 const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
   typescript: ">=5.0.0 <7",

@@ -1,12 +1,11 @@
 // This module is browser compatible.
 /**
  * The Hono adapter: `app.use(honoGuard({...}))`. Hono is an optional peer
- * dependency: this file imports only its types. See docs/enforcement.md
- * "Guards".
+ * dependency: this file imports nothing from it and types the few members
+ * of its `Context` it uses itself. See docs/enforcement.md "Guards".
  *
  * @module
  */
-import type { Context, MiddlewareHandler } from "hono";
 import type { Decision } from "../engine/types.ts";
 import { guardVerdict } from "./_guard_verdict.ts";
 import { refusalResponse } from "./refusal_response.ts";
@@ -19,6 +18,32 @@ export interface HonoGuardVariables {
 }
 
 /**
+ * The members of Hono's `Context` the guard and most `target` and `context`
+ * functions use. Hono's `Context` has them all; annotate your functions'
+ * parameter as `Context` to use the rest.
+ */
+export interface HonoContextLike {
+  /** The request. */
+  req: {
+    /** The web-standard `Request`. */
+    raw: Request;
+    /** The URL's path. */
+    path: string;
+    /** The method. */
+    method: string;
+    /** A request header field. */
+    header(name: string): string | undefined;
+  };
+  /** Sets a variable for the handlers: the guard sets `policyDecision`. */
+  set(key: "policyDecision", value: Decision): void;
+  /** Sets a response header field. */
+  header(name: string, value: string): void;
+}
+
+/** Hono's `next`. */
+export type HonoNext = () => Promise<void>;
+
+/**
  * A Hono middleware that enforces the decision for each request: a refusal
  * is answered without calling the handlers; otherwise the decision is set as
  * `policyDecision` and the handler's response gets the `RateLimit` fields
@@ -27,21 +52,21 @@ export interface HonoGuardVariables {
  * @example
  * ```ts ignore
  * import { Hono } from "hono";
- * import { honoGuard } from "@policy/runtime/enforce/hono";
+ * import { honoGuard, type HonoGuardVariables } from "@policy/runtime/enforce/hono";
  *
- * const app = new Hono();
+ * const app = new Hono<{ Variables: HonoGuardVariables }>();
  * app.use("/invoices/*", honoGuard({
  *   client,
  *   store,
  *   target: (c) => ({ service: "billing", resource: "invoice", action: c.req.method === "GET" ? "read" : "create" }),
  *   context: (c) => ({ tenant: c.req.header("x-tenant") }),
  * }));
- * app.get("/invoices/export", (c) => c.text("id,total\n"));
+ * app.get("/invoices/export", (c) => c.text(`decided: ${c.get("policyDecision").decision}`));
  * ```
  */
-export function honoGuard(
-  options: GuardOptions<Context>,
-): MiddlewareHandler<{ Variables: HonoGuardVariables }> {
+export function honoGuard<C extends HonoContextLike = HonoContextLike>(
+  options: GuardOptions<C>,
+): (c: C, next: HonoNext) => Promise<Response | void> {
   const verdict = guardVerdict(options);
   return async (c, next) => {
     const result = await verdict(c);
