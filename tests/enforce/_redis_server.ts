@@ -10,23 +10,7 @@
  * @module
  */
 import { freePort, listening } from "../_loopback.ts";
-
-/** The redis-server configuration of the tests: nothing persisted, nobody else let in. */
-export function redisConfig(dir: string, port: number, password: string): string {
-  return [
-    "bind 127.0.0.1",
-    `port ${port}`,
-    "protected-mode yes",
-    `requirepass ${password}`,
-    'save ""',
-    "appendonly no",
-    `dir ${dir}`,
-    `logfile ${dir}/redis.log`,
-    "daemonize no",
-    "databases 1",
-    "",
-  ].join("\n");
-}
+import { redisConfig } from "../_redis_config.mjs";
 
 /** redis-server when it can be run, or null with the reason. */
 export async function findRedisServer(): Promise<{ ok: true } | { ok: false; reason: string }> {

@@ -12,6 +12,7 @@ import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { redisConfig } from "../_redis_config.mjs";
 import { importDependency, importPackage } from "./_package.mjs";
 
 const { compileBundle, createEvaluator } = await importPackage("./engine");
@@ -129,20 +130,7 @@ test(
     const dir = mkdtempSync(join(tmpdir(), "policy-redis-"));
     const port = await freePort();
     const password = randomUUID().replaceAll("-", "");
-    writeFileSync(
-      join(dir, "redis.conf"),
-      [
-        "bind 127.0.0.1",
-        `port ${port}`,
-        "protected-mode yes",
-        `requirepass ${password}`,
-        'save ""',
-        "appendonly no",
-        `dir ${dir}`,
-        "daemonize no",
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(join(dir, "redis.conf"), redisConfig(dir, port, password));
     const server = spawn("redis-server", [join(dir, "redis.conf")], { stdio: "ignore" });
     const exited = new Promise((resolve) => server.once("exit", resolve));
     const { createClient } = await importDependency("redis");
