@@ -9,8 +9,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { SLOTS } from "../../src/enforce/_sliding_window.ts";
 import type { ThrottleCount } from "../../src/enforce/types.ts";
+import { testSeed } from "../_random.ts";
 
 export { fc };
+
+/** The seed of the timeline properties (POLICY_TEST_SEED replays another run). */
+export const SEED = testSeed(0x5eed_0017);
 
 /** A bucket's limit and window, a start time, and requests at non-decreasing times. */
 export interface Timeline {
