@@ -100,19 +100,40 @@ try {
       limiter.consume(key).catch((refused) => {
         if (!(refused instanceof RateLimiterRes)) throw refused;
       });
+    /** Runs `check`, and reads the server's own time per script call (INFO commandstats). */
+    const measure = async (check: (key: string) => Promise<unknown>, concurrency: number) => {
+      await client.commands.send(["FLUSHALL"]);
+      await client.commands.send(["CONFIG", "RESETSTAT"]);
+      const perSecond = await throughput(check, concurrency);
+      const stats = String(await client.commands.send(["INFO", "commandstats"]));
+      // Scripts run as EVALSHA or EVAL (rate-limiter-flexible sends EVAL with node-redis).
+      let calls = 0;
+      let usec = 0;
+      for (const [, c, u] of stats.matchAll(/cmdstat_(?:eval|evalsha):calls=(\d+),usec=(\d+)/g)) {
+        calls += Number(c);
+        usec += Number(u);
+      }
+      const serverMicros = usec / calls;
+      return { perSecond, serverMicros };
+    };
     for (const concurrency of [1, 16, 128]) {
       const figures = { ours: [] as number[], theirs: [] as number[] };
+      const server = { ours: [] as number[], theirs: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
-        await client.commands.send(["FLUSHALL"]);
-        figures.ours.push(await throughput(ours, concurrency));
-        await client.commands.send(["FLUSHALL"]);
-        figures.theirs.push(await throughput(theirs, concurrency));
+        const a = await measure(ours, concurrency);
+        const b = await measure(theirs, concurrency);
+        figures.ours.push(a.perSecond);
+        server.ours.push(a.serverMicros);
+        figures.theirs.push(b.perSecond);
+        server.theirs.push(b.serverMicros);
       }
       const row = {
         client: kind,
         concurrency,
         oursPerSecond: median(figures.ours),
         theirsPerSecond: median(figures.theirs),
+        oursServerMicros: median(server.ours),
+        theirsServerMicros: median(server.theirs),
       };
       redisRows.push({ ...row, ratio: row.oursPerSecond / row.theirsPerSecond });
       console.error(
@@ -142,12 +163,12 @@ const table = [
   `Redis ${version} on 127.0.0.1, one client connection, a limit of ${LIMIT} per 60 s over ` +
   `${n(TENANTS)} tenants; medians of ${ROUNDS} rounds of ${SECONDS} s.`,
   "",
-  "| Client | Concurrent checks | ours, checks/s | rate-limiter-flexible, checks/s | ours ÷ theirs |",
-  "| ------ | ----------------: | -------------: | ------------------------------: | ------------: |",
+  "| Client | Concurrent checks | ours, checks/s | rate-limiter-flexible, checks/s | ours ÷ theirs | Redis µs per check, ours / theirs |",
+  "| ------ | ----------------: | -------------: | ------------------------------: | ------------: | --------------------------------: |",
   ...redisRows.map((r) =>
     `| ${r.client} | ${r.concurrency} | ${n(r.oursPerSecond)} | ${n(r.theirsPerSecond)} | ${
       r.ratio.toFixed(2)
-    } |`
+    } | ${r.oursServerMicros.toFixed(1)} / ${r.theirsServerMicros.toFixed(1)} |`
   ),
 ].join("\n");
 console.log(table);
