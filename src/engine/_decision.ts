@@ -2,14 +2,35 @@
 // The decision object of a winning candidate record (see _target_program.ts),
 // shared by evaluate and traceEvaluation.
 import { parseJson } from "./parse_json.ts";
-import type { Decision, EffectType } from "./types.ts";
+import type {
+  Decision,
+  EffectType,
+  KillSwitchDescriptor,
+  ThrottleDescriptor,
+} from "./types.ts";
 import type { Code } from "./_target_program.ts";
 
-/** A fresh decision object with exactly the fields SPEC.md lists for the candidate's type. */
+/**
+ * A decision as it is built, one field after the other (one object, in the
+ * field order of docs/bundle-format.md); the switch below adds exactly the
+ * descriptor its `decision` needs, which makes it a {@link Decision}.
+ */
+interface DecisionUnderConstruction {
+  decision: EffectType;
+  reason: "rule" | "default";
+  policyKey?: string;
+  ruleId?: string;
+  throttle?: ThrottleDescriptor;
+  killSwitch?: KillSwitchDescriptor;
+  value?: string;
+  parsedValue?: unknown;
+}
+
+/** A fresh decision object with exactly the fields that apply to the candidate's type. */
 export function makeDecision(code: Code, record: number, parseCustomEffect: boolean): Decision {
   const type = code[record] as EffectType;
   const policyKey = code[record + 2] as string;
-  const d: Decision = code[record + 1] === "rule"
+  const d: DecisionUnderConstruction = code[record + 1] === "rule"
     ? { decision: type, reason: "rule", policyKey, ruleId: code[record + 3] as string }
     : { decision: type, reason: "default", policyKey };
   switch (type) {
@@ -33,7 +54,7 @@ export function makeDecision(code: Code, record: number, parseCustomEffect: bool
       break;
     }
   }
-  return d;
+  return d as Decision;
 }
 
 /** The priority of the candidate whose record is at `record` (-1 for a default). */

@@ -11,15 +11,10 @@ import type { TargetIndex } from "./_target_index.ts";
 import { compileCondition } from "./_compile_condition.ts";
 
 /** What happened to one rule naming the target. */
-export type RuleOutcome =
-  | "fired"
-  | "fired (when_true)"
-  | "fired (when_false)"
-  | "skipped (when_false)"
-  | "skipped (disabled)";
+export type RuleOutcome = FiredRuleTrace["outcome"] | SkippedRuleTrace["outcome"];
 
-/** One rule considered by a trace. */
-export interface RuleTrace {
+/** A rule that fired: its outcome says which branch, `effect` what it produced. */
+export interface FiredRuleTrace {
   /** The rule's policy. */
   policyKey: string;
   /** The rule id. */
@@ -27,10 +22,30 @@ export interface RuleTrace {
   /** The rule's priority. */
   priority: number;
   /** What happened to the rule. */
-  outcome: RuleOutcome;
-  /** The effect the rule produced, when it fired. */
-  effect?: EffectType;
+  outcome: "fired" | "fired (when_true)" | "fired (when_false)";
+  /** The effect the rule produced (always present). */
+  effect: EffectType;
 }
+
+/** A rule that did not fire: disabled, or its `when` was false and it has no `elseEffect`. */
+export interface SkippedRuleTrace {
+  /** The rule's policy. */
+  policyKey: string;
+  /** The rule id. */
+  ruleId: string;
+  /** The rule's priority. */
+  priority: number;
+  /** What happened to the rule. */
+  outcome: "skipped (when_false)" | "skipped (disabled)";
+  /** Never present: the rule produced no effect. */
+  effect?: never;
+}
+
+/**
+ * One rule considered by a trace: `effect` is present exactly when the rule
+ * fired (narrow on `outcome`, or with `rule.effect !== undefined`).
+ */
+export type RuleTrace = FiredRuleTrace | SkippedRuleTrace;
 
 /** One candidate decision of a trace (a fired rule, or `__default__`). */
 export interface CandidateTrace {

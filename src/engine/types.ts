@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
- * Types for every resource of the bundle format (SPEC.md "Resources and their
- * fields") and for the engine's inputs and outputs.
+ * Types for every resource of the bundle format (docs/bundle-format.md) and
+ * for the engine's inputs and outputs.
  *
  * @module
  */
@@ -202,29 +202,137 @@ export interface EvaluationRequest {
   context?: Record<string, unknown>;
 }
 
-/** The result of `evaluate` (SPEC.md "Decision"). Fields are present only when they apply. */
-export interface Decision {
-  /** The effect selected. */
-  decision: EffectType;
-  /** `rule` when a rule decided; `default` for a policy default or the global deny. */
-  reason: "rule" | "default";
-  /** The policy that decided (absent for the global deny). */
+/**
+ * Where a decision comes from, when a rule decided: its policy and rule are
+ * always named.
+ */
+export interface RuleReason {
+  /** A rule fired and decided. */
+  reason: "rule";
+  /** The policy of the rule. */
+  policyKey: string;
+  /** The rule that decided. */
+  ruleId: string;
+}
+
+/**
+ * Where a decision comes from, when no rule decided: a policy's `defaults`
+ * (its `policyKey` is named) or the global deny-by-default (no `policyKey`).
+ */
+export interface DefaultReason {
+  /** A default decided. */
+  reason: "default";
+  /** The policy whose default applied; absent for the global deny. */
   policyKey?: string;
-  /** The rule that decided (absent for defaults). */
-  ruleId?: string;
-  /** The throttle to enforce, for `throttle` decisions. */
-  throttle?: ThrottleDescriptor;
-  /** The kill switch, for `kill_switch` decisions. */
-  killSwitch?: KillSwitchDescriptor;
-  /** The custom value, for `custom` decisions. */
-  value?: string;
+  /** Never present: no rule decided. */
+  ruleId?: never;
+}
+
+/** An `allow` or `deny` decision: no descriptor. */
+export interface AllowOrDenyOutcome {
+  /** The effect selected. */
+  decision: "allow" | "deny";
+  /** Never present on this decision. */
+  throttle?: never;
+  /** Never present on this decision. */
+  killSwitch?: never;
+  /** Never present on this decision. */
+  value?: never;
+  /** Never present on this decision. */
+  parsedValue?: never;
+}
+
+/** A `throttle` decision: the throttle the caller enforces. */
+export interface ThrottleOutcome {
+  /** The effect selected. */
+  decision: "throttle";
+  /** The throttle to enforce (always present). */
+  throttle: ThrottleDescriptor;
+  /** Never present on this decision. */
+  killSwitch?: never;
+  /** Never present on this decision. */
+  value?: never;
+  /** Never present on this decision. */
+  parsedValue?: never;
+}
+
+/** A `kill_switch` decision: the service turned off. */
+export interface KillSwitchOutcome {
+  /** The effect selected. */
+  decision: "kill_switch";
+  /** Never present on this decision. */
+  throttle?: never;
+  /** The kill switch (always present). */
+  killSwitch: KillSwitchDescriptor;
+  /** Never present on this decision. */
+  value?: never;
+  /** Never present on this decision. */
+  parsedValue?: never;
+}
+
+/** A `custom` decision: the rule's value. */
+export interface CustomOutcome {
+  /** The effect selected. */
+  decision: "custom";
+  /** Never present on this decision. */
+  throttle?: never;
+  /** Never present on this decision. */
+  killSwitch?: never;
+  /** The custom value (always present). */
+  value: string;
   /** `value` parsed as JSON, with `parseCustomEffect` and when it parses. */
   parsedValue?: unknown;
 }
 
+/** Why the engine decided: a rule ({@link RuleReason}) or a default ({@link DefaultReason}). */
+export type DecisionReason = RuleReason | DefaultReason;
+
+/** What the engine decided: the effect and the descriptor it carries. */
+export type DecisionOutcome = AllowOrDenyOutcome | ThrottleOutcome | KillSwitchOutcome | CustomOutcome;
+
+/**
+ * The result of `evaluate` (docs/bundle-format.md "Selecting the decision"),
+ * a discriminated union: a field is present exactly when it applies, and
+ * the types say so. After `if (d.decision === "throttle")`, `d.throttle` is
+ * a {@link ThrottleDescriptor} (the same for `killSwitch` and `value`);
+ * after `if (d.reason === "rule")`, `d.policyKey` and `d.ruleId` are
+ * strings.
+ *
+ * @example Narrowing on the decision
+ * ```ts
+ * import { compileBundle, type Decision, evaluate } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const target = { service: "api", resource: "search", action: "query" };
+ * const compiled = compileBundle({
+ *   schemaVersion: 1,
+ *   env: "prod",
+ *   policies: [{
+ *     policyKey: "api.search",
+ *     activeVersion: 1,
+ *     rules: [{
+ *       id: "per-tenant",
+ *       status: "active",
+ *       priority: 1,
+ *       target,
+ *       effect: { type: "throttle", throttle: { limit: 10, windowSeconds: 60, key: "tenant" } },
+ *     }],
+ *   }],
+ * });
+ * const d: Decision = evaluate(compiled, { target });
+ * if (d.decision === "throttle" && d.reason === "rule") {
+ *   assert.equal(d.throttle.limit / d.throttle.windowSeconds, 1 / 6);
+ *   assert.equal(d.ruleId, "per-tenant");
+ * } else {
+ *   assert.fail("a throttle rule decided");
+ * }
+ * ```
+ */
+export type Decision = DecisionReason & DecisionOutcome;
+
 /** A validation finding: a stable code, a message for people, and a JSON Pointer. */
 export interface Issue {
-  /** Stable code, for example `RULE_TARGET_INVALID` (docs/errors.md). */
+  /** Stable code, for example `INVALID_RULE_TARGET` (docs/errors.md). */
   code: string;
   /** For people: what is wrong and what to do. */
   message: string;

@@ -193,29 +193,30 @@ function referenceDecision(bundle: RuntimeBundleV1, target: Target, context: obj
   );
   const winner = candidates[0];
   if (winner === undefined) return { decision: "deny", reason: "default" };
-  const decision: Decision = winner.isDefault
-    ? { decision: winner.effect.type, reason: "default", policyKey: winner.policyKey }
-    : {
-      decision: winner.effect.type,
-      reason: "rule",
-      policyKey: winner.policyKey,
-      ruleId: winner.ruleId!,
-    };
+  const reason = winner.isDefault
+    ? { reason: "default" as const, policyKey: winner.policyKey }
+    : { reason: "rule" as const, policyKey: winner.policyKey, ruleId: winner.ruleId! };
   const { throttle, killSwitch, value } = winner.effect;
-  if (winner.effect.type === "throttle") {
-    decision.throttle = {
-      limit: throttle!.limit,
-      windowSeconds: throttle!.windowSeconds,
-      key: "k",
-    };
+  switch (winner.effect.type) {
+    case "throttle":
+      return {
+        decision: "throttle",
+        ...reason,
+        throttle: { limit: throttle!.limit, windowSeconds: throttle!.windowSeconds, key: "k" },
+      };
+    case "kill_switch":
+      return {
+        decision: "kill_switch",
+        ...reason,
+        killSwitch: killSwitch!.reason === undefined
+          ? { service: killSwitch!.service }
+          : { service: killSwitch!.service, reason: killSwitch!.reason },
+      };
+    case "custom":
+      return { decision: "custom", ...reason, value: value! };
+    default:
+      return { decision: winner.effect.type, ...reason };
   }
-  if (winner.effect.type === "kill_switch") {
-    decision.killSwitch = killSwitch!.reason === undefined
-      ? { service: killSwitch!.service }
-      : { service: killSwitch!.service, reason: killSwitch!.reason };
-  }
-  if (winner.effect.type === "custom") decision.value = value!;
-  return decision;
 }
 
 Deno.test("evaluate() and traceEvaluation() agree with a direct reading of the selection rules", () => {
