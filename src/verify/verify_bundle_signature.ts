@@ -130,7 +130,7 @@ export async function checkSignature(
     if (verify !== undefined) {
       throw new PolicyError(
         "BUNDLE_SIGNATURE_MISSING",
-        `the bundle has no signature but a ${verify.algorithm} key is configured; sign the bundle`,
+        `the bundle has no signature but an ${verify.algorithm} key is configured; sign the bundle`,
       );
     }
     if (allowUnsigned) return { status: "unsigned" };
@@ -178,7 +178,7 @@ export async function checkSignature(
   if (verify.algorithm !== algorithm) {
     throw new PolicyError(
       "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
-      `the bundle is signed with ${algorithm} but the configured key is for ${verify.algorithm}; configure a ${algorithm} key or re-sign the bundle with ${verify.algorithm}`,
+      `the bundle is signed with ${algorithm} but the configured key is for ${verify.algorithm}; configure an ${algorithm} key or re-sign the bundle with ${verify.algorithm}`,
     );
   }
   const key = await cachedKey(verify);

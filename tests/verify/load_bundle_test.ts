@@ -137,15 +137,20 @@ Deno.test("loadBundle() gives BUNDLE_SIGNATURE_INVALID for a tampered or foreign
   );
 });
 
-Deno.test("loadBundle() gives BUNDLE_SIGNATURE_ALGORITHM_MISMATCH for a key of the other algorithm", async () => {
+const MISSING = "BUNDLE_SIGNATURE_MISSING";
+
+Deno.test("loadBundle() gives BUNDLE_SIGNATURE_ALGORITHM_MISMATCH for a key of the other algorithm (messages with \"an\")", async () => {
   await assertRejectsCode(
     loadBundle(text(ecdsaSigned), hmacKey),
     "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
   );
-  await assertRejectsCode(
+  const mismatch = await assertRejectsCode(
     loadBundle(text(hmacSigned), ecKey),
     "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
   );
+  assert.match(mismatch.message, /configure an HMAC_SHA256 key or re-sign/);
+  const missing = await assertRejectsCode(loadBundle(text(example), ecKey), MISSING);
+  assert.match(missing.message, /but an ECDSA_SHA_256 key is configured/);
 });
 
 Deno.test("loadBundle() refuses Ed25519 with BUNDLE_SIGNATURE_ALGORITHM_REMOVED, whatever the keys", async () => {
