@@ -14,28 +14,16 @@ import {
   createLocalClient,
   type Decision,
   type EvaluationRequest,
+  generateEcdsaKeyPair,
   type PolicyError,
   type RuntimeBundleV1,
   signBundle,
 } from "../mod.ts";
-import { encodePem } from "../src/verify/_pem.ts";
 
 const INTERVAL_MS = 100;
 
 // 1. An ECDSA P-256 key pair, as PEM (PKCS#8 private key, SPKI public key).
-const pair = await crypto.subtle.generateKey(
-  { name: "ECDSA", namedCurve: "P-256" },
-  true,
-  ["sign", "verify"],
-);
-const privatePem = encodePem(
-  "PRIVATE KEY",
-  new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey)),
-);
-const publicPem = encodePem(
-  "PUBLIC KEY",
-  new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey)),
-);
+const { privateKey: privatePem, publicKey: publicPem } = await generateEcdsaKeyPair();
 
 // 2. examples/bundle.json, signed, written into a temporary folder under .tmp/.
 const source: RuntimeBundleV1 = JSON.parse(

@@ -106,6 +106,7 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   REMOTE_UNAVAILABLE: 2,
   CACHE_WRITE_ERROR: 2,
   TYPESCRIPT_UNAVAILABLE: 2,
+  WEBCRYPTO_UNAVAILABLE: 2,
   ACTIVATION_UNAVAILABLE: 2,
   // Licence (3)
   LICENSE_REQUIRED: 3,

@@ -5,8 +5,7 @@
  */
 import * as path from "node:path";
 import type { SignatureAlgorithm } from "../engine/types.ts";
-import { SIGNATURE_ALGORITHMS } from "../verify/mod.ts";
-import { toHex } from "../engine/canonical_payload.ts";
+import { generateEcdsaKeyPair, generateHmacSecret, SIGNATURE_ALGORITHMS } from "../verify/mod.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, defineGroup } from "./_session.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
@@ -50,7 +49,7 @@ export const runKeysGenerate = defineCommand(
     }
     if (algorithm === "HMAC_SHA256") {
       if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
-      const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
+      const secret = generateHmacSecret();
       out.result({ algorithm, secret, privateKeyPath: null, publicKeyPath: null }, () => {
         out.line(secret);
         out.aside(
@@ -62,13 +61,6 @@ export const runKeysGenerate = defineCommand(
     const dir = await session.fromWorkingFolder(
       session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
     );
-    const pair = await crypto.subtle.generateKey(
-      { name: "ECDSA", namedCurve: "P-256" },
-      true,
-      ["sign", "verify"],
-    );
-    const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
-    const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
     const privateKeyPath = path.join(dir, PRIVATE_KEY_FILE);
     const publicKeyPath = path.join(dir, PUBLIC_KEY_FILE);
     const refuse = (target: string) =>
@@ -78,13 +70,14 @@ export const runKeysGenerate = defineCommand(
     for (const target of [privateKeyPath, publicKeyPath]) {
       if (await exists(target)) throw refuse(target);
     }
-    await writeFileAtomic(privateKeyPath, pem("PRIVATE KEY", pkcs8), {
+    const pair = await generateEcdsaKeyPair();
+    await writeFileAtomic(privateKeyPath, pair.privateKey, {
       mode: 0o600,
       overwrite: false,
       createParents: true,
       onExists: refuse,
     });
-    await writeFileAtomic(publicKeyPath, pem("PUBLIC KEY", spki), {
+    await writeFileAtomic(publicKeyPath, pair.publicKey, {
       overwrite: false,
       onExists: refuse,
     });
@@ -107,9 +100,3 @@ export const runKeys = defineGroup("keys", "Creates signing keys.", {
     summary: "write an ECDSA P-256 key pair, or print a new HMAC secret",
   },
 });
-
-function pem(label: string, der: Uint8Array): string {
-  const base64 = btoa(String.fromCharCode(...der));
-  const lines = base64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
-}

@@ -2,12 +2,7 @@
 // The decision object of a winning candidate record (see _target_program.ts),
 // shared by evaluate and traceEvaluation.
 import { parseJson } from "./parse_json.ts";
-import type {
-  Decision,
-  EffectType,
-  KillSwitchDescriptor,
-  ThrottleDescriptor,
-} from "./types.ts";
+import type { Decision, EffectType, KillSwitchDescriptor, ThrottleDescriptor } from "./types.ts";
 import type { Code } from "./_target_program.ts";
 
 /**

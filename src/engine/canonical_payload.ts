@@ -10,6 +10,7 @@
 import type { RuntimeBundleV1 } from "./types.ts";
 import { MAX_JSON_DEPTH, tooDeep, Utf8Writer } from "./_utf8_writer.ts";
 import { isCanonicallyOrdered } from "./_canonical_order.ts";
+import { subtleCrypto } from "./_subtle_crypto.ts";
 
 /**
  * Serialises `value` as JSON with object keys sorted at every depth and no
@@ -172,7 +173,7 @@ export interface BundleDigest {
  * ```
  */
 export async function computeDigest(bundle: RuntimeBundleV1): Promise<BundleDigest> {
-  const hex = toHex(await crypto.subtle.digest("SHA-256", canonicalPayloadBytes(bundle)));
+  const hex = toHex(await subtleCrypto().digest("SHA-256", canonicalPayloadBytes(bundle)));
   return { checksum: `sha256:${hex}`, etag: `"${hex}"` };
 }
 

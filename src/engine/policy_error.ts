@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "INVALID_OPTIONS",
   "TYPESCRIPT_UNAVAILABLE",
   "CACHE_WRITE_ERROR",
+  "WEBCRYPTO_UNAVAILABLE",
   // The project's own: enforcement (docs/enforcement.md)
   "INVALID_DECISION",
   "THROTTLE_STORE_UNAVAILABLE",

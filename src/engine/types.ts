@@ -288,7 +288,11 @@ export interface CustomOutcome {
 export type DecisionReason = RuleReason | DefaultReason;
 
 /** What the engine decided: the effect and the descriptor it carries. */
-export type DecisionOutcome = AllowOrDenyOutcome | ThrottleOutcome | KillSwitchOutcome | CustomOutcome;
+export type DecisionOutcome =
+  | AllowOrDenyOutcome
+  | ThrottleOutcome
+  | KillSwitchOutcome
+  | CustomOutcome;
 
 /**
  * The result of `evaluate` (docs/bundle-format.md "Selecting the decision"),

@@ -7,6 +7,7 @@
 import { PolicyError } from "../engine/policy_error.ts";
 import { checkCryptoKey, describeType, hmacSha256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { decodeHex, firstNonHexIndex } from "./_encoding.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 const SUBJECT = "HMAC secret";
 const SECRET_HEX_LENGTH = 64;
@@ -59,7 +60,7 @@ export async function importHmacKey(
   }
   const bytes = secret.length === SECRET_HEX_LENGTH ? decodeHex(secret) : undefined;
   if (bytes === undefined) throw new PolicyError("INVALID_KEY", secretProblem(secret));
-  return await crypto.subtle.importKey(
+  return await subtleCrypto().importKey(
     "raw",
     bytes,
     { name: "HMAC", hash: "SHA-256", length: 256 },

@@ -21,6 +21,7 @@ import {
   OID_P256,
 } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem, type PemBlock } from "./_pem.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 const SUBJECT = "ECDSA private key";
 
@@ -46,17 +47,14 @@ function invalidKey(problem: string): PolicyError {
  *
  * @example Importing a PKCS#8 PEM private key
  * ```ts
- * import { importPrivateKey } from "./import_private_key.ts";
+ * import { generateEcdsaKeyPair, importPrivateKey } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
- * const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
- * const pem = `-----BEGIN PRIVATE KEY-----\n${btoa(String.fromCharCode(...pkcs8))}\n-----END PRIVATE KEY-----\n`;
- *
- * const key = await importPrivateKey(pem);
+ * const { privateKey, publicKey } = await generateEcdsaKeyPair();
+ * const key = await importPrivateKey(privateKey);
  * assert.deepEqual(key.usages, ["sign"]);
  * assert.equal(key.extractable, false);
- * await assert.rejects(importPrivateKey(pair.publicKey), { code: "INVALID_KEY" });
+ * await assert.rejects(importPrivateKey(publicKey), { code: "INVALID_KEY" });
  * ```
  */
 export async function importPrivateKey(key: string | CryptoKey): Promise<CryptoKey> {
@@ -73,7 +71,7 @@ export async function importPrivateKey(key: string | CryptoKey): Promise<CryptoK
   }
   const pkcs8 = pkcs8FromPem(key);
   try {
-    return await crypto.subtle.importKey(
+    return await subtleCrypto().importKey(
       "pkcs8",
       pkcs8,
       { name: "ECDSA", namedCurve: "P-256" },

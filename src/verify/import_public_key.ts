@@ -9,6 +9,7 @@ import { checkCryptoKey, describeType, ecdsaP256Problem, isCryptoKey } from "./_
 import { readChildren, readWhole, TAG } from "./_der.ts";
 import { keyAlgorithmProblem, p256PointProblem } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem } from "./_pem.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 const SUBJECT = "ECDSA public key";
 
@@ -29,17 +30,15 @@ function invalidKey(problem: string): PolicyError {
  *
  * @example Importing a PEM public key
  * ```ts
- * import { importPublicKey } from "./import_public_key.ts";
+ * import { generateEcdsaKeyPair, importPublicKey } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
- * const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
- * const pem = `-----BEGIN PUBLIC KEY-----\n${btoa(String.fromCharCode(...spki))}\n-----END PUBLIC KEY-----\n`;
- *
- * const key = await importPublicKey(pem);
+ * const { privateKey, publicKey } = await generateEcdsaKeyPair();
+ * const key = await importPublicKey(publicKey);
  * assert.deepEqual(key.usages, ["verify"]);
  * assert.equal(key.extractable, false);
  * await assert.rejects(importPublicKey("not a key"), { code: "INVALID_KEY" });
+ * await assert.rejects(importPublicKey(privateKey), { code: "INVALID_KEY" });
  * ```
  */
 export async function importPublicKey(key: string | CryptoKey): Promise<CryptoKey> {
@@ -84,7 +83,7 @@ export async function importPublicKey(key: string | CryptoKey): Promise<CryptoKe
   const problem = keyAlgorithmProblem(fields[0]) ?? p256PointProblem(fields[1]!.contents);
   if (problem !== undefined) throw invalidKey(problem);
   try {
-    return await crypto.subtle.importKey(
+    return await subtleCrypto().importKey(
       "spki",
       block.der,
       { name: "ECDSA", namedCurve: "P-256" },

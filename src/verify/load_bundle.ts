@@ -12,6 +12,7 @@ import type { Issue, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import { assertValidBundle, LOAD_MAX_ISSUES } from "../engine/validate_bundle.ts";
 import { checkSignature, type VerifyBundleSignatureOptions } from "./verify_bundle_signature.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -109,7 +110,7 @@ export async function loadBundle(
   await pause();
   const payload = canonicalPayloadBytes(bundle, bytes.byteLength);
   // Hashing and signature verification run outside JavaScript: compile meanwhile.
-  const digest = crypto.subtle.digest("SHA-256", payload);
+  const digest = subtleCrypto().digest("SHA-256", payload);
   const signature = checkSignature(bundle, () => payload, options);
   signature.catch(() => {}); // reported below, after a checksum mismatch if there is one
   let compiled: CompiledBundle;

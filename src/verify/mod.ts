@@ -4,8 +4,9 @@
  * SHA-256 (base64 DER signatures, interoperable with `openssl dgst -sha256
  * -sign`) and HMAC-SHA256 (lowercase hex, as `openssl dgst -sha256 -mac
  * HMAC` prints), over the canonical payload. Keys are PEM text (SPKI public
- * keys; PKCS#8 or SEC1 private keys), 64-hex HMAC secrets or `CryptoKey`s.
- * Touches no file system and no network.
+ * keys; PKCS#8 or SEC1 private keys), 64-hex HMAC secrets or `CryptoKey`s;
+ * `generateEcdsaKeyPair` and `generateHmacSecret` make new ones. Touches no
+ * file system and no network.
  *
  * @example Signing and verifying with an HMAC secret
  * ```ts
@@ -30,6 +31,8 @@ export * from "./signature_algorithms.ts";
 export * from "./import_public_key.ts";
 export * from "./import_private_key.ts";
 export * from "./import_hmac_key.ts";
+export * from "./generate_ecdsa_key_pair.ts";
+export * from "./generate_hmac_secret.ts";
 export * from "./sign_payload.ts";
 export * from "./verify_payload.ts";
 export * from "./sign_bundle.ts";

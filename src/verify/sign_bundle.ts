@@ -10,6 +10,7 @@ import type { RuntimeBundleV1, Signature, SignatureAlgorithm } from "../engine/t
 import { quote, unsupported } from "./_import_key.ts";
 import { signPayload } from "./sign_payload.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 /** Options of {@link signBundle}. */
 export interface SignBundleOptions {
@@ -87,7 +88,7 @@ export async function signBundle<T extends RuntimeBundleV1>(
   copy = sortBundleKeys(copy);
   const payload = canonicalPayloadBytes(copy);
   // One after the other over the same bytes: a key that fails leaves no hashing behind.
-  const checksum = `sha256:${toHex(await crypto.subtle.digest("SHA-256", payload))}`;
+  const checksum = `sha256:${toHex(await subtleCrypto().digest("SHA-256", payload))}`;
   const value = await signPayload(algorithm, key, payload);
   return { ...copy, checksum, signature: { algorithm, keyId, value } };
 }

@@ -9,6 +9,7 @@ import type { SignatureAlgorithm } from "../engine/types.ts";
 import { ecdsaRawToDer } from "./_der.ts";
 import { encodeBase64 } from "./_encoding.ts";
 import { importSignKey } from "./_import_key.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 /**
  * Signs `data` and returns the signature value as a bundle carries it:
@@ -42,8 +43,8 @@ export async function signPayload(
 ): Promise<string> {
   const cryptoKey = await importSignKey(algorithm, key);
   if (algorithm === "HMAC_SHA256") {
-    return toHex(await crypto.subtle.sign("HMAC", cryptoKey, data));
+    return toHex(await subtleCrypto().sign("HMAC", cryptoKey, data));
   }
-  const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, cryptoKey, data);
+  const raw = await subtleCrypto().sign({ name: "ECDSA", hash: "SHA-256" }, cryptoKey, data);
   return encodeBase64(ecdsaRawToDer(new Uint8Array(raw)));
 }

@@ -9,6 +9,7 @@ import type { SignatureAlgorithm } from "../engine/types.ts";
 import { ecdsaDerToRaw } from "./_der.ts";
 import { decodeBase64, decodeHex, isLowerHex64 } from "./_encoding.ts";
 import { importVerifyKey } from "./_import_key.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 /**
  * Checks a signature value over `data` with WebCrypto's `verify` (for HMAC
@@ -59,13 +60,13 @@ export async function verifyPayload(
     if (!isLowerHex64(value)) {
       throw malformed("an HMAC_SHA256 signature value is 64 lowercase hex characters");
     }
-    return await crypto.subtle.verify("HMAC", cryptoKey, decodeHex(value)!, data);
+    return await subtleCrypto().verify("HMAC", cryptoKey, decodeHex(value)!, data);
   }
   const der = decodeBase64(value);
   if (der === undefined) {
     throw malformed("an ECDSA_SHA_256 signature value is standard base64 with padding");
   }
-  return await crypto.subtle.verify(
+  return await subtleCrypto().verify(
     { name: "ECDSA", hash: "SHA-256" },
     cryptoKey,
     ecdsaDerToRaw(der),

@@ -139,7 +139,7 @@ Deno.test("loadBundle() gives BUNDLE_SIGNATURE_INVALID for a tampered or foreign
 
 const MISSING = "BUNDLE_SIGNATURE_MISSING";
 
-Deno.test("loadBundle() gives BUNDLE_SIGNATURE_ALGORITHM_MISMATCH for a key of the other algorithm (messages with \"an\")", async () => {
+Deno.test('loadBundle() gives BUNDLE_SIGNATURE_ALGORITHM_MISMATCH for a key of the other algorithm (messages with "an")', async () => {
   await assertRejectsCode(
     loadBundle(text(ecdsaSigned), hmacKey),
     "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
