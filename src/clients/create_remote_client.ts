@@ -26,6 +26,7 @@ import { type BundleAnswer, type FetchFunction, requestBundle } from "./_request
 import { userAgent } from "./_user_agent.ts";
 import type { ClientOptions, ClientStatus, PolicyClient } from "./types.ts";
 import { checkClientOptions } from "./_check_client_options.ts";
+import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 
 export { DEGRADED_AFTER_FAILURES } from "./_poll_delay.ts";
 export type { FetchFunction } from "./_request_bundle.ts";
@@ -587,7 +588,7 @@ class RemoteClientImpl implements RemoteClient {
     }
     return new PolicyError(
       "REMOTE_UNAVAILABLE",
-      `cannot fetch ${this.#config.url}: ${detail}`,
+      `cannot fetch ${this.#config.url}: ${describeFetchFailure(error)}`,
       { cause: error },
     );
   }

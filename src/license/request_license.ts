@@ -7,6 +7,7 @@
 import { parseJson } from "../engine/parse_json.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import { userAgent } from "../clients/_user_agent.ts";
+import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -198,12 +199,5 @@ function printable(text: string): string {
 
 function describeFetchError(error: unknown, url: URL, aborted: boolean, timeoutMs: number): string {
   if (aborted) return `${url.origin} did not answer within ${timeoutMs} ms`;
-  // fetch's own message is often just "fetch failed"; the reason is in its cause.
-  const cause = (error as Error | null)?.cause;
-  const message = cause instanceof Error
-    ? cause.message
-    : error instanceof Error
-    ? error.message
-    : String(error);
-  return `cannot reach ${url.origin} (${message})`;
+  return `cannot reach ${url.origin}: ${describeFetchFailure(error)}`;
 }
