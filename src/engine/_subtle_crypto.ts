@@ -7,8 +7,8 @@ import { PolicyError } from "./policy_error.ts";
 /**
  * `globalThis.crypto.subtle`, or a `WEBCRYPTO_UNAVAILABLE` error. Browsers
  * define `crypto.subtle` only in secure contexts (HTTPS, `localhost`,
- * `127.0.0.1`, `file:`); Deno, Node 20+, and workers of edge platforms
- * always have it.
+ * `127.0.0.1`, `file:`); server runtimes (Node 20+ among them) and the
+ * workers of edge platforms always have it.
  *
  * @throws {PolicyError} `WEBCRYPTO_UNAVAILABLE`.
  */
@@ -20,6 +20,6 @@ export function subtleCrypto(): SubtleCrypto {
     "WEBCRYPTO_UNAVAILABLE",
     insecure
       ? "WebCrypto (crypto.subtle) is not available because this page is not a secure context: browsers offer it only to pages served over HTTPS or from localhost; serve the page over HTTPS (or from localhost while developing)"
-      : "WebCrypto (crypto.subtle) is not available in this runtime: checksums and signatures need it; use Deno, Node 20 or later, a browser page served over HTTPS or from localhost, or a worker runtime that provides globalThis.crypto.subtle",
+      : "WebCrypto (crypto.subtle) is not available in this runtime: checksums and signatures need it; use a runtime that provides globalThis.crypto.subtle (Node 20 or later, a browser page served over HTTPS or from localhost, an edge worker)",
   );
 }

@@ -20,6 +20,9 @@ if (!scratchDir) {
 /** The scratch project the packed tarball is installed into. */
 export const scratch = scratchDir;
 
+/** The packed tarball (`npm pack` of `npm/`), for tests that install it elsewhere. */
+export const tarball = process.env.POLICY_NPM_TARBALL ?? "";
+
 /** The package's name, from deno.json. */
 export const denoJson = readJson(join(root, "deno.json"));
 

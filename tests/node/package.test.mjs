@@ -3,7 +3,7 @@
 // against the shipped .d.ts files.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -24,34 +24,48 @@ const pinned = Object.fromEntries(
   }),
 );
 
-test("package.json: name and version from deno.json, ESM only, Node 20+", () => {
+/** deno.json's exports, but its "./cli", which is the npm package's `policy` bin. */
+const libraryExports = Object.fromEntries(
+  Object.entries(denoJson.exports).filter(([key]) => key !== "./cli"),
+);
+
+test("package.json: name and version from deno.json, ES modules, Node 20+, where to find the source", () => {
   assert.equal(manifest.name, denoJson.name);
   assert.equal(manifest.version, denoJson.version);
   assert.equal(manifest.type, "module");
   assert.deepEqual(manifest.engines, { node: ">=20" });
   assert.equal(manifest.license, denoJson.license);
-  assert.equal(manifest.main, undefined, "no CommonJS entry");
+  assert.equal(manifest.main, undefined, "entries only through exports");
   assert.equal(manifest.devDependencies, undefined);
   assert.ok(existsSync(join(packageDir, "README.md")));
   assert.ok(existsSync(join(packageDir, "LICENSE")));
+  // One repository address (build_npm.ts REPOSITORY_URL) behind the three fields.
+  const repository = manifest.homepage.replace(/#readme$/, "");
+  assert.match(repository, /^https:\/\/[^/]+\/[^/]+\/[^/]+$/);
+  assert.deepEqual(manifest.repository, { type: "git", url: `git+${repository}.git` });
+  assert.deepEqual(manifest.bugs, { url: `${repository}/issues` });
 });
 
-test("package.json: exports match deno.json's exports one to one", () => {
-  assert.deepEqual(Object.keys(manifest.exports), Object.keys(denoJson.exports));
-  for (const [key, source] of Object.entries(denoJson.exports)) {
+test("package.json: exports match deno.json's exports one to one, each with a CommonJS entry", () => {
+  assert.deepEqual(Object.keys(manifest.exports), Object.keys(libraryExports));
+  for (const [key, source] of Object.entries(libraryExports)) {
     const stem = source.replace(/\.ts$/, ""); // "./src/engine/mod"
-    assert.deepEqual(manifest.exports[key], { types: `${stem}.d.ts`, import: `${stem}.js` }, key);
-    assert.ok(existsSync(join(packageDir, `${stem}.js`)), `${stem}.js is in the tarball`);
-    assert.ok(existsSync(join(packageDir, `${stem}.d.ts`)), `${stem}.d.ts is in the tarball`);
+    assert.deepEqual(manifest.exports[key], {
+      types: `${stem}.d.ts`,
+      import: `${stem}.js`,
+      require: `${stem}.cjs`,
+      default: `${stem}.js`,
+    }, key);
+    for (const extension of [".js", ".d.ts", ".cjs"]) {
+      assert.ok(existsSync(join(packageDir, `${stem}${extension}`)), `${stem}${extension}`);
+    }
   }
 });
 
-test("package.json: a policy bin exactly when cli.ts exists", () => {
-  if (existsSync(join(root, "cli.ts"))) {
-    assert.deepEqual(manifest.bin, { policy: "./cli.js" });
-  } else {
-    assert.equal(manifest.bin, undefined);
-  }
+test("package.json: the ./cli export of deno.json is the policy bin", () => {
+  assert.equal(denoJson.exports["./cli"], "./cli.ts");
+  assert.deepEqual(manifest.bin, { policy: "./cli.js" });
+  assert.ok(!existsSync(join(packageDir, "cli.d.ts")), "nothing imports the bin: no declarations");
 });
 
 test("package.json: dependencies carry deno.json's versions; typescript is never one", () => {
@@ -141,10 +155,19 @@ import {
   type EvaluationRequest,
   isPolicyError,
   PolicyError,
+  type RuleTrace,
   type RuntimeBundleV1,
+  traceEvaluation,
   validateBundle,
 } from "${denoJson.name}/engine";
-import { signBundle, verifyBundleSignature, type VerifyKeyOptions } from "${denoJson.name}/verify";
+import {
+  generateEcdsaKeyPair,
+  generateHmacSecret,
+  type PemKeyPair,
+  signBundle,
+  verifyBundleSignature,
+  type VerifyKeyOptions,
+} from "${denoJson.name}/verify";
 
 const bundle: RuntimeBundleV1 = { schemaVersion: 1, env: "test", policies: [] };
 const request: EvaluationRequest = {
@@ -166,7 +189,34 @@ function describe(error: unknown): string {
   if (isPolicyError(error)) return error.code;
   return error instanceof PolicyError ? error.code : "other";
 }
-export { again, describe, effect, status, valid, wrong };
+// A decision narrows under strict: each descriptor is there once its decision is known.
+function header(d: Decision): string {
+  switch (d.decision) {
+    case "throttle":
+      return \`\${d.throttle.limit};w=\${d.throttle.windowSeconds};k=\${d.throttle.key}\`;
+    case "kill_switch":
+      return d.killSwitch.reason ?? d.killSwitch.service;
+    case "custom":
+      return d.value;
+    default:
+      return d.reason === "rule" ? \`\${d.policyKey}/\${d.ruleId}\` : d.policyKey ?? "global";
+  }
+}
+// @ts-expect-error possibly undefined before narrowing (TS18048)
+const limit: number = decision.throttle.limit;
+function fired(rule: RuleTrace): string {
+  switch (rule.outcome) {
+    case "skipped (disabled)":
+    case "skipped (when_false)":
+      return "none";
+    default:
+      return rule.effect; // present: the rule fired
+  }
+}
+const effects: string[] = traceEvaluation(compileBundle(bundle), request).rules.map(fired);
+const pair: PemKeyPair = await generateEcdsaKeyPair();
+const secret: string = generateHmacSecret();
+export { again, describe, effect, effects, header, limit, pair, secret, status, valid, wrong };
 `;
 
 /** Uses the root export and ./clients as well. */
@@ -181,11 +231,15 @@ await client[Symbol.asyncDispose]();
 export { origin, same };
 `;
 
-/** Type-checks `source` with tsc from the scratch project under `compilerOptions`. */
+/**
+ * Type-checks `source` (or every file of `{fileName: source}`) with tsc from the
+ * scratch project under `compilerOptions`.
+ */
 function typeCheck(name, source, compilerOptions) {
   const dir = join(scratch, `consumer-${name}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "consumer.ts"), source);
+  const files = typeof source === "string" ? { "consumer.ts": source } : source;
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
@@ -197,7 +251,7 @@ function typeCheck(name, source, compilerOptions) {
         target: "ES2022",
         ...compilerOptions,
       },
-      files: ["consumer.ts"],
+      files: Object.keys(files),
     }),
   );
   const tsc = join(scratch, "node_modules", "typescript", "bin", "tsc");
@@ -270,5 +324,95 @@ test("a TypeScript consumer of ./engine and ./verify type-checks for browsers (D
     moduleResolution: "Bundler",
     lib: ["ES2022", "DOM"],
     types: [],
+  });
+});
+
+/** Every file under `dir` (relative paths, "/" separated). */
+function listFiles(dir, prefix = "") {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    return entry.isDirectory() ? listFiles(dir, path) : [path];
+  });
+}
+
+/** The ```ts code blocks of markdown text, but those marked `ignore`. */
+function codeBlocks(markdown) {
+  return [...markdown.matchAll(/```(ts|typescript)([^\n]*)\n([\s\S]*?)```/g)]
+    .filter((m) => !/\bignore\b/.test(m[2]))
+    .map((m) => m[3]);
+}
+
+/** The code examples of the doc comments of a declaration file. */
+function declarationExamples(text) {
+  return [...text.matchAll(/\/\*\*([\s\S]*?)\*\//g)].flatMap((comment) =>
+    codeBlocks(comment[1].split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n"))
+  );
+}
+
+/** GitHub's anchors for the headings of a markdown document (the test's own reading). */
+function anchors(markdown) {
+  const found = new Set();
+  let fenced = false;
+  for (const line of markdown.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.+)$/.exec(line);
+    if (heading) {
+      found.add(
+        heading[1].toLowerCase().replace(/[^a-z0-9 _-]/g, "").trim().replaceAll(" ", "-"),
+      );
+    }
+  }
+  return found;
+}
+
+const installedReadme = readFileSync(join(packageDir, "README.md"), "utf8");
+
+test("the npm README speaks to Node users: npm install, imports by name, the policy bin", () => {
+  assert.match(installedReadme, new RegExp(`npm install ${denoJson.name}\\b`));
+  assert.match(installedReadme, /npx policy /);
+  assert.match(installedReadme, new RegExp(`from "${denoJson.name}(/[a-z]+)?"`));
+  assert.doesNotMatch(installedReadme, /from "\.\.?\//, "no relative imports");
+  assert.doesNotMatch(installedReadme, /deno task|Deno\./, "no Deno tasks or APIs");
+});
+
+test("every link of the npm README works: absolute, into files and headings the repository has", () => {
+  const repository = manifest.homepage.replace(/#readme$/, "");
+  const links = [...installedReadme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+  assert.ok(links.length >= 10, `the README links to the documentation (${links.length} links)`);
+  for (const link of links) {
+    if (link.startsWith("#")) {
+      assert.ok(anchors(installedReadme).has(link.slice(1)), link);
+      continue;
+    }
+    const prefix = `${repository}/blob/main/`;
+    assert.ok(link.startsWith(prefix), `${link} is an absolute link into ${repository}`);
+    const [path, anchor] = link.slice(prefix.length).split("#");
+    assert.ok(existsSync(join(root, path)), `${link}: ${path} exists in the repository`);
+    if (anchor !== undefined) {
+      assert.ok(anchors(readFileSync(join(root, path), "utf8")).has(anchor), `${link}: #${anchor}`);
+    }
+  }
+});
+
+test("the examples of the shipped .d.ts import the package by name, and they and the README's type-check", () => {
+  const declarations = listFiles(packageDir).filter((f) => f.endsWith(".d.ts"));
+  const examples = {};
+  for (const file of declarations) {
+    const text = readFileSync(join(packageDir, file), "utf8");
+    assert.doesNotMatch(text, /from "\.\.?\/[^"]*\.ts"/, `${file}: an example imports a .ts path`);
+    declarationExamples(text).forEach((code, i) => {
+      examples[`${file.replaceAll("/", "_").replace(/\.d\.ts$/, "")}_${i}.ts`] = code;
+    });
+  }
+  assert.ok(Object.keys(examples).length >= 25, "the declarations carry their examples");
+  codeBlocks(installedReadme).forEach((code, i) => examples[`README_${i}.ts`] = code);
+  for (const [file, code] of Object.entries(examples)) {
+    assert.doesNotMatch(code, /from "\.\.?\//, `${file} imports a relative path`);
+  }
+  typeCheck("examples", examples, {
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: ["node"],
   });
 });

@@ -116,7 +116,11 @@ try {
     ...files.map((f) => join(here, f)),
   ], {
     stdio: "inherit",
-    env: { ...process.env, POLICY_NPM_SCRATCH: scratch },
+    env: {
+      ...process.env,
+      POLICY_NPM_SCRATCH: scratch,
+      POLICY_NPM_TARBALL: join(scratch, tarball),
+    },
   });
   status = result.status ?? 1;
 } finally {
