@@ -180,3 +180,23 @@ export async function hmacWithOpenssl(hexSecret: string, data: Uint8Array): Prom
 export async function generateHmacSecret(): Promise<string> {
   return (await openssl(["rand", "-hex", "32"])).text.trim();
 }
+
+/** A P-256 certificate for `commonName`, signed by its own key (`openssl req -x509`), valid a day. */
+export function selfSignedCertificate(commonName: string): Promise<{ cert: string; key: string }> {
+  return withTempDir(async (dir) => {
+    const args = "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1".split(" ");
+    await openssl([
+      ...args,
+      "-subj",
+      `/CN=${commonName}`,
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+    ]);
+    return {
+      cert: await Deno.readTextFile(`${dir}/cert.pem`),
+      key: await Deno.readTextFile(`${dir}/key.pem`),
+    };
+  });
+}

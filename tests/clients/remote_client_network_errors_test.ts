@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createRemoteClient, type PolicyError } from "../../mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { openssl, withTempDir } from "../_openssl.ts";
+import { selfSignedCertificate } from "../_openssl.ts";
 import { remoteOptions, RUNTIME_KEY } from "./_remote_fixtures.ts";
 
 /** The error a client starting against `baseUrl` rejects with; it must be REMOTE_UNAVAILABLE. */
@@ -31,29 +31,7 @@ Deno.test("a closed port: the message says the connection was refused", async ()
 });
 
 Deno.test("an untrusted certificate: the message says TLS failed and why", async () => {
-  const { cert, key } = await withTempDir(async (dir) => {
-    await openssl([
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-keyout",
-      `${dir}/key.pem`,
-      "-out",
-      `${dir}/cert.pem`,
-    ]);
-    return {
-      cert: await Deno.readTextFile(`${dir}/cert.pem`),
-      key: await Deno.readTextFile(`${dir}/key.pem`),
-    };
-  });
+  const { cert, key } = await selfSignedCertificate("127.0.0.1");
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, cert, key, onListen() {}, onError: () => new Response() },
     () => new Response("not reached"),

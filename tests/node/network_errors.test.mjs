@@ -60,22 +60,10 @@ test("a host name that does not resolve: a DNS failure, with the name", async ()
 test("an untrusted certificate: the TLS failure and Node's reason", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "policy-tls-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const args = "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1".split(" ");
   const made = spawnSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    join(dir, "key.pem"),
-    "-out",
-    join(dir, "cert.pem"),
+    ...args,
+    ...["-subj", "/CN=127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
   ], { encoding: "utf8" });
   assert.equal(made.status, 0, `openssl req (apt-get install openssl): ${made.stderr}`);
   const server = createHttpsServer({
