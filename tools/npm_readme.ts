@@ -4,7 +4,9 @@
  * tarball has no `docs/`), so every link to a file of the repository becomes
  * an absolute link into the repository; a link to a missing file or heading,
  * a relative link left over, or a code example that imports `./…` or names
- * `Deno` fails the build.
+ * `Deno` fails the build. The template's code examples do real I/O, so
+ * `deno test --doc` does not run them (deno.json `test.exclude`); the Node
+ * tests type-check them against the installed package instead.
  *
  * @module
  */
