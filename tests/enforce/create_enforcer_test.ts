@@ -19,6 +19,15 @@ const client = enforcementClient(3, 60);
 const decide = (target: keyof typeof TARGETS, context: Record<string, unknown> = {}) =>
   client.evaluate({ target: TARGETS[target], context });
 
+/** `decision`, which must be a throttle for `reason`, typed as one so that its fields can be replaced. */
+function asThrottle<R extends Decision["reason"]>(
+  decision: Decision,
+  reason: R,
+): Extract<Decision, { decision: "throttle"; reason: R }> {
+  assert.ok(decision.decision === "throttle" && decision.reason === reason, decision.decision);
+  return decision as Extract<Decision, { decision: "throttle"; reason: R }>;
+}
+
 /** A memory store on a frozen clock that records the buckets it is asked about. */
 function recordingStore(now = 0): ThrottleStore & { buckets: string[] } {
   const store = createMemoryStore({ now: () => now });
@@ -150,15 +159,14 @@ Deno.test("enforce: requests without the key share one bucket, so omitting it ne
 Deno.test("enforce: the key is read like a condition path: nested, ctx. prefix, own properties only", async () => {
   const store = recordingStore();
   const enforcer = createEnforcer({ store });
-  const decision = decide("defaultThrottle", { plan: "free" });
-  assert.equal(decision.reason, "default");
+  const decision = asThrottle(decide("defaultThrottle", { plan: "free" }), "default");
   assert.ok((await enforcer.enforce(decision, { user: { id: "u1" } })).proceed);
   assert.equal((await enforcer.enforce(decision, { user: { id: "u1" } })).proceed, false);
   assert.ok((await enforcer.enforce(decision, { user: { id: "u2" } })).proceed);
   const inherited = Object.create({ id: "u3" });
   assert.ok((await enforcer.enforce(decision, { user: inherited })).proceed, "absent: shared");
   assert.equal((await enforcer.enforce(decision, { user: {} })).proceed, false, "shared too");
-  const prefixed = { ...decision, throttle: { ...decision.throttle!, key: "ctx.user.id" } };
+  const prefixed = { ...decision, throttle: { ...decision.throttle, key: "ctx.user.id" } };
   assert.ok((await enforcer.enforce(prefixed, { user: { id: "u1" } })).proceed);
   assert.equal((await enforcer.enforce(prefixed, { user: { id: "u1" } })).proceed, false);
   assert.ok((await enforcer.enforce(prefixed, { user: { id: "u2" } })).proceed, "read, not absent");
@@ -183,7 +191,7 @@ Deno.test("enforce: a reload that changes the limit keeps the counts; a new wind
 Deno.test("enforce: two throttle rules count in two buckets", async () => {
   const store = recordingStore();
   const enforcer = createEnforcer({ store });
-  const first = decide("throttle", { tenant: "acme" });
+  const first = asThrottle(decide("throttle", { tenant: "acme" }), "rule");
   const second = { ...first, ruleId: "per-tenant-burst" };
   for (let i = 0; i < 3; i++) {
     assert.ok((await enforcer.enforce(first, { tenant: "acme" })).proceed);
@@ -289,7 +297,11 @@ Deno.test("enforce: no context value ever appears in a verdict", async () => {
 });
 
 Deno.test("enforce: throttle names outside printable ASCII still make valid fields", async () => {
-  const decision = { ...decide("throttle"), policyKey: 'fac"tures\\é', ruleId: "per-tenant%" };
+  const decision = {
+    ...asThrottle(decide("throttle"), "rule"),
+    policyKey: 'fac"tures\\é',
+    ruleId: "per-tenant%",
+  };
   const verdict = await createEnforcer().enforce(decision, { tenant: "a" });
   assert.equal(
     readRateLimitPolicy(verdict.headers["ratelimit-policy"] ?? null).name,
