@@ -73,7 +73,7 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
     });
 
     await t.step("304 on re-poll", async () => {
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(recorder.polls.at(-1)?.httpStatus, 304);
       assert.equal(recorder.polls.at(-1)?.outcome, "unchanged");
       assert.equal(status.consecutiveFailures, 0);
@@ -81,7 +81,7 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
 
     await t.step("a new bundle after the file is atomically replaced", async () => {
       await publish(root, V2, new Date(t0.getTime() + 60_000));
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(recorder.polls.at(-1)?.outcome, "updated");
       assert.equal(status.bundleVersion, 2);
       assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
@@ -92,11 +92,11 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
     await t.step("404 once the bundle is withdrawn; the bundle in force stays", async () => {
       const folder = `${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}`;
       await rm(`${folder}/bundle.json`);
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(status.lastErrorCode, "REMOTE_NOT_FOUND");
       assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
       await publish(root, V2, new Date(t0.getTime() + 120_000));
-      assert.equal((await client.refresh()).consecutiveFailures, 0);
+      assert.equal((await client.refresh()).status.consecutiveFailures, 0);
     });
 
     await t.step("401 with a wrong key", async () => {
