@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   "BUNDLE_SIGNATURE_KEY_UNKNOWN",
   "BUNDLE_VERSION_ROLLBACK",
   "BUNDLE_STALE",
+  "DECISION_LOG_WRITE_ERROR",
   // The project's own: toolkit licence (docs/license.md)
   "LICENSE_INVALID",
   "LICENSE_EXPIRED",
