@@ -36,11 +36,19 @@ export function withDecisionLog(
   const sampleRate = options.decisionLog?.sampleRate ?? 1;
   const mask = maskTree(options.decisionLog?.maskContextKeys ?? []);
   const about = Object.freeze({ checksum: bundle.checksum, bundleVersion: bundle.bundleVersion });
+  // toISOString costs about ten times Date.now: format once per millisecond.
+  let lastMs = NaN;
+  let lastIso = "";
   return (request) => {
     const decision = evaluate(request);
     if (sampleRate < 1 && !(env.random() < sampleRate)) return decision;
+    const ms = env.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
     const record: DecisionRecord = {
-      timestamp: new Date(env.now()).toISOString(),
+      timestamp: lastIso,
       request: mask === null || request.context === undefined
         ? request
         : { target: request.target, context: masked(request.context, mask) },
@@ -95,13 +103,17 @@ function masked(value: Record<string, unknown>, tree: MaskTree): Record<string, 
       if (replacement === child) continue;
     }
     copy ??= Array.isArray(value) ? [...value] as unknown as Record<string, unknown> : { ...value };
-    // defineProperty, not assignment: a key named __proto__ stays an own key.
-    Object.defineProperty(copy, key, {
-      value: replacement,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    if (key === "__proto__") {
+      // Assignment would set the prototype: define it, so it stays an own key.
+      Object.defineProperty(copy, key, {
+        value: replacement,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      copy[key] = replacement;
+    }
   }
   return copy ?? value;
 }
