@@ -4,7 +4,7 @@
 // between two real origins. Skipped, with the reason printed, when nginx is
 // not installed; CI installs it (.ci/run).
 import assert from "node:assert/strict";
-import { mkdir, rename, rm, utimes, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import {
   createLocalClient,
   createRemoteClient,
@@ -18,7 +18,7 @@ import { encodePem } from "../../src/verify/_pem.ts";
 import { withTempDir } from "../_openssl.ts";
 import { FaultServer } from "./_fault_server.ts";
 import { sleep, waitFor } from "./_helpers.ts";
-import { findNginx, startNginx } from "./_nginx.ts";
+import { findNginx, publishBundle, startNginx } from "./_nginx.ts";
 import {
   bundleOf,
   remoteOptions,
@@ -38,15 +38,10 @@ const ignore = nginx.path === null;
 
 let published = Date.UTC(2026, 10, 21, 9, 0, 0);
 
-/** Publishes `text` atomically with a fresh modification time (nginx's ETag is mtime and size). */
-async function publish(root: string, text: string): Promise<void> {
-  const folder = `${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}`;
-  await mkdir(folder, { recursive: true });
-  const temporary = `${folder}/.bundle.json.tmp`;
-  await writeFile(temporary, text);
+/** Publishes `text` with a fresh modification time, so that nginx gives it a new ETag. */
+function publish(root: string, text: string): Promise<void> {
   published += 60_000;
-  await utimes(temporary, new Date(published), new Date(published));
-  await rename(temporary, `${folder}/bundle.json`);
+  return publishBundle(root, text, new Date(published));
 }
 
 /** A signing key pair: the private key and its verify entry. */
