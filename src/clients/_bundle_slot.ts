@@ -1,8 +1,10 @@
-// The bundle in force in a client, replaced atomically on reload.
+// The bundle in force in a client, replaced atomically on reload, and the
+// rule both clients share for older bundles (docs/operations.md "No going back").
 import { createEvaluator, type Evaluator } from "../engine/evaluate.ts";
-import type { LoadedBundle } from "../verify/load_bundle.ts";
-import type { BundleStatus } from "../verify/load_bundle.ts";
-import type { ClientOptions } from "./types.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
+import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
+import type { ClientOptions, RollbackRefusal } from "./types.ts";
 
 interface InForce {
   readonly evaluate: Evaluator;
@@ -11,16 +13,41 @@ interface InForce {
 }
 
 /**
+ * True when `candidate` is older than `inForce`: both have a `bundleVersion`
+ * and the candidate's is lower. A bundle without one is never older.
+ */
+export function isOlder(candidate: BundleStatus, inForce: BundleStatus): boolean {
+  return candidate.bundleVersion !== null && inForce.bundleVersion !== null &&
+    candidate.bundleVersion < inForce.bundleVersion;
+}
+
+/** The `BUNDLE_VERSION_ROLLBACK` error for `candidate` (described by `what`). */
+export function rollbackError(
+  candidate: BundleStatus,
+  inForce: BundleStatus,
+  what: string,
+): PolicyError {
+  return new PolicyError(
+    "BUNDLE_VERSION_ROLLBACK",
+    `${what} has bundleVersion ${candidate.bundleVersion}, lower than ${inForce.bundleVersion} in force; it is refused (a stale cache or edge, or an old file published again). To roll back on purpose, publish it with a higher bundleVersion, or set allowRollback: true`,
+  );
+}
+
+/**
  * Holds the evaluator and status of the bundle in force as one object, so a
  * replacement is a single assignment: an `evaluate` sees the old bundle or
- * the new one, never a mix.
+ * the new one, never a mix. It also refuses older bundles (unless
+ * `allowRollback`) and remembers the last one refused.
  */
 export class BundleSlot {
   #current: InForce;
+  #refused: RollbackRefusal | null = null;
   readonly #options: ClientOptions;
+  readonly #env: DecisionHookEnv;
 
-  constructor(loaded: LoadedBundle, options: ClientOptions) {
+  constructor(loaded: LoadedBundle, options: ClientOptions, env: DecisionHookEnv) {
     this.#options = options;
+    this.#env = env;
     this.#current = this.#prepare(loaded);
   }
 
@@ -29,9 +56,31 @@ export class BundleSlot {
     return this.#current;
   }
 
+  /** The last older bundle refused since the bundle in force came into force. */
+  get rollbackRefused(): RollbackRefusal | null {
+    return this.#refused;
+  }
+
+  /**
+   * The `BUNDLE_VERSION_ROLLBACK` error for `candidate` (described by `what`
+   * in the message) when it is older than the bundle in force and rollbacks
+   * are not allowed, after recording the refusal; else null.
+   */
+  refuseRollback(candidate: BundleStatus, what: string): PolicyError | null {
+    const inForce = this.#current.status;
+    if (this.#options.allowRollback === true || !isOlder(candidate, inForce)) return null;
+    this.#refused = {
+      bundleVersion: candidate.bundleVersion!,
+      checksum: candidate.checksum,
+      at: new Date(this.#env.now()).toISOString(),
+    };
+    return rollbackError(candidate, inForce, what);
+  }
+
   /** Puts a newly loaded bundle in force. */
   replace(loaded: LoadedBundle): void {
     this.#current = this.#prepare(loaded);
+    this.#refused = null;
   }
 
   #prepare(loaded: LoadedBundle): InForce {
@@ -41,6 +90,10 @@ export class BundleSlot {
       ...(this.#options.contextPolicy !== undefined &&
         { contextPolicy: this.#options.contextPolicy }),
     });
-    return Object.freeze({ evaluate, status: loaded.status, loaded });
+    return Object.freeze({
+      evaluate: withDecisionLog(evaluate, loaded.status, this.#options, this.#env),
+      status: loaded.status,
+      loaded,
+    });
   }
 }

@@ -1,9 +1,17 @@
 // The remote client's cache file (`cachePath`): the exact bytes of the last
 // verified bundle, written atomically and read back at start-up. Uses
 // node:fs/promises so the same code runs on Deno and Node.
+import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../engine/policy_error.ts";
+
+/** The bytes of the cache file, and when it was last written or confirmed. */
+export interface CacheFile {
+  bytes: Uint8Array;
+  /** Its modification time, in ms since the epoch: see {@link touchCacheFile}. */
+  mtimeMs: number;
+}
 
 /**
  * Reads the cache file: only a regular file (a pipe or device is refused at
@@ -13,9 +21,10 @@ import { PolicyError } from "../engine/policy_error.ts";
  * @throws {PolicyError} `BUNDLE_READ_ERROR` (missing, unreadable, not a
  * regular file, no read permission) or `BUNDLE_TOO_LARGE`.
  */
-export async function readCacheFile(path: string, maxFileBytes: number): Promise<Uint8Array> {
+export async function readCacheFile(path: string, maxFileBytes: number): Promise<CacheFile> {
   try {
-    return (await readRegularFile(path, maxFileBytes)).bytes;
+    const { bytes, stats } = await readRegularFile(path, maxFileBytes);
+    return { bytes, mtimeMs: Number(stats.mtimeNs / 1_000_000n) };
   } catch (error) {
     if (error instanceof ReadFailure && error.reason === "too-large") {
       throw new PolicyError(
@@ -48,6 +57,27 @@ export async function writeCacheFile(path: string, bytes: Uint8Array): Promise<v
       `cannot write the bundle cache ${path}: ${
         describe(error)
       }; check that its folder exists and is writable`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Sets the cache file's modification time to `atMs`: the last time an
+ * origin confirmed the bundle it holds, which a client started from it
+ * counts its staleness from (docs/operations.md "A staleness bound").
+ *
+ * @throws {PolicyError} `CACHE_WRITE_ERROR`.
+ */
+export async function touchCacheFile(path: string, atMs: number): Promise<void> {
+  try {
+    const { fs } = await nodeFs();
+    const at = new Date(atMs);
+    await fs.utimes(path, at, at);
+  } catch (error) {
+    throw new PolicyError(
+      "CACHE_WRITE_ERROR",
+      `cannot record the confirmation time on the bundle cache ${path}: ${describe(error)}`,
       { cause: error },
     );
   }

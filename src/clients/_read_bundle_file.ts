@@ -116,9 +116,4 @@ export function racyBytes(file: BundleFile, now: number = Date.now()): Uint8Arra
   return now - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
 }
 
-/** True when two byte arrays hold the same bytes. */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+export { sameBytes } from "./_same_bytes.ts";

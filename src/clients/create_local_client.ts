@@ -18,7 +18,18 @@ import {
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "./_call_safely.ts";
-import { checkClientOptions, invalidOption } from "./_check_client_options.ts";
+import {
+  booleanField,
+  checkOptions,
+  COMMON_FIELDS,
+  describeValue,
+  type Fields,
+  importTrustedKeys,
+  MAX_DELAY_MS,
+  objectField,
+  required,
+  stringField,
+} from "./_check_client_options.ts";
 import {
   type BundleFile,
   racyBytes,
@@ -28,7 +39,7 @@ import {
   statVersion,
   systemErrorCode,
 } from "./_read_bundle_file.ts";
-import type { ClientOptions, ClientStatus, PolicyClient } from "./types.ts";
+import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -59,6 +70,33 @@ export interface LocalClientOptions extends ClientOptions {
   watch?: boolean | WatchOptions;
 }
 
+/** A client whose bundle comes from a file. */
+export interface LocalClient extends PolicyClient {
+  /** The bundle in force, and the last older bundle refused. */
+  status(): LocalClientStatus;
+}
+
+/** `watch: { intervalMs }`: 1 ms to 2^31 - 1 ms (setTimeout fires at once beyond). */
+const WATCH_OBJECT = objectField({
+  intervalMs: {
+    check: (value) =>
+      typeof value === "number" && Number.isFinite(value) && value >= 1 && value <= MAX_DELAY_MS
+        ? undefined
+        : `must be a number of milliseconds from 1 to ${MAX_DELAY_MS}; got ${describeValue(value)}`,
+  },
+}, "{ intervalMs }, or true or false");
+
+/** The local client's fields, on top of the common ones. */
+const LOCAL_FIELDS: Fields = {
+  ...COMMON_FIELDS,
+  bundlePath: required(stringField),
+  allowUnsigned: booleanField,
+  watch: {
+    check: (value, name) =>
+      typeof value === "boolean" ? undefined : WATCH_OBJECT.check(value, name),
+  },
+};
+
 /**
  * Creates a client for the bundle file at `options.bundlePath`. The file is
  * read once, here: its size is checked with `stat` before it is read
@@ -70,7 +108,11 @@ export interface LocalClientOptions extends ClientOptions {
  * With `watch`, the file is polled (see {@link LocalClientOptions.watch}); the
  * poll timer keeps the process alive until `close()`.
  *
- * @throws {PolicyError} `INVALID_OPTIONS`, or a bundle load code.
+ * Every option is checked first, key material included, before the file
+ * is read: an unknown option (`watch: { interval: 5 }`) or a key that
+ * cannot be imported fails at once.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS`, `INVALID_KEY`, or a bundle load code.
  *
  * @example Evaluating a bundle file
  * ```ts ignore
@@ -107,28 +149,28 @@ export interface LocalClientOptions extends ClientOptions {
  * );
  * ```
  */
-export async function createLocalClient(options: LocalClientOptions): Promise<PolicyClient> {
-  if (options === null || typeof options !== "object") {
-    throw invalidOption("options must be an object with at least bundlePath");
-  }
-  checkClientOptions(options);
+export async function createLocalClient(options: LocalClientOptions): Promise<LocalClient> {
+  checkOptions(options, LOCAL_FIELDS, "createLocalClient");
+  const verify = await importTrustedKeys(options.verify);
   const { bundlePath } = options;
-  if (typeof bundlePath !== "string" || bundlePath === "") {
-    throw invalidOption("bundlePath must be the path of the bundle file, a non-empty string");
-  }
-  const intervalMs = watchInterval(options.watch);
+  const watch = options.watch;
+  const intervalMs = watch === undefined || watch === false
+    ? null
+    : watch === true
+    ? DEFAULT_WATCH_INTERVAL_MS
+    : watch.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  // One object for every load, so that the verification key is imported once.
+  // One object for every load, with the keys imported once.
   const loadOptions: LoadBundleOptions = {
     maxFileBytes,
-    ...(options.verify !== undefined && { verify: options.verify }),
+    ...(verify !== undefined && { verify }),
     ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
   };
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
   // A copy: changing the caller's object later changes nothing, reloads included.
-  const slot = new BundleSlot(loaded, { ...options });
-  return new LocalClient({
+  const slot = new BundleSlot(loaded, { ...options }, { now: Date.now, random: Math.random });
+  return new LocalClientImpl({
     bundlePath,
     maxFileBytes,
     loadOptions,
@@ -138,29 +180,6 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Po
     intervalMs,
     onError: options.onError ?? defaultOnError(bundlePath),
   });
-}
-
-/** The poll interval `watch` asks for, or null for no watching. */
-function watchInterval(watch: LocalClientOptions["watch"]): number | null {
-  if (watch === undefined || watch === false) return null;
-  if (watch === true) return DEFAULT_WATCH_INTERVAL_MS;
-  if (watch === null || typeof watch !== "object" || Array.isArray(watch)) {
-    throw invalidOption("watch must be true, false or { intervalMs }");
-  }
-  const { intervalMs } = watch;
-  if (intervalMs === undefined) return DEFAULT_WATCH_INTERVAL_MS;
-  // setTimeout fires at once for delays over 2^31 - 1 ms.
-  if (
-    typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 1 ||
-    intervalMs > 0x7fffffff
-  ) {
-    throw invalidOption(
-      `watch.intervalMs must be a number of milliseconds from 1 to 2147483647; got ${
-        String(intervalMs)
-      }`,
-    );
-  }
-  return intervalMs;
 }
 
 /** Without `onError`, a failed reload is still visible: one warning on the console. */
@@ -198,7 +217,7 @@ function asPolicyError(error: unknown, bundlePath: string): PolicyError {
 /** The version key of a path that cannot be statted, by error code. */
 const unreadable = (error: unknown) => `unreadable:${systemErrorCode(error) ?? String(error)}`;
 
-class LocalClient implements PolicyClient {
+class LocalClientImpl implements LocalClient {
   readonly #init: LocalClientInit;
   readonly #slot: BundleSlot;
   /**
@@ -230,9 +249,15 @@ class LocalClient implements PolicyClient {
     return this.#slot.current.evaluate(request);
   }
 
-  status(): ClientStatus {
+  status(): LocalClientStatus {
     const { status } = this.#slot.current;
-    return { origin: "local", ...status, signature: { ...status.signature } };
+    const refused = this.#slot.rollbackRefused;
+    return {
+      origin: "local",
+      ...status,
+      signature: { ...status.signature },
+      rollbackRefused: refused === null ? null : { ...refused },
+    };
   }
 
   async close(): Promise<void> {
@@ -314,6 +339,8 @@ class LocalClient implements PolicyClient {
     let loaded: LoadedBundle;
     try {
       loaded = await loadBundle(file.bytes, loadOptions);
+      const refusal = this.#slot.refuseRollback(loaded.status, `the bundle file "${bundlePath}"`);
+      if (refusal !== null) throw refusal;
     } catch (error) {
       this.#report(asPolicyError(error, bundlePath));
       return;

@@ -1,17 +1,22 @@
 /**
- * The interface both clients return (SPEC.md "Library operations", CONTRACT.md §2).
+ * The interface both clients return (SPEC.md "Library operations", CONTRACT.md §2),
+ * their options and their status.
  *
  * @module
  */
 import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
-import type { PolicyError } from "../engine/policy_error.ts";
+import type { ErrorCode, PolicyError } from "../engine/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
-import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
+import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 
-/** Options every client accepts. */
+/** Options every client accepts. Unknown keys are refused (`INVALID_OPTIONS`). */
 export interface ClientOptions {
-  /** The key bundles must be signed with. */
-  verify?: VerifyKeyOptions;
+  /**
+   * The trusted key, or a list of up to 16 (`MAX_VERIFY_KEYS`) during a key
+   * rotation: `{ algorithm, publicKey, keyId? }`. A bundle must carry a
+   * signature that one of them verifies (docs/operations.md).
+   */
+  verify?: VerifyKeySet;
   /** Accept bundles without a signature (only when no `verify` key is set). */
   allowUnsigned?: boolean;
   /** Called with the error of every failed reload; the previous bundle stays in force. */
@@ -22,13 +27,143 @@ export interface ClientOptions {
   contextPolicy?: ContextPolicy;
   /** Largest bundle accepted, in bytes. Default 8 MiB. */
   maxFileBytes?: number;
+  /**
+   * Put in force a bundle whose `bundleVersion` is lower than the one in
+   * force. Default `false`: such a bundle is refused with
+   * `BUNDLE_VERSION_ROLLBACK` (docs/operations.md "No going back").
+   */
+  allowRollback?: boolean;
+  /**
+   * Receives each decision `evaluate` returns (sampled, with masked context
+   * keys: see `decisionLog`), synchronously, before `evaluate` returns.
+   * What it throws is ignored. When absent, `evaluate` does no logging work.
+   */
+  onDecision?: (record: DecisionRecord) => void;
+  /** How decisions are given to `onDecision`. Needs `onDecision`. */
+  decisionLog?: DecisionLogOptions;
 }
 
-/** What `status()` returns (SPEC.md "Client status"). */
-export interface ClientStatus extends BundleStatus {
-  /** `local` or `remote`. */
-  origin: "local" | "remote";
+/** Options of the decision log (`ClientOptions.decisionLog`). */
+export interface DecisionLogOptions {
+  /** The share of decisions passed to `onDecision`, from 0 to 1. Default 1 (all). */
+  sampleRate?: number;
+  /**
+   * Context keys whose values are replaced by `"[masked]"` in the record: a
+   * top-level key (`email`) or a dotted path (`user.email`). At most 256.
+   */
+  maskContextKeys?: readonly string[];
 }
+
+/** What `onDecision` receives for one decision. */
+export interface DecisionRecord {
+  /** When the decision was made, ISO 8601. */
+  timestamp: string;
+  /** The request: its target, and its context with the masked keys replaced. */
+  request: EvaluationRequest;
+  /** The decision returned. */
+  decision: Decision;
+  /** The bundle that decided. */
+  bundle: { checksum: string; bundleVersion: number | null };
+  /** The sample rate in force: each record stands for `1 / sampleRate` decisions. */
+  sampleRate: number;
+}
+
+/** An older bundle a client refused (`BUNDLE_VERSION_ROLLBACK`). */
+export interface RollbackRefusal {
+  /** The refused bundle's `bundleVersion`, lower than the one in force. */
+  bundleVersion: number;
+  /** Its checksum. */
+  checksum: string;
+  /** When it was refused, ISO 8601. */
+  at: string;
+}
+
+/** What `status()` of the local client returns. */
+export interface LocalClientStatus extends BundleStatus {
+  /** Always `local`. */
+  origin: "local";
+  /**
+   * The last older bundle refused since the bundle in force came into force
+   * (see `allowRollback`), or null.
+   */
+  rollbackRefused: RollbackRefusal | null;
+}
+
+/** The fields of the remote client's status that every state has. */
+export interface RemoteClientStatusBase extends BundleStatus {
+  /** Always `remote`. */
+  origin: "remote";
+  /**
+   * True after `DEGRADED_AFTER_FAILURES` consecutive failed polls, and
+   * while running from the cache file; the first successful poll clears it.
+   * The bundle in force keeps being served either way.
+   */
+  degraded: boolean;
+  /**
+   * True when `maxStalenessMs` is set and the bundle in force was last
+   * confirmed by an origin longer ago than that: `evaluate` then throws
+   * `BUNDLE_STALE`. The first successful poll clears it.
+   */
+  stale: boolean;
+  /** Failed polls since the last successful one. */
+  consecutiveFailures: number;
+  /** When the next poll is due, ISO 8601; null while a poll runs or after `close()`. */
+  nextPollAt: string | null;
+  /** The last older bundle refused since the bundle in force came into force, or null. */
+  rollbackRefused: RollbackRefusal | null;
+}
+
+/** Where the remote client's bundle in force came from. */
+export type RemoteClientSource =
+  | {
+    /** Verified from an origin. */
+    source: "network";
+    /** The origin (an entry of `baseUrl`) that last served or confirmed the bundle in force. */
+    servedBy: string;
+    /** When a poll last succeeded (200 verified, or 304), ISO 8601. */
+    lastSuccessAt: string;
+  }
+  | {
+    /** Started from `cachePath` because the first request failed; not yet synchronised. */
+    source: "cache";
+    /** No origin has served or confirmed it yet. */
+    servedBy: null;
+    /** No poll has succeeded yet. */
+    lastSuccessAt: null;
+    /** Always degraded while running from the cache. */
+    degraded: true;
+  };
+
+/** The remote client's most recent failed poll. */
+export type RemoteClientLastError =
+  | {
+    /** No poll has failed. */
+    lastErrorCode: null;
+    /** No poll has failed. */
+    lastErrorAt: null;
+  }
+  | {
+    /** The code of the most recent failed poll, kept after a success. */
+    lastErrorCode: ErrorCode;
+    /** When it failed, ISO 8601. */
+    lastErrorAt: string;
+  };
+
+/**
+ * What `status()` of the remote client returns: after
+ * `if (status.source === "network")`, `servedBy` and `lastSuccessAt` are
+ * strings; after `if (status.lastErrorCode !== null)`, so is `lastErrorAt`.
+ */
+export type RemoteClientStatus =
+  & RemoteClientStatusBase
+  & RemoteClientSource
+  & RemoteClientLastError;
+
+/**
+ * What `status()` returns (SPEC.md "Client status"): narrow on `origin` to
+ * reach the remote client's fields.
+ */
+export type ClientStatus = LocalClientStatus | RemoteClientStatus;
 
 /** A loaded, verified bundle to evaluate against, kept current by its client. */
 export interface PolicyClient extends AsyncDisposable {

@@ -11,9 +11,11 @@ import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import {
   type BundleSignatureStatus,
+  MAX_VERIFY_KEYS,
   SIGNATURE_ALGORITHMS,
   signBundle,
   verifyBundleSignature,
+  type VerifyKeyOptions,
 } from "../verify/mod.ts";
 import type { FlagSpecs } from "./_args.ts";
 import type { SigningBlock } from "./_config.ts";
@@ -190,6 +192,11 @@ export async function sign<T extends RuntimeBundleV1>(
 export interface VerifyKey {
   algorithm: SignatureAlgorithm;
   publicKey: string | CryptoKey;
+  /**
+   * Every trusted key, when the key text held several (a key rotation):
+   * the first is `algorithm`/`publicKey`. Absent: that one key.
+   */
+  keys?: readonly VerifyKeyOptions[];
   /** Where the key came from, for people (never the key). */
   source: string;
 }
@@ -293,18 +300,39 @@ export async function verify(
   key: VerifyKey,
 ): Promise<BundleSignatureStatus> {
   return await verifyBundleSignature(bundle, {
-    verify: { algorithm: key.algorithm, publicKey: key.publicKey },
+    verify: key.keys ?? { algorithm: key.algorithm, publicKey: key.publicKey },
   });
 }
 
-/** The algorithm of a key given as text: SPKI PEM is ECDSA, 64 hex characters are an HMAC secret. */
+/**
+ * The trusted keys in a key text (a `--public-key` file, `POLICY_PUBLIC_KEY`,
+ * the file of `POLICY_PUBLIC_KEY_PATH` or `signature.publicKeyPath`): SPKI PEM
+ * blocks verify ECDSA_SHA_256 (text around them is ignored, as PEM allows),
+ * 64-hex secrets separated by white space verify HMAC_SHA256. Several keys,
+ * up to MAX_VERIFY_KEYS, are a key set: a signature is valid under any of
+ * them (docs/operations.md "Rotating the signing key").
+ */
 function keyFromText(text: string, source: string): VerifyKey {
   const trimmed = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
-    return { algorithm: "HMAC_SHA256", publicKey: trimmed, source };
-  }
-  if (trimmed.includes("-----BEGIN PUBLIC KEY-----")) {
-    return { algorithm: "ECDSA_SHA_256", publicKey: text, source };
+  const pemBlock = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
+  const pems = trimmed.match(pemBlock) ?? [];
+  const rest = trimmed.replace(pemBlock, " ").split(/\s+/).filter((token) => token !== "");
+  const secrets = rest.filter((token) => /^[0-9a-fA-F]{64}$/.test(token));
+  if (pems.length + secrets.length > 0 && (pems.length > 0 || secrets.length === rest.length)) {
+    const keys: VerifyKeyOptions[] = [
+      ...pems.map((pem) => ({ algorithm: "ECDSA_SHA_256" as const, publicKey: `${pem}\n` })),
+      ...secrets.map((secret) => ({ algorithm: "HMAC_SHA256" as const, publicKey: secret })),
+    ];
+    if (keys.length > MAX_VERIFY_KEYS) {
+      throw new PolicyError(
+        "INVALID_KEY",
+        `${source} holds ${keys.length} keys; at most ${MAX_VERIFY_KEYS} are accepted`,
+      );
+    }
+    const [first] = keys as [VerifyKeyOptions];
+    return keys.length === 1
+      ? { ...first, source }
+      : { ...first, keys, source: `${source} (${keys.length} keys)` };
   }
   const isPrivate = /-----BEGIN (EC |ENCRYPTED )?PRIVATE KEY-----/.test(trimmed);
   throw new PolicyError(

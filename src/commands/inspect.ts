@@ -17,6 +17,7 @@ const INVALID_CODES = new Set([
   "CHECKSUM_MISMATCH",
   "BUNDLE_SIGNATURE_MISSING",
   "BUNDLE_SIGNATURE_INVALID",
+  "BUNDLE_SIGNATURE_KEY_UNKNOWN",
   "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
   "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
 ]);
@@ -34,7 +35,8 @@ export const runInspect = defineCommand(
       "signature.publicKeyPath, then the signing blocks (sign.signing over build.signing):",
       "the HMAC secret variable, or the public half of the ECDSA private key; last,",
       "POLICY_HMAC_SECRET. An SPKI PEM",
-      "key verifies ECDSA_SHA_256; 64 hex characters verify HMAC_SHA256.",
+      "key verifies ECDSA_SHA_256; 64 hex characters verify HMAC_SHA256. A key text may hold",
+      "several keys (up to 16, during a key rotation): any of them verifies.",
     ].join("\n"),
     flags: {
       policies: { type: "boolean", description: "show metadata, policies and rules" },

@@ -115,8 +115,8 @@ async function prepare(
       const status = await verify(bundle, key);
       verification = {
         status: "verified",
-        algorithm: status.algorithm ?? null,
-        keyId: status.keyId ?? null,
+        algorithm: status.status === "verified" ? status.algorithm : null,
+        keyId: status.status === "verified" ? status.keyId : null,
         keySource: key.source,
       };
     }

@@ -46,6 +46,11 @@ export const ERROR_CODES = [
   // The project's own: enforcement (docs/enforcement.md)
   "INVALID_DECISION",
   "THROTTLE_STORE_UNAVAILABLE",
+  // The project's own: running in production (docs/operations.md)
+  "BUNDLE_SIGNATURE_KEY_UNKNOWN",
+  "BUNDLE_VERSION_ROLLBACK",
+  "BUNDLE_STALE",
+  "DECISION_LOG_WRITE_ERROR",
   // The project's own: toolkit licence (docs/license.md)
   "LICENSE_INVALID",
   "LICENSE_EXPIRED",

@@ -8,10 +8,14 @@
 import { canonicalPayloadBytes, toHex } from "../engine/canonical_payload.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { PolicyError } from "../engine/policy_error.ts";
-import type { Issue, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
+import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import { assertValidBundle, LOAD_MAX_ISSUES } from "../engine/validate_bundle.ts";
-import { checkSignature, type VerifyBundleSignatureOptions } from "./verify_bundle_signature.ts";
+import {
+  type BundleSignatureStatus,
+  checkSignature,
+  type VerifyBundleSignatureOptions,
+} from "./verify_bundle_signature.ts";
 import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
@@ -26,15 +30,13 @@ export interface LoadBundleOptions extends VerifyBundleSignatureOptions {
   maxFileBytes?: number;
 }
 
-/** The signature part of a client's status (SPEC.md "Client status"). */
-export interface SignatureStatus {
-  /** A loaded bundle is `verified` or `unsigned`; `missing` and `unverified` are load failures. */
-  status: "verified" | "unsigned" | "missing" | "unverified";
-  /** The signature's algorithm, when verified. */
-  algorithm?: SignatureAlgorithm;
-  /** The key id recorded in the signature, when verified (not itself signed). */
-  keyId?: string;
-}
+/**
+ * The signature part of a client's status (SPEC.md "Client status"): a
+ * loaded bundle is `verified`, with the signature's algorithm and key id,
+ * or `unsigned`. The `missing` and `unverified` states of SPEC.md are load
+ * failures, never the state of a loaded bundle.
+ */
+export type SignatureStatus = BundleSignatureStatus;
 
 /** What a loaded bundle reports in `status()`. */
 export interface BundleStatus {

@@ -38,8 +38,10 @@ export * from "./verify_payload.ts";
 export * from "./sign_bundle.ts";
 export {
   type BundleSignatureStatus,
+  MAX_VERIFY_KEYS,
   verifyBundleSignature,
   type VerifyBundleSignatureOptions,
   type VerifyKeyOptions,
+  type VerifyKeySet,
 } from "./verify_bundle_signature.ts";
 export * from "./load_bundle.ts";

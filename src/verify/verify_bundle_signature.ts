@@ -9,39 +9,50 @@ import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
 import { isRecord } from "../engine/_guards.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { describeType } from "./_crypto_key.ts";
-import { importVerifyKey, quote, unsupported } from "./_import_key.ts";
+import { importVerifyKey, quote } from "./_import_key.ts";
+import {
+  keysToTry,
+  namesNoConfiguredKey,
+  verifyKeyList,
+  type VerifyKeyOptions,
+  type VerifyKeySet,
+} from "./_verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
 
-/** The key that verifies bundles: `verify` of the client options. */
-export interface VerifyKeyOptions {
-  /** The algorithm bundles must be signed with. */
-  algorithm: SignatureAlgorithm;
-  /**
-   * For `ECDSA_SHA_256`, SPKI PEM text (`-----BEGIN PUBLIC KEY-----`) or a
-   * public `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
-   */
-  publicKey: string | CryptoKey;
-}
+export type { VerifyKeyOptions, VerifyKeySet } from "./_verify_keys.ts";
+export { MAX_VERIFY_KEYS } from "./_verify_keys.ts";
 
 /** Options of {@link verifyBundleSignature}. */
 export interface VerifyBundleSignatureOptions {
-  /** The verification key. When set, every bundle must carry a signature it verifies. */
-  verify?: VerifyKeyOptions;
+  /**
+   * The trusted key, or a list of trusted keys (at most `MAX_VERIFY_KEYS` (16)).
+   * When set, every bundle must carry a signature that one of them verifies.
+   */
+  verify?: VerifyKeySet;
   /** Accept bundles without a signature when no key is configured. Default `false`. */
   allowUnsigned?: boolean;
 }
 
-/** The signature state of a bundle that passed {@link verifyBundleSignature}. */
-export interface BundleSignatureStatus {
-  /** `verified`: the configured key checked the signature; `unsigned`: no signature, and allowed. */
-  status: "verified" | "unsigned";
-  /** The signature algorithm (when verified). */
-  algorithm?: SignatureAlgorithm;
-  /** The signature's key id (when verified). */
-  keyId?: string;
-}
+/**
+ * The signature state of a bundle that passed {@link verifyBundleSignature}:
+ * `verified` (a configured key checked the signature) with its algorithm and
+ * key id, or `unsigned` (no signature, and allowed). The other two states of
+ * SPEC.md, `missing` and `unverified`, are load failures.
+ */
+export type BundleSignatureStatus =
+  | {
+    /** A configured key checked the signature. */
+    status: "verified";
+    /** The signature's algorithm. */
+    algorithm: SignatureAlgorithm;
+    /** The key id recorded in the signature (a hint: it is not itself signed). */
+    keyId: string;
+  }
+  | {
+    /** No signature, and `allowUnsigned` was set. */
+    status: "unsigned";
+  };
 
 /** Message of `BUNDLE_SIGNATURE_ALGORITHM_REMOVED`. */
 const REMOVED_MESSAGE =
@@ -54,27 +65,36 @@ const keyCache = new WeakMap<
 >();
 
 /**
- * Checks the signature of a bundle against the configured key and returns
- * its state, or throws the load error. In order:
+ * Checks the signature of a bundle against the trusted key (or keys) and
+ * returns its state, or throws the load error. In order:
  *
  * 1. A signature algorithm of `Ed25519` or `EdDSA` (any case):
  *    `BUNDLE_SIGNATURE_ALGORITHM_REMOVED`, whatever key is configured.
- * 2. `verify` that is not an object or names an unsupported algorithm, or
- *    `allowUnsigned` that is not a boolean: `INVALID_OPTIONS`.
+ * 2. `verify` that is not a key object or a list of 1 to
+ *    `MAX_VERIFY_KEYS` (16) of them, names an unsupported algorithm or
+ *    repeats a key id, or `allowUnsigned` that is not a boolean:
+ *    `INVALID_OPTIONS`.
  * 3. No signature: with a key, `BUNDLE_SIGNATURE_MISSING` (even with
  *    `allowUnsigned`); without a key, `{ status: "unsigned" }` when
  *    `allowUnsigned` is true, else `BUNDLE_UNSIGNED`.
  * 4. A signature that is not an object with string `algorithm`, `keyId` and
  *    `value`, or whose algorithm is not supported: `BUNDLE_SIGNATURE_INVALID`.
  * 5. No key: `BUNDLE_SIGNATURE_UNVERIFIED` (even with `allowUnsigned`).
- * 6. A key for the other algorithm: `BUNDLE_SIGNATURE_ALGORITHM_MISMATCH`.
+ * 6. No key for the signature's algorithm: `BUNDLE_SIGNATURE_ALGORITHM_MISMATCH`.
  * 7. An unusable key: `INVALID_KEY`.
- * 8. A malformed signature value, or one that does not match the canonical
- *    payload: `BUNDLE_SIGNATURE_INVALID`. Otherwise `{ status: "verified", algorithm, keyId }`.
+ * 8. The keys of that algorithm are tried, the one whose `keyId` equals the
+ *    signature's first (a hint: the signature's `keyId` is not signed, so
+ *    it never makes a key trusted). The first that verifies gives
+ *    `{ status: "verified", algorithm, keyId }`. A malformed value is
+ *    `BUNDLE_SIGNATURE_INVALID`. When none verifies:
+ *    `BUNDLE_SIGNATURE_KEY_UNKNOWN` if the signature's `keyId` names no
+ *    configured key (every key tried has a `keyId`, none equal), else
+ *    `BUNDLE_SIGNATURE_INVALID`.
  *
- * It reads nothing and changes nothing; the key imported for a `verify`
- * object is kept (weakly) with it, so later calls with the same object skip
- * the import. The checksum is not checked here.
+ * Each try is one WebCrypto `verify` (constant time for HMAC). It reads
+ * nothing and changes nothing; the key imported for a `verify` object is
+ * kept (weakly) with it, so later calls with the same object skip the
+ * import. The checksum is not checked here.
  *
  * @throws {PolicyError} With the codes above.
  *
@@ -86,6 +106,24 @@ const keyCache = new WeakMap<
  * const bundle = { schemaVersion: 1 as const, env: "dev" as const, policies: [] };
  * assert.deepEqual(await verifyBundleSignature(bundle, { allowUnsigned: true }), { status: "unsigned" });
  * await assert.rejects(verifyBundleSignature(bundle), { code: "BUNDLE_UNSIGNED" });
+ * ```
+ *
+ * @example A key set during a rotation
+ * ```ts
+ * import { signBundle, verifyBundleSignature } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const oldSecret = "11".repeat(32), newSecret = "22".repeat(32);
+ * const bundle = { schemaVersion: 1 as const, env: "dev" as const, policies: [] };
+ * const signed = await signBundle(bundle, { algorithm: "HMAC_SHA256", key: newSecret, keyId: "k2" });
+ * const verify = [
+ *   { algorithm: "HMAC_SHA256" as const, publicKey: oldSecret, keyId: "k1" },
+ *   { algorithm: "HMAC_SHA256" as const, publicKey: newSecret, keyId: "k2" },
+ * ];
+ * assert.equal((await verifyBundleSignature(signed, { verify })).status, "verified");
+ * await assert.rejects(verifyBundleSignature(signed, { verify: [verify[0]!] }), {
+ *   code: "BUNDLE_SIGNATURE_KEY_UNKNOWN",
+ * });
  * ```
  */
 export function verifyBundleSignature(
@@ -116,21 +154,13 @@ export async function checkSignature(
       `allowUnsigned must be a boolean; got ${quote(allowUnsigned)}`,
     );
   }
-  if (verify !== undefined) {
-    if (!isRecord(verify)) {
-      throw new PolicyError(
-        "INVALID_OPTIONS",
-        `verify must be an object { algorithm, publicKey }; got ${describeType(verify)}`,
-      );
-    }
-    if (!isSignatureAlgorithm(verify.algorithm)) throw unsupported(verify.algorithm);
-  }
+  const keys = verify === undefined ? [] : verifyKeyList(verify);
 
   if (signature === undefined) {
-    if (verify !== undefined) {
+    if (keys.length > 0) {
       throw new PolicyError(
         "BUNDLE_SIGNATURE_MISSING",
-        `the bundle has no signature but an ${verify.algorithm} key is configured; sign the bundle`,
+        `the bundle has no signature but ${describeKeys(keys)} configured; sign the bundle`,
       );
     }
     if (allowUnsigned) return { status: "unsigned" };
@@ -169,26 +199,47 @@ export async function checkSignature(
     );
   }
   const signedWith = `${algorithm}, key id ${quote(keyId)}`;
-  if (verify === undefined) {
+  if (keys.length === 0) {
     throw new PolicyError(
       "BUNDLE_SIGNATURE_UNVERIFIED",
       `the bundle is signed (${signedWith}) but no key is configured to verify it; set verify: { algorithm: "${algorithm}", publicKey }`,
     );
   }
-  if (verify.algorithm !== algorithm) {
+  const candidates = keysToTry(keys, algorithm, keyId);
+  if (candidates.length === 0) {
     throw new PolicyError(
       "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
-      `the bundle is signed with ${algorithm} but the configured key is for ${verify.algorithm}; configure an ${algorithm} key or re-sign the bundle with ${verify.algorithm}`,
+      `the bundle is signed with ${algorithm} but ${
+        describeKeys(keys)
+      } configured; configure an ${algorithm} key or re-sign the bundle with ${keys[0]!.algorithm}`,
     );
   }
-  const key = await cachedKey(verify);
-  if (!await verifyPayload(algorithm, key, payload(), value)) {
+  const data = payload();
+  for (const key of candidates) {
+    if (await verifyPayload(algorithm, await cachedKey(key), data, value)) {
+      return { status: "verified", algorithm, keyId };
+    }
+  }
+  if (namesNoConfiguredKey(candidates, keyId)) {
     throw new PolicyError(
-      "BUNDLE_SIGNATURE_INVALID",
-      `the bundle's signature (${signedWith}) does not match: the bundle changed after signing, or it was signed with another key`,
+      "BUNDLE_SIGNATURE_KEY_UNKNOWN",
+      `the bundle is signed with key id ${quote(keyId)}, which is not among the trusted keys (${
+        candidates.map((key) => quote(key.keyId)).join(", ")
+      }), and no trusted key verifies it; add that key to verify if it is a new signing key`,
     );
   }
-  return { status: "verified", algorithm, keyId };
+  throw new PolicyError(
+    "BUNDLE_SIGNATURE_INVALID",
+    `the bundle's signature (${signedWith}) does not match ${
+      candidates.length === 1 ? "the trusted key" : `any of the ${candidates.length} trusted keys`
+    }: the bundle changed after signing, or it was signed with another key`,
+  );
+}
+
+/** "an HMAC_SHA256 key is" / "3 keys (ECDSA_SHA_256) are", for messages. */
+function describeKeys(keys: readonly VerifyKeyOptions[]): string {
+  const algorithms = [...new Set(keys.map((key) => key.algorithm))].join(", ");
+  return keys.length === 1 ? `an ${algorithms} key is` : `${keys.length} keys (${algorithms}) are`;
 }
 
 function cachedKey(verify: VerifyKeyOptions): Promise<CryptoKey> {

@@ -36,8 +36,9 @@
  * registered as ignored, so the test report shows them:
  * - `hmac: false`: the client refuses `HMAC_SHA256` bundles and keys (the remote
  *   client, CONTRACT.md §4).
- * - `allowUnsigned: false`: the client never loads an unsigned bundle, even
- *   with `allowUnsigned`.
+ * - `allowUnsigned: false`: the client has no `allowUnsigned` option, and
+ *   needs `verify` (the remote client): creating it without `verify`, or with
+ *   `allowUnsigned`, fails with `INVALID_OPTIONS`.
  *
  * What the suite checks: decisions equal the engine's for the fixtures
  * `tests/testdata/engine/precedence.json` and `defaults_matching.json`;
@@ -47,8 +48,10 @@
  * `BUNDLE_SIGNATURE_MISSING`, `BUNDLE_SIGNATURE_UNVERIFIED`,
  * `BUNDLE_SIGNATURE_INVALID`, `BUNDLE_SIGNATURE_ALGORITHM_MISMATCH`,
  * `CHECKSUM_MISMATCH`, `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID`,
- * `BUNDLE_TOO_LARGE`); `contextPolicy`; `parseCustomEffect`; `close()`
- * idempotent, and `[Symbol.asyncDispose]`.
+ * `BUNDLE_TOO_LARGE`); trusted key sets (`BUNDLE_SIGNATURE_KEY_UNKNOWN`);
+ * options checked before any I/O (unknown keys, bad key material);
+ * `contextPolicy`; `parseCustomEffect`; `onDecision` with sampling and
+ * masking; `close()` idempotent, and `[Symbol.asyncDispose]`.
  *
  * Reloading (watch, poll, `onError`) is client-specific and tested by each
  * client's own tests.
@@ -59,6 +62,7 @@ import assert from "node:assert/strict";
 import {
   type ClientOptions,
   compileBundle,
+  type DecisionRecord,
   evaluate,
   type EvaluateOptions,
   type EvaluationRequest,
@@ -68,6 +72,7 @@ import {
   type RuntimeBundleV1,
   signBundle,
   toHex,
+  type VerifyKeyOptions,
 } from "../../mod.ts";
 import type { ErrorCode } from "../../src/engine/policy_error.ts";
 import { encodePem } from "../../src/verify/_pem.ts";
@@ -82,7 +87,7 @@ export type NewClient = (
 export interface ClientSuiteFeatures {
   /** The client loads `HMAC_SHA256` bundles verified with an HMAC secret. */
   hmac?: boolean;
-  /** The client loads unsigned bundles when `allowUnsigned` is set. */
+  /** The client has `allowUnsigned` (and loads unsigned bundles with it); else it needs `verify`. */
   allowUnsigned?: boolean;
 }
 
@@ -256,7 +261,7 @@ export function runClientSuite(
       });
       assert.equal(status.policies, 3);
       // A copy: changing it does not change the client.
-      status.signature.status = "unsigned";
+      (status.signature as { status: string }).status = "unsigned";
       status.policies = 0;
       assert.equal(client.status().signature.status, "verified");
       assert.equal(client.status().policies, 3);
@@ -312,9 +317,16 @@ export function runClientSuite(
     });
   }, unsigned);
 
+  // A client without allowUnsigned needs verify: without it, creation fails before any I/O.
+  const withoutKey = (code: ErrorCode): ErrorCode => unsigned ? code : "INVALID_OPTIONS";
+
   test("creation fails with BUNDLE_UNSIGNED for an unsigned bundle without allowUnsigned", async () => {
-    await assertCreationFails(text(example()), {}, "BUNDLE_UNSIGNED");
-    await assertCreationFails(text(example()), { allowUnsigned: false }, "BUNDLE_UNSIGNED");
+    await assertCreationFails(text(example()), {}, withoutKey("BUNDLE_UNSIGNED"));
+    await assertCreationFails(
+      text(example()),
+      { allowUnsigned: false },
+      withoutKey("BUNDLE_UNSIGNED"),
+    );
   });
 
   test("creation fails with BUNDLE_SIGNATURE_MISSING for an unsigned bundle when a key is set", async () => {
@@ -322,14 +334,161 @@ export function runClientSuite(
     await assertCreationFails(
       text(example()),
       { ...await ecdsaVerify(), allowUnsigned: true },
-      "BUNDLE_SIGNATURE_MISSING",
+      unsigned ? "BUNDLE_SIGNATURE_MISSING" : "INVALID_OPTIONS",
     );
   });
 
   test("creation fails with BUNDLE_SIGNATURE_UNVERIFIED for a signed bundle without a key", async () => {
     const signed = text(await signEcdsa(example()));
-    await assertCreationFails(signed, {}, "BUNDLE_SIGNATURE_UNVERIFIED");
-    await assertCreationFails(signed, { allowUnsigned: true }, "BUNDLE_SIGNATURE_UNVERIFIED");
+    await assertCreationFails(signed, {}, withoutKey("BUNDLE_SIGNATURE_UNVERIFIED"));
+    await assertCreationFails(
+      signed,
+      { allowUnsigned: true },
+      withoutKey("BUNDLE_SIGNATURE_UNVERIFIED"),
+    );
+  });
+
+  test("a trusted key set: any key verifies, the signature's keyId orders the tries, an unknown keyId is BUNDLE_SIGNATURE_KEY_UNKNOWN", async () => {
+    const { ecdsaPublicPem, otherEcdsaPublicPem } = await suiteKeys();
+    const signed = text(await signEcdsa(example(), "k-new"));
+    const current = { algorithm: "ECDSA_SHA_256" as const, publicKey: ecdsaPublicPem };
+    const other = { algorithm: "ECDSA_SHA_256" as const, publicKey: otherEcdsaPublicPem };
+    // Old key first, new key second, with or without key ids: it verifies.
+    for (
+      const verify of [
+        [{ ...other, keyId: "k-old" }, { ...current, keyId: "k-new" }],
+        [other, current],
+        // A key id that names the wrong key is only a hint: the right key still verifies.
+        [{ ...other, keyId: "k-new" }, { ...current, keyId: "k-old" }],
+      ]
+    ) {
+      await withClient(signed, { verify }, (client) => {
+        assert.deepEqual(client.status().signature, {
+          status: "verified",
+          algorithm: "ECDSA_SHA_256",
+          keyId: "k-new",
+        });
+      });
+    }
+    // The signature names a key id no trusted key has, and none verifies.
+    const unknown = await assertCreationFails(
+      signed,
+      { verify: [{ ...other, keyId: "k-old" }] },
+      "BUNDLE_SIGNATURE_KEY_UNKNOWN",
+    );
+    assert.match(unknown.message, /"k-new"/);
+    // It names a trusted key (or a key has no id), and none verifies: a bad signature.
+    await assertCreationFails(
+      signed,
+      { verify: [{ ...other, keyId: "k-new" }] },
+      "BUNDLE_SIGNATURE_INVALID",
+    );
+    await assertCreationFails(signed, { verify: [other] }, "BUNDLE_SIGNATURE_INVALID");
+    // The set is bounded and its key ids unique.
+    await assertCreationFails(
+      signed,
+      { verify: Array.from({ length: 17 }, (_, i) => ({ ...current, keyId: `k${i}` })) },
+      "INVALID_OPTIONS",
+    );
+    await assertCreationFails(
+      signed,
+      { verify: [{ ...current, keyId: "a" }, { ...other, keyId: "a" }] },
+      "INVALID_OPTIONS",
+    );
+    await assertCreationFails(signed, { verify: [] }, "INVALID_OPTIONS");
+  });
+
+  test("options are checked before any I/O: an unknown key names the key and a suggestion, a bad key fails with INVALID_KEY", async () => {
+    const signed = text(await signEcdsa(example()));
+    const typo = await assertCreationFails(
+      signed,
+      { ...await ecdsaVerify(), parseCustomEfect: true } as ClientOptions,
+      "INVALID_OPTIONS",
+    );
+    assert.match(
+      typo.message,
+      /unknown option "parseCustomEfect"; did you mean "parseCustomEffect"\?/,
+    );
+    const nested = await assertCreationFails(
+      signed,
+      { ...await ecdsaVerify(), decisionLog: { sampleRat: 0.5 } } as unknown as ClientOptions,
+      "INVALID_OPTIONS",
+    );
+    assert.match(
+      nested.message,
+      /"decisionLog\.sampleRat"; did you mean "decisionLog\.sampleRate"/,
+    );
+    // Key material is imported at creation, even when the bundle would not need it.
+    await assertCreationFails(
+      text(example()),
+      {
+        verify: { algorithm: "ECDSA_SHA_256", publicKey: "garbage" },
+        ...(unsigned && { allowUnsigned: true }),
+      },
+      "INVALID_KEY",
+    );
+    await assertCreationFails(
+      signed,
+      {
+        verify: [(await ecdsaVerify()).verify as VerifyKeyOptions, {
+          algorithm: "ECDSA_SHA_256",
+          publicKey: "x",
+        }],
+      },
+      "INVALID_KEY",
+    );
+  });
+
+  test("onDecision receives each decision with the request, the bundle and a timestamp; sampling and masking apply", async () => {
+    const signed = await signEcdsa(example());
+    const records: DecisionRecord[] = [];
+    const request = {
+      target: billing,
+      context: { plan: "pro", email: "a@example.com", user: { id: "u1", ssn: "123" } },
+    };
+    await withClient(text(signed), {
+      ...await ecdsaVerify(),
+      onDecision: (record) => {
+        records.push(record);
+        throw new Error("a failing hook changes nothing");
+      },
+      decisionLog: { maskContextKeys: ["email", "ctx.user.ssn", "absent.key"] },
+    }, (client) => {
+      const decision = client.evaluate(request);
+      assert.equal(decision.decision, "allow");
+      assert.equal(records.length, 1);
+      const [record] = records;
+      assert.equal(record!.decision, decision);
+      assert.deepEqual(record!.request, {
+        target: billing,
+        context: { plan: "pro", email: "[masked]", user: { id: "u1", ssn: "[masked]" } },
+      });
+      assert.deepEqual(record!.bundle, { checksum: signed.checksum, bundleVersion: 7 });
+      assert.equal(record!.sampleRate, 1);
+      assert.ok(Math.abs(Date.parse(record!.timestamp) - Date.now()) < 60_000);
+      // The caller's context is unchanged.
+      assert.equal(request.context.email, "a@example.com");
+      assert.equal(request.context.user.ssn, "123");
+    });
+    let logged = 0;
+    await withClient(text(signed), {
+      ...await ecdsaVerify(),
+      onDecision: () => logged++,
+      decisionLog: { sampleRate: 0 },
+    }, (client) => {
+      for (let i = 0; i < 100; i++) client.evaluate(request);
+    });
+    assert.equal(logged, 0);
+    await assertCreationFails(
+      text(signed),
+      { ...await ecdsaVerify(), decisionLog: { sampleRate: 0.5 } },
+      "INVALID_OPTIONS",
+    );
+    await assertCreationFails(
+      text(signed),
+      { ...await ecdsaVerify(), onDecision: () => {}, decisionLog: { sampleRate: 2 } },
+      "INVALID_OPTIONS",
+    );
   });
 
   test("creation fails with BUNDLE_SIGNATURE_INVALID for a bundle signed by another key", async () => {

@@ -10,6 +10,24 @@
  */
 import { freePort, listening } from "../_loopback.ts";
 
+import { mkdir, rename, utimes, writeFile } from "node:fs/promises";
+import { SCOPE } from "./_remote_fixtures.ts";
+
+/**
+ * Publishes `text` as the test scope's bundle under `root` the safe way: a
+ * temporary file in the same folder, renamed over `bundle.json`, with the
+ * modification time `mtime` (nginx's ETag is modification time, in seconds,
+ * and size: give each publication a distinct one).
+ */
+export async function publishBundle(root: string, text: string, mtime: Date): Promise<void> {
+  const folder = `${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}`;
+  await mkdir(folder, { recursive: true });
+  const temporary = `${folder}/.bundle.json.tmp`;
+  await writeFile(temporary, text);
+  await utimes(temporary, mtime, mtime);
+  await rename(temporary, `${folder}/bundle.json`);
+}
+
 /** What {@link nginxConfig} needs. */
 export interface NginxConfigOptions {
   /** Folder for nginx's pid file, error log and temporary files. */

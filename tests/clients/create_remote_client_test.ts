@@ -65,7 +65,7 @@ async function assertFailedPoll(
   const { server, recorder, client } = setup;
   const before = client.status();
   server.fault = fault;
-  const status = await client.refresh();
+  const status = (await client.refresh()).status;
   assert.deepEqual(recorder.codes, [code]);
   assert.equal(status.consecutiveFailures, 1);
   assert.equal(status.lastErrorCode, code);
@@ -80,7 +80,7 @@ async function assertFailedPoll(
   assert.equal(recorder.polls.at(-1)?.error?.code, code);
   // The next poll still asks for the bundle in force, never for the bad one.
   server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
-  const recovered = await client.refresh();
+  const recovered = (await client.refresh()).status;
   assert.equal(server.lastRequest.headers.get("if-none-match"), '"v1"');
   assert.equal(recovered.consecutiveFailures, 0);
   assert.equal(recovered.lastErrorCode, code);
@@ -153,7 +153,7 @@ test("a poll sends If-None-Match and a 304 is a success that changes nothing", a
   const { server, client, recorder } = setup;
   const first = client.status();
   await new Promise((resolve) => setTimeout(resolve, 5));
-  const status = await client.refresh();
+  const status = (await client.refresh()).status;
   assert.equal(server.requests.length, 2);
   assert.equal(server.lastRequest.headers.get("if-none-match"), '"v1"');
   assert.equal(recorder.polls.at(-1)?.outcome, "unchanged");
@@ -168,7 +168,7 @@ test("a poll puts a new verified bundle in force and remembers its ETag", async 
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "bundle", body: V2, etag: '"v2"' };
-  const status = await client.refresh();
+  const status = (await client.refresh()).status;
   assert.equal(recorder.polls.at(-1)?.outcome, "updated");
   assert.equal(status.checksum, v2Checksum);
   assert.equal(status.bundleVersion, 2);
@@ -378,16 +378,16 @@ test("three failed polls make the client degraded; the first success clears it",
   await using setup = await started();
   const { server, client, recorder } = setup;
   server.fault = { kind: "status", status: 500 };
-  assert.equal((await client.refresh()).degraded, false);
-  assert.equal((await client.refresh()).degraded, false);
+  assert.equal((await client.refresh()).status.degraded, false);
+  assert.equal((await client.refresh()).status.degraded, false);
   server.fault = { kind: "status", status: 404 };
-  const third = await client.refresh();
+  const third = (await client.refresh()).status;
   assert.equal(third.degraded, true);
   assert.equal(third.consecutiveFailures, 3);
   assert.equal(third.lastErrorCode, "REMOTE_NOT_FOUND");
   assert.equal(decisionOf(client), "allow");
   server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
-  const healed = await client.refresh();
+  const healed = (await client.refresh()).status;
   assert.equal(recorder.polls.at(-1)?.httpStatus, 304);
   assert.equal(healed.degraded, false);
   assert.equal(healed.consecutiveFailures, 0);
@@ -495,10 +495,10 @@ test("when the first request fails the client starts from the cache, degraded", 
     assert.equal(recorder.polls[0]?.outcome, "failed");
     // Still unreachable: still degraded, still from the cache.
     server.fault = { kind: "status", status: 500 };
-    assert.equal((await client.refresh()).degraded, true);
+    assert.equal((await client.refresh()).status.degraded, true);
     // The first verified bundle from the network clears it (no If-None-Match was sent).
     server.fault = { kind: "bundle", body: V2, etag: '"v2"' };
-    const synced = await client.refresh();
+    const synced = (await client.refresh()).status;
     assert.equal(server.lastRequest.headers.get("if-none-match"), null);
     assert.equal(synced.source, "network");
     assert.equal(synced.degraded, false);
@@ -516,7 +516,7 @@ test("a client from the cache is synchronised by the same bundle from the networ
     await using client = await createRemoteClient(remoteOptions(server.baseUrl, { cachePath }));
     assert.equal(client.status().source, "cache");
     server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
-    const synced = await client.refresh();
+    const synced = (await client.refresh()).status;
     assert.equal(synced.source, "network");
     assert.equal(synced.degraded, false);
     assertIso(synced.lastSuccessAt);
@@ -567,12 +567,13 @@ test("close() aborts a request in flight and stops polling", async () => {
   const pending = client.refresh();
   while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
   await client.close();
-  const status = await pending;
-  assert.equal(status.nextPollAt, null);
+  const result = await pending;
+  assert.equal(result.outcome, "closed");
+  assert.equal(result.status.nextPollAt, null);
   assert.deepEqual(recorder.errors, []);
   assert.equal(recorder.polls.length, 1);
   // Closed: nothing is requested any more, and close() is idempotent.
-  await client.refresh();
+  assert.equal((await client.refresh()).outcome, "closed");
   await client.close();
   await client[Symbol.asyncDispose]();
   assert.equal(server.requests.length, 2);
@@ -590,7 +591,7 @@ test("onError and onPoll that throw do not stop the client", async () => {
     },
   }));
   server.fault = { kind: "status", status: 500 };
-  assert.equal((await client.refresh()).consecutiveFailures, 1);
+  assert.equal((await client.refresh()).status.consecutiveFailures, 1);
   assertIso(client.status().nextPollAt);
 });
 
@@ -605,7 +606,7 @@ test("an async onError that rejects is not an unhandled rejection", async () => 
     },
   }));
   server.fault = { kind: "status", status: 500 };
-  assert.equal((await client.refresh()).consecutiveFailures, 1);
+  assert.equal((await client.refresh()).status.consecutiveFailures, 1);
   // Let the rejection settle inside the test: unhandled, it would fail the run.
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(calls, 1);
@@ -684,26 +685,25 @@ test("createRemoteClient() refuses an HMAC verify key and bad options before any
   );
 });
 
-test("without a verify key no remote bundle loads, and allowUnsigned changes nothing", async () => {
+test("a remote client without verify, or with allowUnsigned, fails before any request; HMAC bundles are refused", async () => {
   await using server = FaultServer.start({ kind: "bundle", body: V1 });
   const { verify: _, ...noKey } = remoteOptions(server.baseUrl);
-  const unverified = await assertRejectsCode(
+  const missing = await assertRejectsCode(
     createRemoteClient(noKey as RemoteClientOptions),
-    "BUNDLE_SIGNATURE_UNVERIFIED",
+    "INVALID_OPTIONS",
   );
-  assert.match(unverified.message, /no key is configured/);
-  server.fault = { kind: "bundle", body: JSON.stringify(bundleOf(1)) };
-  for (const allowUnsigned of [undefined, true]) {
-    const unsigned = await assertRejectsCode(
-      createRemoteClient({ ...noKey, allowUnsigned } as unknown as RemoteClientOptions),
-      "BUNDLE_UNSIGNED",
-    );
-    assert.match(unsigned.message, /allowUnsigned does not apply to the remote client/);
-  }
-  await assertRejectsCode(
+  assert.match(missing.message, /verify is required/);
+  const unsigned = await assertRejectsCode(
     createRemoteClient(
       { ...remoteOptions(server.baseUrl), allowUnsigned: true } as RemoteClientOptions,
     ),
+    "INVALID_OPTIONS",
+  );
+  assert.match(unsigned.message, /allowUnsigned does not apply to the remote client/);
+  assert.equal(server.requests.length, 0);
+  server.fault = { kind: "bundle", body: JSON.stringify(bundleOf(1)) };
+  await assertRejectsCode(
+    createRemoteClient(remoteOptions(server.baseUrl)),
     "BUNDLE_SIGNATURE_MISSING",
   );
   const hmac = await signBundle(bundleOf(1), {
@@ -712,5 +712,5 @@ test("without a verify key no remote bundle loads, and allowUnsigned changes not
     keyId: "shared",
   });
   server.fault = { kind: "bundle", body: JSON.stringify(hmac) };
-  await assertRejectsCode(createRemoteClient(noKey as RemoteClientOptions), "REMOTE_HMAC_REFUSED");
+  await assertRejectsCode(createRemoteClient(remoteOptions(server.baseUrl)), "REMOTE_HMAC_REFUSED");
 });

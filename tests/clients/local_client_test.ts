@@ -58,6 +58,7 @@ test("status() of the local client has origin local and the bundle's fields, not
       env: "test",
       signature: { status: "verified", algorithm: "HMAC_SHA256", keyId: "k" },
       policies: 1,
+      rollbackRefused: null,
     });
   });
 });

@@ -3,11 +3,11 @@
 // against a static origin unchanged. Skipped, with the reason printed, when
 // nginx is not installed; CI installs it (.ci/run).
 import assert from "node:assert/strict";
-import { mkdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { createRemoteClient } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { findNginx, startNginx } from "./_nginx.ts";
+import { findNginx, publishBundle, startNginx } from "./_nginx.ts";
 import {
   Recorder,
   remoteOptions,
@@ -24,16 +24,7 @@ if (nginx.path === null) {
   console.log(`nginx is not available, skipping the nginx tests: ${nginx.reason}`);
 }
 
-/** Publishes `text` as a scope's bundle the safe way: a temporary file in the same folder, renamed. */
-async function publish(root: string, text: string, mtime: Date): Promise<void> {
-  const folder = `${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}`;
-  await mkdir(folder, { recursive: true });
-  const temporary = `${folder}/.bundle.json.tmp`;
-  await writeFile(temporary, text);
-  // nginx's ETag is modification time (in seconds) and size: set a distinct time.
-  await utimes(temporary, mtime, mtime);
-  await rename(temporary, `${folder}/bundle.json`);
-}
+const publish = publishBundle;
 
 test("nginx: the docs show nginxConfig() verbatim", async () => {
   const source = await readFile(new URL("./_nginx.ts", import.meta.url), "utf8");
@@ -73,7 +64,7 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
     });
 
     await t.step("304 on re-poll", async () => {
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(recorder.polls.at(-1)?.httpStatus, 304);
       assert.equal(recorder.polls.at(-1)?.outcome, "unchanged");
       assert.equal(status.consecutiveFailures, 0);
@@ -81,7 +72,7 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
 
     await t.step("a new bundle after the file is atomically replaced", async () => {
       await publish(root, V2, new Date(t0.getTime() + 60_000));
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(recorder.polls.at(-1)?.outcome, "updated");
       assert.equal(status.bundleVersion, 2);
       assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
@@ -92,11 +83,11 @@ test("nginx: the remote client works against a static nginx origin unchanged", a
     await t.step("404 once the bundle is withdrawn; the bundle in force stays", async () => {
       const folder = `${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}`;
       await rm(`${folder}/bundle.json`);
-      const status = await client.refresh();
+      const status = (await client.refresh()).status;
       assert.equal(status.lastErrorCode, "REMOTE_NOT_FOUND");
       assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
       await publish(root, V2, new Date(t0.getTime() + 120_000));
-      assert.equal((await client.refresh()).consecutiveFailures, 0);
+      assert.equal((await client.refresh()).status.consecutiveFailures, 0);
     });
 
     await t.step("401 with a wrong key", async () => {

@@ -208,7 +208,7 @@ test("refresh() polls now and moves the schedule", async () => {
   await using setup = await fakeClient({}, ok(V2, '"v2"'));
   const { clock, client, stub } = setup;
   clock.tick(400);
-  const status = await client.refresh();
+  const status = (await client.refresh()).status;
   assert.equal(stub.calls.length, 2);
   assert.equal(status.bundleVersion, 2);
   assert.deepEqual(clock.pendingDelays(), [1_000]);

@@ -218,7 +218,7 @@ Deno.test("build signs with HMAC from POLICY_HMAC_SECRET, a named variable, or -
     env: { MY_SECRET: HMAC_SECRET },
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.equal((await verify()).keyId, "ci");
+  assert.deepEqual(await verify(), { status: "verified", algorithm: "HMAC_SHA256", keyId: "ci" });
   r = await s.json([...base, "--hmac-secret", HMAC_SECRET]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /HMAC_SECRET_ON_COMMAND_LINE/);

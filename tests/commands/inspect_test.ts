@@ -181,6 +181,57 @@ Deno.test("inspect --signature finds the key in POLICY_PUBLIC_KEY, POLICY_PUBLIC
   );
 });
 
+Deno.test("inspect --signature and simulate take several public keys (a rotation) from a key file, POLICY_PUBLIC_KEY or signature.publicKeyPath", async () => {
+  await using s = await signedBundle();
+  const current = await s.read("keys/public-key.pem");
+  await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "next"]);
+  const next = await s.read("next/public-key.pem");
+  // Old key first: the bundle, signed with "k1", still verifies under the set.
+  await s.write("keys/trusted.pem", `# retiring\n${next}\n# current\n${current}`);
+  const fromFile = await s.json(["inspect", "--signature", "--public-key", "keys/trusted.pem"]);
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  assert.deepEqual(fromFile.doc.verification, {
+    status: "valid",
+    algorithm: "ECDSA_SHA_256",
+    keyId: "k1",
+    keySource: `${path.join(s.wf, "keys/trusted.pem")} (2 keys)`,
+    code: null,
+    message: null,
+  });
+  const fromEnv = await s.json(["inspect", "--signature"], {
+    env: { POLICY_PUBLIC_KEY: `${next}${current}` },
+  });
+  assert.equal((fromEnv.doc.verification as { status: string }).status, "valid");
+  await s.write("policy.config.json", { signature: { publicKeyPath: "keys/trusted.pem" } });
+  const simulated = await s.json([
+    "simulate",
+    "--service",
+    "billing",
+    "--resource",
+    "invoice",
+    "--action",
+    "create",
+  ]);
+  assert.equal(simulated.code, 0, simulated.stderr);
+  assert.equal((simulated.doc.verification as { status: string }).status, "verified");
+  // Only the next key: the signature's key id names no trusted key.
+  const unknown = await s.json(["inspect", "--signature"], { env: { POLICY_PUBLIC_KEY: next } });
+  assert.equal(unknown.code, 1);
+  assert.equal(
+    (unknown.doc.verification as { code: string }).code,
+    "BUNDLE_SIGNATURE_INVALID",
+    "the CLI's keys carry no key id, so a miss is a bad signature",
+  );
+  // At most 16 keys.
+  assertError(
+    await s.run(["inspect", "--signature"], {
+      env: { POLICY_PUBLIC_KEY: Array(17).fill(current).join("") },
+    }),
+    2,
+    "INVALID_KEY",
+  );
+});
+
 Deno.test("inspect --signature verifies an HMAC bundle with the secret of the signing block", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");

@@ -13,40 +13,75 @@ import { bundleOf, keys, rule, signedText, VERIFY } from "./_inputs.ts";
 
 const ecdsaVerify = { algorithm: "ECDSA_SHA_256" as const, publicKey: keys.publicKey };
 
-test("rollback: a watching local client puts an older, validly signed bundle in force again", async () => {
+test("rollback: a watching local client refuses an older, validly signed bundle (BUNDLE_VERSION_ROLLBACK) unless allowRollback", async () => {
   const { dir, remove } = await makeTempDir("rollback-");
   const bundlePath = `${dir}/bundle.json`;
   const newer = await signedText(bundleOf([rule("new")], { bundleVersion: 7 }));
   const older = await signedText(bundleOf([rule("old")], { bundleVersion: 3 }));
+  const errors: string[] = [];
   await writeAtomic(bundlePath, newer);
   const client = await createLocalClient({
     bundlePath,
     verify: ecdsaVerify,
     watch: { intervalMs: 1 },
+    onError: (error) => errors.push(error.code),
+  });
+  const deliberate = await createLocalClient({
+    bundlePath,
+    verify: ecdsaVerify,
+    watch: { intervalMs: 1 },
+    allowRollback: true,
   });
   try {
     assert.equal(client.status().bundleVersion, 7);
     await writeAtomic(bundlePath, older);
-    await waitFor(() => client.status().bundleVersion === 3, "the older bundle is in force");
+    await waitFor(() => errors.length > 0, "the older bundle is refused");
+    assert.deepEqual(errors, ["BUNDLE_VERSION_ROLLBACK"]);
+    const status = client.status();
+    assert.equal(status.bundleVersion, 7);
+    assert.equal(status.rollbackRefused?.bundleVersion, 3);
+    await waitFor(() => deliberate.status().bundleVersion === 3, "allowRollback: in force");
+    // What it cannot stop: bundleVersion is outside the signature, so whoever can
+    // write the file (or serve the bundle) raises it, and the old rules come back.
+    const raised = JSON.parse(older);
+    raised.bundleVersion = 8;
+    await writeAtomic(bundlePath, JSON.stringify(raised));
+    await waitFor(
+      () => client.status().bundleVersion === 8,
+      "the relabelled old bundle is in force",
+    );
+    assert.equal(client.status().rollbackRefused, null);
   } finally {
     await client.close();
+    await deliberate.close();
     await remove();
   }
 });
 
-test("rollback: the remote client puts an older, validly signed bundle in force again", async () => {
+test("rollback: the remote client refuses an older, validly signed bundle as a failed poll unless allowRollback", async () => {
   await using server = FaultServer.start({ kind: "bundle", body: V2, etag: '"v2"' });
   const client = await createRemoteClient(remoteOptions(server.baseUrl, {
     poll: { intervalMs: 3_600_000 },
   }));
+  const deliberate = await createRemoteClient(remoteOptions(server.baseUrl, {
+    poll: { intervalMs: 3_600_000 },
+    allowRollback: true,
+  }));
   try {
     assert.equal(client.status().bundleVersion, 2);
     server.fault = { kind: "bundle", body: V1, etag: '"v1"' };
-    const status = await client.refresh();
-    assert.equal(status.bundleVersion, 1);
-    assert.equal(status.degraded, false);
+    const result = await client.refresh();
+    assert.equal(result.outcome, "failed");
+    assert.equal(result.error?.code, "BUNDLE_VERSION_ROLLBACK");
+    assert.equal(result.status.bundleVersion, 2);
+    assert.equal(result.status.consecutiveFailures, 1);
+    assert.equal(result.status.rollbackRefused?.bundleVersion, 1);
+    const rolledBack = (await deliberate.refresh()).status;
+    assert.equal(rolledBack.bundleVersion, 1);
+    assert.equal(rolledBack.degraded, false);
   } finally {
     await client.close();
+    await deliberate.close();
   }
 });
 

@@ -9,7 +9,7 @@ const target = { service: "shop", resource: "cart", action: "checkout" };
 const errors: string[] = [];
 try {
   const client = await createRemoteClient({ ...options, onError: (e) => errors.push(e.code) });
-  const status = await client.refresh();
+  const status = (await client.refresh()).status;
   const decision = client.evaluate({ target }).decision;
   await client.close();
   console.log(JSON.stringify({ ok: true, decision, status, errors }));

@@ -1,0 +1,234 @@
+// This module is browser compatible.
+// One poll of the remote client (docs/remote.md "Protocol", docs/operations.md
+// "Several origins"): a request to each origin of `baseUrl` in order, until
+// one gives a bundle that passes every check (or confirms the one in force).
+import { PolicyError } from "../engine/policy_error.ts";
+import type { LoadedBundle } from "../verify/load_bundle.ts";
+import { parseRetryAfter } from "./_poll_delay.ts";
+import type { Origin, RemoteConfig } from "./_remote_options.ts";
+import { type BundleAnswer, requestBundle } from "./_request_bundle.ts";
+import { sameBytes } from "./_same_bytes.ts";
+import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
+
+/** A failed request to one origin. */
+export interface OriginFailure {
+  kind: "failed";
+  origin: Origin;
+  /** The HTTP status, or null when no answer came. */
+  httpStatus: number | null;
+  error: PolicyError;
+  /** The earliest next poll a `Retry-After` asked for, in ms, or null. */
+  retryAfterMs: number | null;
+}
+
+/** A successful request to one origin. */
+export type OriginSuccess =
+  | {
+    kind: "updated";
+    origin: Origin;
+    httpStatus: 200;
+    loaded: LoadedBundle;
+    bytes: Uint8Array;
+    etag: string | null;
+  }
+  | { kind: "unchanged"; origin: Origin; httpStatus: 200 | 304; etag: string | null };
+
+/**
+ * The result of one poll: the first origin's success (after the failures of
+ * the origins before it), every origin's failure, or `aborted` (by close()).
+ */
+export type PollAttempt =
+  | { kind: "success"; success: OriginSuccess; failures: OriginFailure[] }
+  | { kind: "failed"; failures: [OriginFailure, ...OriginFailure[]] }
+  | { kind: "aborted" };
+
+/** What a poll needs from the client. */
+export interface PollContext {
+  config: RemoteConfig;
+  /** The exact bytes of the bundle in force, or null. */
+  bytesInForce: Uint8Array | null;
+  /** The ETag `origin` gave for the bundle in force: the only one sent back to it. */
+  etagOf(origin: Origin): string | null;
+  /** Every check of a new candidate (verification, scope, rollback). */
+  accept(bytes: Uint8Array, what: string): Promise<LoadedBundle>;
+  /** Registers the request in flight, so that close() can abort it. */
+  track(controller: AbortController | null): void;
+  closed(): boolean;
+}
+
+/** Polls the origins in order until one succeeds. Never rejects. */
+export async function pollOrigins(context: PollContext): Promise<PollAttempt> {
+  const failures: OriginFailure[] = [];
+  for (const origin of context.config.origins) {
+    const result = await requestOrigin(context, origin);
+    if (result === "aborted") return { kind: "aborted" };
+    if (result.kind !== "failed") return { kind: "success", success: result, failures };
+    failures.push(result);
+    if (context.closed()) return { kind: "aborted" };
+  }
+  return { kind: "failed", failures: failures as [OriginFailure, ...OriginFailure[]] };
+}
+
+/** One request to `origin` and, for a 200, the checks of its body. Never rejects. */
+async function requestOrigin(
+  context: PollContext,
+  origin: Origin,
+): Promise<OriginSuccess | OriginFailure | "aborted"> {
+  const { clock, requestTimeoutMs } = context.config;
+  const controller = new AbortController();
+  context.track(controller);
+  let timedOut = false;
+  const timer = clock.setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`no answer within ${requestTimeoutMs} ms`));
+  }, requestTimeoutMs);
+  const conditional = context.etagOf(origin);
+  let answer: BundleAnswer;
+  try {
+    answer = await requestBundle({
+      fetch: context.config.fetch,
+      url: origin.url,
+      headers: headers(context.config, conditional),
+      signal: controller.signal,
+      maxFileBytes: context.config.maxFileBytes,
+    });
+  } catch (error) {
+    if (timedOut) {
+      return failed(
+        origin,
+        new PolicyError(
+          "REMOTE_UNAVAILABLE",
+          `the control plane did not answer ${origin.url} completely within ${requestTimeoutMs} ms (requestTimeoutMs)`,
+        ),
+        null,
+      );
+    }
+    if (context.closed()) return "aborted";
+    if (error instanceof PolicyError) return failed(origin, error, 200);
+    return failed(origin, networkError(origin, error), null);
+  } finally {
+    clock.clearTimeout(timer);
+    context.track(null);
+  }
+  return await classify(context, origin, answer, conditional);
+}
+
+async function classify(
+  context: PollContext,
+  origin: Origin,
+  answer: BundleAnswer,
+  conditional: string | null,
+): Promise<OriginSuccess | OriginFailure> {
+  const { url } = origin;
+  const status = answer.status;
+  if (status === 200) {
+    const bytes = answer.body ?? new Uint8Array(0);
+    // The same bytes as the bundle in force were verified already.
+    const inForce = context.bytesInForce;
+    if (inForce !== null && sameBytes(bytes, inForce)) {
+      return { kind: "unchanged", origin, httpStatus: 200, etag: answer.etag };
+    }
+    try {
+      const loaded = await context.accept(bytes, `the bundle served at ${url}`);
+      return { kind: "updated", origin, httpStatus: 200, loaded, bytes, etag: answer.etag };
+    } catch (error) {
+      return failed(origin, asPolicyError(error), 200);
+    }
+  }
+  if (status === 304) {
+    if (conditional !== null) {
+      return { kind: "unchanged", origin, httpStatus: 304, etag: conditional };
+    }
+    return failed(
+      origin,
+      new PolicyError(
+        "REMOTE_UNAVAILABLE",
+        `${url} answered 304 Not Modified to a request without If-None-Match; the server or a cache in between is misconfigured`,
+      ),
+      304,
+    );
+  }
+  if (status === 401 || status === 403) {
+    return failed(
+      origin,
+      new PolicyError(
+        "REMOTE_UNAUTHORIZED",
+        `${url} answered HTTP ${status}: the runtime key was refused; check runtimeKey and that it is allowed to read this project and env`,
+      ),
+      status,
+    );
+  }
+  if (status === 404) {
+    const { orgId, projectId, env } = context.config;
+    return failed(
+      origin,
+      new PolicyError(
+        "REMOTE_NOT_FOUND",
+        `${url} answered HTTP 404: no bundle is published for orgId ${
+          JSON.stringify(orgId)
+        }, projectId ${JSON.stringify(projectId)}, env ${
+          JSON.stringify(env)
+        }; check the scope and baseUrl, or publish a bundle`,
+      ),
+      404,
+    );
+  }
+  const busy = status === 429 || status === 503;
+  const retryAfterMs = busy ? parseRetryAfter(answer.retryAfter, context.config.clock.now()) : null;
+  const retry = retryAfterMs === null ? "" : `; retrying after ${retryAfterMs} ms at the earliest`;
+  return failed(
+    origin,
+    new PolicyError(
+      "REMOTE_UNAVAILABLE",
+      `${url} answered HTTP ${status}${busy ? " (busy)" : ""}${retry}`,
+    ),
+    status,
+    retryAfterMs,
+  );
+}
+
+function headers(config: RemoteConfig, conditional: string | null): Record<string, string> {
+  const result: Record<string, string> = {
+    "accept": "application/json",
+    "authorization": `Bearer ${config.runtimeKey}`,
+    "user-agent": config.userAgent,
+  };
+  if (conditional !== null) result["if-none-match"] = conditional;
+  return result;
+}
+
+function networkError(origin: Origin, error: unknown): PolicyError {
+  const detail = error instanceof Error ? error.message : String(error);
+  const name = error instanceof Error ? error.name : "";
+  if (name === "NotCapable" || name === "PermissionDenied") {
+    return new PolicyError(
+      "REMOTE_UNAVAILABLE",
+      `the runtime's permissions refused network access to ${origin.host}: ${detail}; on Deno, run with --allow-net=${origin.host}`,
+      { cause: error },
+    );
+  }
+  return new PolicyError(
+    "REMOTE_UNAVAILABLE",
+    `cannot fetch ${origin.url}: ${describeFetchFailure(error)}`,
+    { cause: error },
+  );
+}
+
+function failed(
+  origin: Origin,
+  error: PolicyError,
+  httpStatus: number | null,
+  retryAfterMs: number | null = null,
+): OriginFailure {
+  return { kind: "failed", origin, httpStatus, error, retryAfterMs };
+}
+
+/** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
+export function asPolicyError(error: unknown): PolicyError {
+  if (error instanceof PolicyError) return error;
+  return new PolicyError(
+    "BUNDLE_INVALID",
+    `the bundle could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
+}

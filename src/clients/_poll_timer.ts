@@ -1,0 +1,41 @@
+// This module is browser compatible.
+// The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter").
+import type { Clock } from "./create_remote_client.ts";
+
+/** At most one pending timer on a `Clock`, and when it is due. */
+export class PollTimer {
+  readonly #clock: Clock;
+  #timer: { handle: unknown } | null = null;
+  #dueAt: number | null = null;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** When the pending timer fires, in ms since the epoch, or null. */
+  get dueAt(): number | null {
+    return this.#dueAt;
+  }
+
+  /** Replaces the pending timer by one that calls `fire` after `delayMs`. */
+  schedule(delayMs: number, fire: () => void): void {
+    this.cancel();
+    this.#dueAt = this.#clock.now() + delayMs;
+    const timer = {
+      handle: this.#clock.setTimeout(() => {
+        if (this.#timer !== timer) return;
+        this.#timer = null;
+        this.#dueAt = null;
+        fire();
+      }, delayMs),
+    };
+    this.#timer = timer;
+  }
+
+  /** Cancels the pending timer, if any. */
+  cancel(): void {
+    if (this.#timer !== null) this.#clock.clearTimeout(this.#timer.handle);
+    this.#timer = null;
+    this.#dueAt = null;
+  }
+}

@@ -1,0 +1,223 @@
+// The remote client's options (docs/remote.md "Options"): its fields for the
+// shared checker, and the configuration they resolve to.
+import { ENVS } from "../engine/_guards.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import type { Env } from "../engine/types.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../verify/load_bundle.ts";
+import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
+import { verifyKeyList } from "../verify/_verify_keys.ts";
+import {
+  checkOptions,
+  COMMON_FIELDS,
+  describeValue,
+  durationField,
+  type Field,
+  type Fields,
+  functionField,
+  importTrustedKeys,
+  objectField,
+  refusedField,
+  required,
+  stringField,
+  verifyField,
+} from "./_check_client_options.ts";
+import type { FetchFunction } from "./_request_bundle.ts";
+import { userAgent } from "./_user_agent.ts";
+import type { ClientOptions } from "./types.ts";
+import type { Clock, PollResult, RemoteClientOptions } from "./create_remote_client.ts";
+
+/** Default `poll.intervalMs`: 30 s (each wait is jittered by ±10 %). */
+export const DEFAULT_POLL_INTERVAL_MS = 30_000;
+/** Default `requestTimeoutMs`: 10 s for a whole request, body included. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Default `maxBackoffMs`: 5 min, the longest wait between polls after failures. */
+export const DEFAULT_MAX_BACKOFF_MS = 300_000;
+/**
+ * Default `startTimeoutMs`: 15 s, the longest `createRemoteClient` takes.
+ * It is longer than the request timeout so that a control plane that does
+ * not answer still leaves time to start from the cache file.
+ */
+export const DEFAULT_START_TIMEOUT_MS = 15_000;
+/** The most origins `baseUrl` may list. */
+export const MAX_ORIGINS = 8;
+
+/** One origin of `baseUrl`. */
+export interface Origin {
+  /** The base URL as given, normalised (`URL.href`): what `status().servedBy` names. */
+  base: string;
+  /** `{base}/v1/{orgId}/{projectId}/{env}/bundle.json`. */
+  url: string;
+  /** `host:port`, for permission messages. */
+  host: string;
+}
+
+/** The checked options of a remote client. */
+export interface RemoteConfig {
+  origins: readonly Origin[];
+  runtimeKey: string;
+  userAgent: string;
+  orgId: string;
+  projectId: string;
+  env: Env;
+  /** The imported trusted keys (ECDSA only). */
+  verify: readonly VerifyKeyOptions[];
+  intervalMs: number;
+  requestTimeoutMs: number;
+  maxBackoffMs: number;
+  startTimeoutMs: number;
+  /** `maxStalenessMs`, or null when evaluation never goes stale. */
+  maxStalenessMs: number | null;
+  maxFileBytes: number;
+  allowRollback: boolean;
+  cachePath: string | null;
+  onError: ((error: PolicyError) => void) | null;
+  onPoll: ((result: PollResult) => void) | null;
+  fetch: FetchFunction;
+  clock: Clock;
+  random: () => number;
+  /** What the bundle slot reads: parseCustomEffect, contextPolicy, the decision log. */
+  slotOptions: ClientOptions;
+}
+
+const CALLER = "createRemoteClient";
+
+/** An absolute http(s) URL without query, fragment or credentials. */
+function baseUrlProblem(value: unknown): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value as string | URL);
+  } catch {
+    return `must be an absolute http(s) URL; got ${describeValue(value)}`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `must use http: or https:; got ${JSON.stringify(url.protocol)}`;
+  }
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    return "cannot carry a query, a fragment or credentials; the runtime key is sent as a bearer token";
+  }
+  return undefined;
+}
+
+const baseUrlField: Field = {
+  check(value, name) {
+    if (!Array.isArray(value)) return baseUrlProblem(value);
+    if (value.length === 0 || value.length > MAX_ORIGINS) {
+      return `must be a URL or a list of 1 to ${MAX_ORIGINS} URLs; got ${value.length}`;
+    }
+    for (const [index, item] of value.entries()) {
+      const problem = baseUrlProblem(item);
+      if (problem !== undefined) return `${name}[${index}] ${problem}`;
+    }
+    return undefined;
+  },
+};
+
+/** A scope segment: non-empty, and not "." or ".." (URL parsing would resolve them away). */
+const segmentField: Field = {
+  check: (value) =>
+    stringField.check(value, "") ??
+      (value === "." || value === ".." ? 'cannot be "." or ".."' : undefined),
+};
+
+/** The remote client's fields, on top of the common ones. */
+const REMOTE_FIELDS: Fields = {
+  ...COMMON_FIELDS,
+  verify: required({
+    check(value, name) {
+      const problem = verifyField.check(value, name);
+      if (problem !== undefined) return problem;
+      if (verifyKeyList(value).some((key) => key.algorithm === "HMAC_SHA256")) {
+        throw new PolicyError(
+          "REMOTE_HMAC_REFUSED",
+          `${CALLER}: an HMAC_SHA256 verify key is refused for remote delivery (whoever can verify an HMAC signature can forge one); configure the control plane's ECDSA_SHA_256 public key`,
+        );
+      }
+      return undefined;
+    },
+  }),
+  allowUnsigned: refusedField(
+    "does not apply to the remote client: remote bundles are always verified with verify",
+  ),
+  baseUrl: required(baseUrlField),
+  runtimeKey: required({
+    check: (value) =>
+      typeof value === "string" && /^[\x21-\x7e]+$/.test(value)
+        ? undefined
+        : "must be a non-empty string of printable ASCII characters without spaces",
+  }),
+  orgId: required(segmentField),
+  projectId: required(segmentField),
+  env: required({
+    check: (value) =>
+      (ENVS as readonly unknown[]).includes(value)
+        ? undefined
+        : `must be one of ${ENVS.join(", ")}; got ${describeValue(value)}`,
+  }),
+  poll: objectField({ intervalMs: durationField }, "{ intervalMs }"),
+  cachePath: stringField,
+  requestTimeoutMs: durationField,
+  maxBackoffMs: durationField,
+  startTimeoutMs: durationField,
+  maxStalenessMs: durationField,
+  onPoll: functionField,
+  fetch: functionField,
+  clock: {
+    check: (value) => {
+      const clock = value as Partial<Record<keyof Clock, unknown>> | null;
+      return typeof clock === "object" && clock !== null && typeof clock.now === "function" &&
+          typeof clock.setTimeout === "function" && typeof clock.clearTimeout === "function"
+        ? undefined
+        : "must be an object with now(), setTimeout() and clearTimeout()";
+    },
+  },
+  random: functionField,
+};
+
+/**
+ * Checks every option (unknown keys included) and imports the trusted keys,
+ * before any request.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS`, `INVALID_KEY`, `REMOTE_HMAC_REFUSED`.
+ */
+export async function resolveRemoteOptions(options: RemoteClientOptions): Promise<RemoteConfig> {
+  checkOptions(options, REMOTE_FIELDS, CALLER);
+  const verify = (await importTrustedKeys(options.verify))!;
+  const { orgId, projectId, env } = options;
+  const path = [orgId, projectId, env].map(encodeURIComponent).join("/");
+  const bases = Array.isArray(options.baseUrl) ? options.baseUrl : [options.baseUrl];
+  const origins = bases.map((base: string | URL): Origin => {
+    const href = new URL(base).href;
+    const url = `${href.replace(/\/+$/, "")}/v1/${path}/bundle.json`;
+    return { base: href, url, host: new URL(url).host };
+  });
+  return {
+    origins,
+    runtimeKey: options.runtimeKey,
+    userAgent: userAgent(),
+    orgId,
+    projectId,
+    env,
+    verify,
+    intervalMs: options.poll?.intervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    maxBackoffMs: options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS,
+    startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    maxStalenessMs: options.maxStalenessMs ?? null,
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    allowRollback: options.allowRollback ?? false,
+    cachePath: options.cachePath ?? null,
+    onError: options.onError ?? null,
+    onPoll: options.onPoll ?? null,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    // A copy: changing the caller's object later changes nothing.
+    slotOptions: { ...options },
+  };
+}
+
+const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};

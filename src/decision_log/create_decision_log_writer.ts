@@ -1,0 +1,292 @@
+/**
+ * A JSON-lines writer for the clients' `onDecision` (docs/operations.md
+ * "Decision logs"): each record is one line, buffered in memory and written
+ * in the background to a file or a stream. Recording a decision never
+ * blocks and never throws; a failing write (a full disk, a broken pipe)
+ * loses the lines of that write, is counted and reported, and the writer
+ * goes on.
+ *
+ * Uses `node:fs/promises` (loaded on first use, for `path` only) and web
+ * standards, so it runs on Deno and Node 20+.
+ *
+ * @module
+ */
+import { nodeFs } from "../_io/node_fs.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import type { DecisionRecord } from "../clients/types.ts";
+import {
+  bytesField,
+  checkOptions,
+  durationField,
+  type Field,
+  functionField,
+  stringField,
+} from "../clients/_check_client_options.ts";
+import { callSafely } from "../clients/_call_safely.ts";
+
+/** Default `flushBytes`: a write starts once 64 KiB are buffered. */
+export const DEFAULT_FLUSH_BYTES = 64 * 1024;
+/** Default `flushIntervalMs`: no line waits in the buffer longer than 1 s. */
+export const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+/** Default `maxBufferBytes`: 8 MiB wait at most; beyond, lines are dropped. */
+export const DEFAULT_MAX_BUFFER_BYTES = 8 * 1024 * 1024;
+
+/** Options of {@link createDecisionLogWriter}: `path` or `stream`. */
+export interface DecisionLogWriterOptions {
+  /** A file the lines are appended to; created if missing (its folder must exist). */
+  path?: string;
+  /**
+   * A stream the lines are written to (on Node, `Writable.toWeb(stream)`).
+   * The writer holds its lock until `close()`, then releases it without
+   * closing the stream.
+   */
+  stream?: WritableStream<Uint8Array>;
+  /** Buffered bytes that start a write at once. Default 64 KiB. */
+  flushBytes?: number;
+  /** The longest a line waits before a write starts, in ms. Default 1000. */
+  flushIntervalMs?: number;
+  /**
+   * The most bytes kept while writes are slow or failing; a line that would
+   * go over is dropped (and counted). Default 8 MiB.
+   */
+  maxBufferBytes?: number;
+  /** Called with each failed write (`DECISION_LOG_WRITE_ERROR`); what it throws is ignored. */
+  onError?: (error: PolicyError) => void;
+}
+
+/** What {@link DecisionLogWriter.stats} reports. */
+export interface DecisionLogStats {
+  /** Lines written. */
+  written: number;
+  /** Lines lost: buffer full, a failed write, or a record that cannot be serialised. */
+  dropped: number;
+  /** Writes that failed. */
+  failedWrites: number;
+  /** Bytes waiting to be written. */
+  bufferedBytes: number;
+}
+
+/** A JSON-lines decision log. */
+export interface DecisionLogWriter extends AsyncDisposable {
+  /** Pass as a client's `onDecision`. Never blocks, never throws. */
+  readonly onDecision: (record: DecisionRecord) => void;
+  /** Counters since creation. */
+  stats(): DecisionLogStats;
+  /** Writes what is buffered; resolves once the buffer is empty (written, or dropped on failure). Never rejects. */
+  flush(): Promise<void>;
+  /** Flushes, then releases the file or stream. Later records are dropped. Idempotent. */
+  close(): Promise<void>;
+}
+
+const FIELDS: Record<string, Field> = {
+  path: stringField,
+  stream: {
+    check: (value) =>
+      value instanceof WritableStream ? undefined : "must be a WritableStream<Uint8Array>",
+  },
+  flushBytes: bytesField,
+  flushIntervalMs: durationField,
+  maxBufferBytes: bytesField,
+  onError: functionField,
+};
+
+/**
+ * Creates a decision log writer. One line per record:
+ * `{"timestamp":…,"request":…,"decision":…,"bundle":…,"sampleRate":…}`.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS` (neither or both of `path` and
+ * `stream`, an unknown option, a wrong value).
+ *
+ * @example To a stream
+ * ```ts
+ * import { createDecisionLogWriter } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const chunks: Uint8Array[] = [];
+ * const stream = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(chunk) });
+ * const log = createDecisionLogWriter({ stream });
+ * log.onDecision({
+ *   timestamp: "2026-01-01T00:00:00.000Z",
+ *   request: { target: { service: "s", resource: "r", action: "a" } },
+ *   decision: { decision: "deny", reason: "default" },
+ *   bundle: { checksum: "sha256:00", bundleVersion: 1 },
+ *   sampleRate: 1,
+ * });
+ * await log.close();
+ * const text = new TextDecoder().decode(chunks[0]);
+ * assert.equal(JSON.parse(text).decision.decision, "deny");
+ * assert.deepEqual(log.stats(), { written: 1, dropped: 0, failedWrites: 0, bufferedBytes: 0 });
+ * ```
+ */
+export function createDecisionLogWriter(options: DecisionLogWriterOptions): DecisionLogWriter {
+  checkOptions(options, FIELDS, "createDecisionLogWriter");
+  if ((options.path === undefined) === (options.stream === undefined)) {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "createDecisionLogWriter: give exactly one of path (a file) and stream (a WritableStream)",
+    );
+  }
+  return new JsonLinesWriter(options);
+}
+
+/** Where the bytes go. */
+interface Sink {
+  write(bytes: Uint8Array): Promise<void>;
+  release(): Promise<void>;
+}
+
+function fileSink(path: string): Sink {
+  let handle: Promise<import("node:fs/promises").FileHandle> | null = null;
+  return {
+    async write(bytes) {
+      // Opened on the first write; after a failed open, the next write tries again.
+      handle ??= nodeFs().then(({ fs }) => fs.open(path, "a"));
+      const file = await handle.catch((error) => {
+        handle = null;
+        throw error;
+      });
+      let offset = 0;
+      while (offset < bytes.byteLength) {
+        const { bytesWritten } = await file.write(bytes, offset, bytes.byteLength - offset);
+        offset += bytesWritten;
+      }
+    },
+    async release() {
+      const opened = handle;
+      handle = null;
+      await (await opened?.catch(() => null))?.close().catch(() => {});
+    },
+  };
+}
+
+function streamSink(stream: WritableStream<Uint8Array>): Sink {
+  const writer = stream.getWriter();
+  // A stream that errors rejects `closed` too; nobody else may be waiting on it.
+  writer.closed.catch(() => {});
+  return {
+    write: (bytes) => writer.write(bytes),
+    release: () => Promise.resolve(writer.releaseLock()),
+  };
+}
+
+class JsonLinesWriter implements DecisionLogWriter {
+  readonly #sink: Sink;
+  readonly #flushBytes: number;
+  readonly #flushIntervalMs: number;
+  readonly #maxBufferBytes: number;
+  readonly #onError: ((error: PolicyError) => void) | null;
+  readonly #encoder = new TextEncoder();
+  #chunks: Uint8Array[] = [];
+  #bufferedBytes = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The writes in progress, if any: one at a time, so lines stay in order. */
+  #draining: Promise<void> | null = null;
+  #written = 0;
+  #dropped = 0;
+  #failedWrites = 0;
+  #closed = false;
+  #closing: Promise<void> | null = null;
+
+  constructor(options: DecisionLogWriterOptions) {
+    this.#sink = options.path !== undefined ? fileSink(options.path) : streamSink(options.stream!);
+    this.#flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
+    this.#flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.#maxBufferBytes = options.maxBufferBytes ?? DEFAULT_MAX_BUFFER_BYTES;
+    this.#onError = options.onError ?? null;
+  }
+
+  readonly onDecision = (record: DecisionRecord): void => {
+    if (this.#closed) {
+      this.#dropped++;
+      return;
+    }
+    let line: Uint8Array;
+    try {
+      line = this.#encoder.encode(`${JSON.stringify(record)}\n`);
+    } catch {
+      // A context that cannot be serialised (a cycle, a BigInt): that line only.
+      this.#dropped++;
+      return;
+    }
+    if (this.#bufferedBytes + line.byteLength > this.#maxBufferBytes) {
+      this.#dropped++;
+      return;
+    }
+    this.#chunks.push(line);
+    this.#bufferedBytes += line.byteLength;
+    if (this.#bufferedBytes >= this.#flushBytes) void this.flush();
+    else this.#armTimer();
+  };
+
+  #armTimer(): void {
+    this.#timer ??= setTimeout(() => void this.flush(), this.#flushIntervalMs);
+  }
+
+  stats(): DecisionLogStats {
+    return {
+      written: this.#written,
+      dropped: this.#dropped,
+      failedWrites: this.#failedWrites,
+      bufferedBytes: this.#bufferedBytes,
+    };
+  }
+
+  flush(): Promise<void> {
+    this.#draining ??= (async () => {
+      while (this.#chunks.length > 0) await this.#writeBuffered();
+    })().finally(() => {
+      this.#draining = null;
+      // A line that came in as the last write ended waits for the timer.
+      if (this.#chunks.length > 0) this.#armTimer();
+    });
+    return this.#draining;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      await this.flush();
+      await this.#sink.release().catch(() => {});
+    })();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** Writes the whole buffer as one write. Never rejects. */
+  async #writeBuffered(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const chunks = this.#chunks;
+    if (chunks.length === 0) return;
+    const bytes = new Uint8Array(this.#bufferedBytes);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    this.#chunks = [];
+    this.#bufferedBytes = 0;
+    try {
+      await this.#sink.write(bytes);
+      this.#written += chunks.length;
+    } catch (error) {
+      this.#failedWrites++;
+      this.#dropped += chunks.length;
+      const code = (error as { code?: unknown } | null)?.code;
+      const detail = error instanceof Error ? error.message : String(error);
+      callSafely(
+        this.#onError,
+        new PolicyError(
+          "DECISION_LOG_WRITE_ERROR",
+          `the decision log could not write ${chunks.length} lines${
+            typeof code === "string" ? ` (${code})` : ""
+          }: ${detail}; they are dropped and the log goes on`,
+          { cause: error },
+        ),
+      );
+    }
+  }
+}

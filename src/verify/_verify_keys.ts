@@ -1,0 +1,113 @@
+// This module is browser compatible.
+// The trusted key set of `verify` (docs/operations.md "Rotating the signing
+// key"): one key or a list, checked once, shared by verifyBundleSignature
+// and the clients' option checker.
+import { isRecord } from "../engine/_guards.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import type { SignatureAlgorithm } from "../engine/types.ts";
+import { describeType } from "./_crypto_key.ts";
+import { quote, unsupported } from "./_import_key.ts";
+import { isSignatureAlgorithm } from "./signature_algorithms.ts";
+
+/** One trusted key of `verify`. */
+export interface VerifyKeyOptions {
+  /** The algorithm bundles signed with this key use. */
+  algorithm: SignatureAlgorithm;
+  /**
+   * For `ECDSA_SHA_256`, SPKI PEM text (`-----BEGIN PUBLIC KEY-----`) or a
+   * public `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
+   */
+  publicKey: string | CryptoKey;
+  /**
+   * The key's identifier. A signature whose `keyId` equals it is tried with
+   * this key first; it is a hint only (the `keyId` is not signed), never a
+   * reason to trust. Unique within a key set.
+   */
+  keyId?: string;
+}
+
+/** `verify`: one trusted key, or a list of them (a key rotation). */
+export type VerifyKeySet = VerifyKeyOptions | readonly VerifyKeyOptions[];
+
+/**
+ * The most keys a `verify` list may hold. A bundle that no key verifies is
+ * tried with each key of its algorithm, so this bounds the work a bad
+ * bundle can cause (16 ECDSA verifications take about 2 ms).
+ */
+export const MAX_VERIFY_KEYS = 16;
+
+function invalid(message: string): PolicyError {
+  return new PolicyError("INVALID_OPTIONS", message);
+}
+
+/**
+ * The keys of a `verify` option as a list, each checked for shape: an
+ * object `{ algorithm, publicKey, keyId? }` or a non-empty list of at most
+ * {@link MAX_VERIFY_KEYS} of them, with supported algorithms and distinct
+ * key ids. The key material itself is checked when it is imported.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS`.
+ */
+export function verifyKeyList(verify: unknown, name = "verify"): readonly VerifyKeyOptions[] {
+  const list = Array.isArray(verify) ? verify as unknown[] : [verify];
+  if (Array.isArray(verify)) {
+    if (list.length === 0) {
+      throw invalid(`${name} is an empty list, which trusts no key; give at least one key`);
+    }
+    if (list.length > MAX_VERIFY_KEYS) {
+      throw invalid(
+        `${name} lists ${list.length} keys; at most ${MAX_VERIFY_KEYS} are accepted (retire old keys after a rotation)`,
+      );
+    }
+  }
+  const ids = new Set<string>();
+  list.forEach((key, index) => {
+    const at = Array.isArray(verify) ? `${name}[${index}]` : name;
+    if (!isRecord(key)) {
+      throw invalid(
+        `${at} must be an object { algorithm, publicKey, keyId? }; got ${describeType(key)}`,
+      );
+    }
+    if (!isSignatureAlgorithm(key.algorithm)) throw unsupported(key.algorithm);
+    if (key.keyId !== undefined) {
+      if (typeof key.keyId !== "string" || key.keyId === "") {
+        throw invalid(`${at}.keyId must be a non-empty string; got ${quote(key.keyId)}`);
+      }
+      if (ids.has(key.keyId)) {
+        throw invalid(`${name} lists key id ${quote(key.keyId)} twice; key ids must be unique`);
+      }
+      ids.add(key.keyId);
+    }
+  });
+  return list as VerifyKeyOptions[];
+}
+
+/**
+ * The keys to try for a signature of `algorithm` with key id `keyId`: the
+ * keys of that algorithm, those whose `keyId` matches first, then the
+ * others in the configured order.
+ */
+export function keysToTry(
+  keys: readonly VerifyKeyOptions[],
+  algorithm: SignatureAlgorithm,
+  keyId: string,
+): VerifyKeyOptions[] {
+  const same = keys.filter((key) => key.algorithm === algorithm);
+  return [
+    ...same.filter((key) => key.keyId === keyId),
+    ...same.filter((key) => key.keyId !== keyId),
+  ];
+}
+
+/**
+ * True when a signature with key id `keyId` that none of `tried` verifies
+ * names no configured key: every key tried has a key id, and none is
+ * `keyId`. (A key without an id could be the one named, so then it is a
+ * bad signature, not an unknown key.)
+ */
+export function namesNoConfiguredKey(
+  tried: readonly VerifyKeyOptions[],
+  keyId: string,
+): boolean {
+  return tried.every((key) => key.keyId !== undefined && key.keyId !== keyId);
+}

@@ -1,0 +1,206 @@
+// The JSON-lines decision log: real files, real streams, and streams that
+// fail like a full disk. A failure
+// must never throw into evaluate, never be an unhandled rejection (which
+// would end this test process), and never grow memory past maxBufferBytes.
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { createLocalClient, type DecisionRecord, type PolicyError, signBundle } from "../../mod.ts";
+import { createDecisionLogWriter } from "../../src/decision_log/mod.ts";
+import { withTempDir } from "../_openssl.ts";
+import { hmacSecret, numberedBundle, TARGET } from "../clients/_helpers.ts";
+import { test } from "../clients/_remote_fixtures.ts";
+
+function record(i: number): DecisionRecord {
+  return {
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    request: { target: TARGET, context: { i, name: 'é\u2028"quoted"' } },
+    decision: { decision: "allow", reason: "rule", policyKey: "p", ruleId: "r" },
+    bundle: { checksum: "sha256:ab", bundleVersion: 3 },
+    sampleRate: 1,
+  };
+}
+
+/** An error like the one a full disk gives. */
+function enospc(): Error {
+  return Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+}
+
+test("lines go to a file in order, one JSON document each, once flushed or closed", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/decisions.jsonl`;
+    await writeFile(path, "kept\n");
+    const log = createDecisionLogWriter({ path, flushBytes: 1 << 20, flushIntervalMs: 60_000 });
+    for (let i = 0; i < 1_000; i++) log.onDecision(record(i));
+    // Buffered: nothing is written while evaluate runs.
+    assert.equal(await readFile(path, "utf8"), "kept\n");
+    assert.equal(log.stats().written, 0);
+    await log.flush();
+    assert.equal(log.stats().written, 1_000);
+    log.onDecision(record(1_000));
+    await log.close();
+    await log.close();
+    const lines = (await readFile(path, "utf8")).split("\n");
+    assert.equal(lines.shift(), "kept");
+    assert.equal(lines.pop(), "");
+    assert.equal(lines.length, 1_001);
+    assert.deepEqual(lines.map((line) => JSON.parse(line).request.context.i), [
+      ...Array(1_001).keys(),
+    ]);
+    assert.deepEqual(JSON.parse(lines[5]!), record(5));
+    log.onDecision(record(0));
+    assert.deepEqual(log.stats(), {
+      written: 1_001,
+      dropped: 1,
+      failedWrites: 0,
+      bufferedBytes: 0,
+    });
+  });
+});
+
+test("a write starts once flushBytes are buffered, or after flushIntervalMs", async () => {
+  const chunks: Uint8Array[] = [];
+  let wrote: () => void = () => {};
+  const stream = new WritableStream<Uint8Array>({
+    write(chunk) {
+      chunks.push(chunk);
+      wrote();
+    },
+  });
+  const log = createDecisionLogWriter({ stream, flushBytes: 4096, flushIntervalMs: 20 });
+  const line = new TextEncoder().encode(`${JSON.stringify(record(0))}\n`).byteLength;
+  const written = () => new Promise<void>((resolve) => wrote = resolve);
+  let next = written();
+  for (let i = 0; i * line < 4096; i++) log.onDecision(record(i));
+  await next;
+  assert.equal(chunks.length, 1);
+  assert.ok(chunks[0]!.byteLength >= 4096);
+  next = written();
+  log.onDecision(record(99));
+  await next; // the timer's write
+  assert.equal(new TextDecoder().decode(chunks[1]), `${JSON.stringify(record(99))}\n`);
+  await log.close();
+});
+
+test("a stream that fails like a full disk: evaluate goes on, the lines are counted as dropped, onError says ENOSPC", async () => {
+  const errors: PolicyError[] = [];
+  const stream = new WritableStream<Uint8Array>({
+    write() {
+      throw enospc();
+    },
+  });
+  const log = createDecisionLogWriter({
+    stream,
+    onError: (error) => {
+      errors.push(error);
+      throw new Error("a failing onError changes nothing");
+    },
+  });
+  for (let i = 0; i < 10; i++) log.onDecision(record(i));
+  await log.flush();
+  for (let i = 0; i < 5; i++) log.onDecision(record(i));
+  await log.close();
+  assert.deepEqual(log.stats(), { written: 0, dropped: 15, failedWrites: 2, bufferedBytes: 0 });
+  assert.deepEqual(errors.map((error) => error.code), Array(2).fill("DECISION_LOG_WRITE_ERROR"));
+  assert.match(errors[0]!.message, /could not write 10 lines \(ENOSPC\)/);
+});
+
+test("a stalled stream: memory stops at maxBufferBytes, later lines are dropped, recording stays cheap", async () => {
+  let release: () => void = () => {};
+  let writes = 0;
+  const stream = new WritableStream<Uint8Array>({
+    write() {
+      writes++;
+      return new Promise<void>((resolve) => release = resolve);
+    },
+  });
+  const log = createDecisionLogWriter({ stream, flushBytes: 1024, maxBufferBytes: 16 * 1024 });
+  for (let i = 0; i < 10_000; i++) log.onDecision(record(i));
+  const { dropped, bufferedBytes } = log.stats();
+  assert.ok(bufferedBytes <= 16 * 1024, `buffered ${bufferedBytes}`);
+  assert.ok(dropped > 9_000, `dropped ${dropped}`);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(writes, 1, "one write at a time");
+  release();
+  const closing = log.close();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  release();
+  await closing;
+  assert.equal(log.stats().bufferedBytes, 0);
+  assert.equal(log.stats().written + log.stats().dropped, 10_000);
+});
+
+test("a record that cannot be serialised is dropped alone", async () => {
+  const chunks: Uint8Array[] = [];
+  const log = createDecisionLogWriter({
+    stream: new WritableStream({ write: (chunk) => void chunks.push(chunk) }),
+  });
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  log.onDecision({ ...record(0), request: { target: TARGET, context: cyclic } });
+  log.onDecision({ ...record(1), request: { target: TARGET, context: { n: 1n } } });
+  log.onDecision(record(2));
+  await log.close();
+  assert.deepEqual(log.stats(), { written: 1, dropped: 2, failedWrites: 0, bufferedBytes: 0 });
+});
+
+// A real full device (/dev/full) is tested under Node (tests/node/decision_log.test.mjs):
+// Deno asks for --allow-all to open a device file.
+
+test("an unwritable path is reported, not thrown, and the next write tries again", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/missing-folder/decisions.jsonl`;
+    const errors: string[] = [];
+    const log = createDecisionLogWriter({ path, onError: (e) => errors.push(e.message) });
+    log.onDecision(record(0));
+    await log.flush();
+    assert.match(errors[0]!, /ENOENT/);
+    await Deno.mkdir(`${dir}/missing-folder`);
+    log.onDecision(record(1));
+    await log.close();
+    assert.equal(JSON.parse(await readFile(path, "utf8")).request.context.i, 1);
+  });
+});
+
+test("with a client: onDecision writes masked records of the decisions", async () => {
+  await withTempDir(async (dir) => {
+    const secret = hmacSecret();
+    const bundlePath = `${dir}/bundle.json`;
+    const signed = await signBundle(numberedBundle(4), {
+      algorithm: "HMAC_SHA256",
+      key: secret,
+      keyId: "k",
+    });
+    await writeFile(bundlePath, JSON.stringify(signed));
+    const logPath = `${dir}/decisions.jsonl`;
+    await using log = createDecisionLogWriter({ path: logPath });
+    const client = await createLocalClient({
+      bundlePath,
+      verify: { algorithm: "HMAC_SHA256", publicKey: secret },
+      onDecision: log.onDecision,
+      decisionLog: { maskContextKeys: ["email"] },
+    });
+    client.evaluate({ target: TARGET, context: { email: "a@example.com", plan: "pro" } });
+    await client.close();
+    await log.flush();
+    const line = JSON.parse(await readFile(logPath, "utf8"));
+    assert.deepEqual(line.request.context, { email: "[masked]", plan: "pro" });
+    assert.deepEqual(line.bundle, { checksum: signed.checksum, bundleVersion: 4 });
+    assert.equal(line.decision.ruleId, "rule-4");
+  });
+});
+
+test("createDecisionLogWriter() checks its options", () => {
+  const stream = new WritableStream<Uint8Array>();
+  for (
+    const options of [
+      {},
+      { path: "x", stream },
+      { path: "" },
+      { stream: {} },
+      { path: "x", flushByte: 10 },
+      { path: "x", maxBufferBytes: 0 },
+    ]
+  ) {
+    assert.throws(() => createDecisionLogWriter(options as never), { code: "INVALID_OPTIONS" });
+  }
+});
