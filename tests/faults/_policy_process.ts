@@ -37,13 +37,7 @@ export function explainIgnored(file: string): void {
   }
 }
 
-/**
- * True under `deno task test:long`, which sets `POLICY_TEST_LONG=1` and grants
- * reading it; the default test task grants no environment access, so this is
- * false there without a permission prompt.
- */
-export const LONG = Deno.permissions.querySync({ name: "env", variable: "POLICY_TEST_LONG" })
-      .state === "granted" && Deno.env.get("POLICY_TEST_LONG") === "1";
+export { LONG } from "../_long.ts";
 
 /** The environment of a child CLI: no variable of the caller's leaks in to change its behaviour. */
 export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
