@@ -21,6 +21,7 @@ export type DocumentKind =
   | "document"
   | "rule"
   | "suite"
+  | "requests"
   | "private key"
   | "public key"
   | "config"

@@ -35,6 +35,7 @@ export { runBuild } from "./build.ts";
 export { runSign } from "./sign.ts";
 export { runInspect } from "./inspect.ts";
 export { runSimulate } from "./simulate.ts";
+export { runDiff } from "./diff.ts";
 export { runKeys, runKeysGenerate } from "./keys.ts";
 export { runAnalyze } from "./analyze.ts";
 export { runActivate } from "./activate.ts";

@@ -16,6 +16,7 @@ import { runBuild } from "./build.ts";
 import { runSign } from "./sign.ts";
 import { runInspect } from "./inspect.ts";
 import { runSimulate } from "./simulate.ts";
+import { runDiff } from "./diff.ts";
 import { runKeys } from "./keys.ts";
 import { runAnalyze } from "./analyze.ts";
 import { runActivate } from "./activate.ts";
@@ -35,6 +36,7 @@ export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: 
   build: { run: runBuild, summary: "build the bundle from the draft, optionally signed" },
   sign: { run: runSign, summary: "sign an existing bundle" },
   simulate: { run: runSimulate, summary: "evaluate a request or a simulation suite" },
+  diff: { run: runDiff, summary: "what a change changes: by meaning, and in recorded decisions" },
   inspect: { run: runInspect, summary: "show a bundle, or verify its signature" },
   keys: { run: runKeys, summary: "generate an ECDSA key pair or an HMAC secret" },
   activate: {

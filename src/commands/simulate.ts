@@ -5,20 +5,20 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import type { Decision, EffectType, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../engine/types.ts";
+import type { Decision, RuntimeBundleV1, Target } from "../engine/types.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { bundleFile, loadBundle } from "./_bundle.ts";
-import { isRecord } from "./_draft.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
 import { mergeSigningBlocks, resolveVerifyKey, verify } from "./_signing.ts";
 import type { Output } from "./_output.ts";
+import { parseSuite, type Scenario } from "./_suite.ts";
+import { isRecord } from "./_draft.ts";
 
 /** Evaluates requests against the bundle. */
 export const runSimulate = defineCommand(
@@ -207,14 +207,6 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
   );
 }
 
-/** A scenario of a simulation suite. */
-interface Scenario {
-  name: string;
-  target: Target;
-  context: Record<string, unknown>;
-  expected: { decision: EffectType; ruleId?: string; reason?: "rule" | "default" };
-}
-
 /** The result of one scenario. */
 interface ScenarioResult {
   name: string;
@@ -357,72 +349,4 @@ function describeOutcome(
     o.ruleId === undefined ? undefined : `rule ${o.ruleId}`,
   ].filter((p) => p !== undefined);
   return parts.length === 0 ? o.decision : `${o.decision} (${parts.join(", ")})`;
-}
-
-/**
- * Checks a suite document.
- *
- * @throws {CliError} `SUITE_INVALID`, listing every problem.
- */
-function parseSuite(document: unknown, file: string): { name: string; scenarios: Scenario[] } {
-  const problems: string[] = [];
-  if (!isRecord(document)) {
-    throw new CliError("SUITE_INVALID", `${file} must be a JSON object with name and scenarios`);
-  }
-  const name = typeof document.name === "string" && document.name !== "" ? document.name : null;
-  if (name === null) problems.push("name must be a non-empty string");
-  const scenarios: Scenario[] = [];
-  if (!Array.isArray(document.scenarios)) {
-    problems.push("scenarios must be an array");
-  } else {
-    document.scenarios.forEach((s: unknown, i: number) => {
-      const at = `scenarios[${i}]`;
-      if (!isRecord(s)) return void problems.push(`${at} must be an object`);
-      if (typeof s.name !== "string" || s.name === "") {
-        problems.push(`${at}.name must be a non-empty string`);
-      }
-      const t = s.target;
-      if (
-        !isRecord(t) || typeof t.service !== "string" || typeof t.resource !== "string" ||
-        typeof t.action !== "string"
-      ) {
-        problems.push(`${at}.target must be {service, resource, action} (strings)`);
-      }
-      if (s.context !== undefined && !isRecord(s.context)) {
-        problems.push(`${at}.context must be an object`);
-      }
-      const e = s.expected;
-      if (!isRecord(e) || !(EFFECT_TYPES as readonly unknown[]).includes(e.decision)) {
-        problems.push(`${at}.expected.decision must be one of ${EFFECT_TYPES.join(", ")}`);
-      } else {
-        if (e.ruleId !== undefined && typeof e.ruleId !== "string") {
-          problems.push(`${at}.expected.ruleId must be a string`);
-        }
-        if (e.reason !== undefined && e.reason !== "rule" && e.reason !== "default") {
-          problems.push(`${at}.expected.reason must be rule or default`);
-        }
-      }
-      if (problems.length === 0) {
-        const target = t as unknown as Target;
-        const expected = e as Scenario["expected"];
-        scenarios.push({
-          name: s.name as string,
-          target: { service: target.service, resource: target.resource, action: target.action },
-          context: (s.context ?? {}) as Record<string, unknown>,
-          expected: {
-            decision: expected.decision,
-            ...(expected.ruleId === undefined ? {} : { ruleId: expected.ruleId }),
-            ...(expected.reason === undefined ? {} : { reason: expected.reason }),
-          },
-        });
-      }
-    });
-  }
-  if (problems.length > 0) {
-    throw new CliError(
-      "SUITE_INVALID",
-      `${file} is not a valid simulation suite: ${problems.join("; ")}`,
-    );
-  }
-  return { name: name!, scenarios };
 }

@@ -9,7 +9,14 @@ import { DEFAULT_MAX_ISSUES, validateBundle } from "../engine/validate_bundle.ts
 import { computeDigest } from "../engine/canonical_payload.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { countRules, detectDocumentType, validateDraft } from "./_draft.ts";
+import {
+  countRules,
+  detectDocumentType,
+  type DraftDocument,
+  draftToBundle,
+  validateDraft,
+} from "./_draft.ts";
+import { lintBundle } from "../lint/lint_bundle.ts";
 import { type DocumentKind, exists } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
 
@@ -23,8 +30,10 @@ export const runValidate = defineCommand(
       "type, policy count, rule count, schema version, errors and warnings. [file] resolves",
       "from the working folder; without it, the configured bundle is validated if it exists,",
       'else the draft. The type is detected: schemaVersion 1 is a bundle, "1.0" a draft.',
-      "A bundle's checksum, when present, must match its contents. Errors exit 1; with",
-      "--strict, warnings do too.",
+      "A bundle's checksum, when present, must match its contents. A valid document is also",
+      "analysed for rules that can never be selected, branches that never apply, conditions",
+      "that are never true or never false, duplicated rules and defaults that never decide",
+      "(warnings). Errors exit 1; with --strict, warnings do too.",
     ].join("\n"),
     flags: {},
     maxPositionals: 1,
@@ -38,8 +47,17 @@ export const runValidate = defineCommand(
     const result = type === "draft" ? validateDraft(document) : validateBundle(document);
     const errors = [...result.errors];
     if (type === "bundle" && result.valid) errors.push(...await checksumIssues(document));
-    const { warnings } = result;
-    const omitted = result.omitted ?? { errors: 0, warnings: 0 };
+    // Dead and shadowed rules (docs/errors.md): only a valid document is analysed, and its
+    // findings share the cap on the warnings listed.
+    const omitted = { ...(result.omitted ?? { errors: 0, warnings: 0 }) };
+    const found = !result.valid ? [] : lintBundle(
+      type === "draft"
+        ? draftToBundle(document as DraftDocument, { env: "prod" })
+        : document as RuntimeBundleV1,
+    );
+    const room = Math.max(0, DEFAULT_MAX_ISSUES - result.warnings.length);
+    const warnings = [...result.warnings, ...found.slice(0, room)];
+    omitted.warnings += found.length - Math.min(found.length, room);
     const strict = session.global.strict;
     const valid = errors.length === 0 && !(strict && warnings.length > 0);
     const record = document as Record<string, unknown> | null;

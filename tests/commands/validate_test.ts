@@ -161,6 +161,10 @@ Deno.test("validate exits 2 on input it cannot read or parse", async () => {
 Deno.test("validate --quiet prints nothing for a valid document but still prints JSON", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
+  // Without the defaults that never decide (a warning, which --quiet still prints).
+  const draft = await s.readJson("policy-drafts.json");
+  delete (draft.policies as Record<string, unknown>[])[1]!.defaults;
+  await s.write("policy-drafts.json", draft);
   const quiet = await s.run(["validate", "--quiet"]);
   assert.deepEqual([quiet.code, quiet.stdout, quiet.stderr], [0, "", ""]);
   const json = await s.json(["validate", "--quiet"]);

@@ -1,0 +1,262 @@
+/**
+ * `policy diff <old> <new>`: what a change to the policies changes, by
+ * meaning, and which recorded decisions it changes (docs/change-safety.md).
+ *
+ * @module
+ */
+import type { Decision, RuntimeBundleV1 } from "../engine/types.ts";
+import { PolicyError } from "../engine/policy_error.ts";
+import { validateBundle } from "../engine/validate_bundle.ts";
+import { type BundleDiff, diffBundles, type FieldChange } from "../diff/diff_bundles.ts";
+import {
+  compareDecisions,
+  type DecisionChange,
+  type DecisionComparison,
+} from "../diff/compare_decisions.ts";
+import type { RankEntry } from "../diff/_rankings.ts";
+import { CliError, exitCodeFor, usageError } from "./_errors.ts";
+import { defineCommand, type Session } from "./_session.ts";
+import {
+  detectDocumentType,
+  type DocumentType,
+  type DraftDocument,
+  draftToBundle,
+  validateDraft,
+} from "./_draft.ts";
+import { checkChecksum } from "./_bundle.ts";
+import { parseSuite } from "./_suite.ts";
+import { parseRequests } from "./_requests.ts";
+import { describeEffect, describeTarget, plural } from "./_describe.ts";
+import type { Output } from "./_output.ts";
+
+/** Compares two bundles or drafts. */
+export const runDiff = defineCommand(
+  {
+    name: "diff",
+    usage: "diff <old> <new> [--requests <file.jsonl> | --suite <file>] [--fail-on-change]",
+    summary: [
+      "Lists what changed from <old> to <new> (bundles or drafts, in any mix) by meaning:",
+      "policies and rules added, removed or changed field by field, defaults, and the",
+      "targets whose ranking changed. Key order and formatting never show as changes.",
+      "--requests evaluates recorded requests (JSON Lines of {target, context}) against both,",
+      "--suite the scenarios of a simulation suite, and lists every request whose decision",
+      "changes, with counts per target. --fail-on-change exits 1 when a decision changes (with",
+      "--requests or --suite), or else when anything changed. Paths resolve from the working",
+      "folder.",
+    ].join("\n"),
+    flags: {
+      requests: {
+        type: "string",
+        value: "<file.jsonl>",
+        description: "replay recorded requests (one JSON request a line)",
+      },
+      suite: {
+        type: "string",
+        value: "<file>",
+        description: "replay the scenarios of a simulation suite",
+      },
+      "fail-on-change": {
+        type: "boolean",
+        description: "exit 1 when a decision (or, without requests, anything) changes",
+      },
+    },
+    maxPositionals: 2,
+  },
+  async (session) => {
+    const out = session.out;
+    const [oldArgument, newArgument] = session.positionals;
+    if (newArgument === undefined) {
+      throw usageError(
+        "'policy diff' needs two files: <old> <new>",
+        "policy diff old.json new.json",
+      );
+    }
+    if (session.has("requests") && session.has("suite")) {
+      throw usageError("--requests cannot be combined with --suite");
+    }
+    const before = await readComparable(session, oldArgument!);
+    const after = await readComparable(session, newArgument);
+    const diff = diffBundles(before.bundle, after.bundle, {
+      compareScope: before.type === "bundle" && after.type === "bundle",
+    });
+    const decisions = await replay(session, before.bundle, after.bundle);
+    const failed = session.has("fail-on-change") &&
+      (decisions === null ? diff.changed : decisions.changed > 0);
+    out.result(
+      {
+        old: { path: before.file, type: before.type },
+        new: { path: after.file, type: after.type },
+        ...diff,
+        decisions,
+      },
+      () => printDiff(out, before, after, diff, decisions),
+    );
+    return failed ? exitCodeFor("CHANGE_DETECTED") : 0;
+  },
+);
+
+/** One side of the comparison: a valid bundle, or a valid draft read as the bundle it builds. */
+interface Side {
+  file: string;
+  type: DocumentType;
+  bundle: RuntimeBundleV1;
+}
+
+/**
+ * Reads a bundle or a draft and checks it like `validate` does.
+ *
+ * @throws {PolicyError|CliError} the read errors, `BUNDLE_INVALID`,
+ * `CHECKSUM_MISMATCH`, `DRAFT_INVALID`.
+ */
+async function readComparable(session: Session, argument: string): Promise<Side> {
+  const file = await session.fromWorkingFolder(argument);
+  const document = await session.readJson(file, "document");
+  const type = detectDocumentType(document);
+  const result = type === "draft" ? validateDraft(document) : validateBundle(document);
+  if (!result.valid) {
+    const first = result.errors[0]!;
+    const message = `${file} is not a valid ${type}: ${first.message} (${first.code} at ${
+      first.path || "/"
+    })${result.errors.length > 1 ? ` and ${result.errors.length - 1} more error(s)` : ""}`;
+    const hint = `run 'policy validate ${argument}' for the list`;
+    if (type === "draft") throw new CliError("DRAFT_INVALID", message, { hint });
+    throw new PolicyError("BUNDLE_INVALID", `${message}; ${hint}`, { issues: result.errors });
+  }
+  if (type === "draft") {
+    // The env is not the draft's: scope is not compared when a side is a draft.
+    return { file, type, bundle: draftToBundle(document as DraftDocument, { env: "prod" }) };
+  }
+  const bundle = document as RuntimeBundleV1;
+  await checkChecksum(bundle, file);
+  return { file, type, bundle };
+}
+
+/** The decision comparison of `--requests` or `--suite`, or null without them. */
+async function replay(
+  session: Session,
+  before: RuntimeBundleV1,
+  after: RuntimeBundleV1,
+): Promise<Replay | null> {
+  const requestsFlag = session.string("requests");
+  const suiteFlag = session.string("suite");
+  if (requestsFlag === undefined && suiteFlag === undefined) return null;
+  if (requestsFlag !== undefined) {
+    const file = await session.fromWorkingFolder(requestsFlag);
+    const requests = parseRequests(await session.readText(file, "requests"), file);
+    const result = compareDecisions(before, after, requests);
+    return {
+      source: { kind: "requests" as const, path: file },
+      ...result,
+      changes: result.changes.map(({ index, ...change }) => ({
+        line: requests[index]!.line,
+        scenario: null,
+        ...change,
+      })),
+    };
+  }
+  const file = await session.fromWorkingFolder(suiteFlag!);
+  const suite = parseSuite(await session.readJson(file, "suite"), file);
+  const result = compareDecisions(before, after, suite.scenarios);
+  return {
+    source: { kind: "suite" as const, path: file },
+    ...result,
+    changes: result.changes.map(({ index, ...change }) => ({
+      line: null,
+      scenario: suite.scenarios[index]!.name,
+      ...change,
+    })),
+  };
+}
+
+function printDiff(
+  out: Output,
+  before: Side,
+  after: Side,
+  diff: BundleDiff,
+  decisions: Replay | null,
+): void {
+  out.info(`old: ${before.file} (${before.type})`);
+  out.info(`new: ${after.file} (${after.type})`);
+  if (!diff.changed) out.line("no change in meaning");
+  for (const c of diff.scope) out.line(`scope ${fieldLine(c)}`);
+  const { added, removed, changed } = diff.policies;
+  for (const p of added) out.line(`+ policy ${p.policyKey}`);
+  for (const p of removed) out.line(`- policy ${p.policyKey}`);
+  for (const p of changed) {
+    out.line(`~ policy ${p.policyKey}`);
+    for (const c of p.fields) out.line(`    ${fieldLine(c)}`);
+    for (const r of p.rules.added) out.line(`    + rule ${r.ruleId}`);
+    for (const r of p.rules.removed) out.line(`    - rule ${r.ruleId}`);
+    for (const r of p.rules.changed) {
+      out.line(`    ~ rule ${r.ruleId}`);
+      for (const c of r.fields) out.line(`        ${fieldLine(c)}`);
+    }
+  }
+  for (const t of diff.targets) {
+    out.line(`ranking of ${describeTarget(t.target)}:`);
+    out.line(`    old: ${rankingLine(t.old)}`);
+    out.line(`    new: ${rankingLine(t.new)}`);
+  }
+  if (decisions === null) return;
+  out.line(
+    `decisions: ${
+      plural(decisions.requests, "request")
+    }, ${decisions.changed} changed, ${decisions.reattributed} decided by another rule`,
+  );
+  for (const t of decisions.byTarget) {
+    if (t.changed === 0 && t.reattributed === 0) continue;
+    const transitions = t.transitions.map((x) => `${x.from} -> ${x.to}: ${x.count}`).join(", ");
+    out.line(
+      `  ${describeTarget(t.target)}: ${t.changed} of ${t.requests} changed${
+        transitions === "" ? "" : ` (${transitions})`
+      }${t.reattributed === 0 ? "" : `, ${t.reattributed} decided by another rule`}`,
+    );
+  }
+  for (const change of decisions.changes) {
+    if (!change.effectChanged) continue;
+    const where = change.line === null ? `scenario "${change.scenario}"` : `line ${change.line}`;
+    out.line(
+      `  ${where} ${describeTarget(change.target)} ${short(change.context)}: ${
+        decisionLine(change.old)
+      } -> ${decisionLine(change.new)}`,
+    );
+  }
+}
+
+/** A changed decision as the JSON document lists it. */
+interface ChangeLine extends Omit<DecisionChange, "index"> {
+  /** The line of the requests file (from 1), or null for a suite. */
+  line: number | null;
+  /** The scenario's name, or null for a requests file. */
+  scenario: string | null;
+}
+
+/** What `--requests` or `--suite` found. */
+interface Replay extends Omit<DecisionComparison, "changes"> {
+  source: { kind: "requests" | "suite"; path: string };
+  changes: ChangeLine[];
+}
+
+function fieldLine(c: FieldChange): string {
+  return `${c.field}: ${short(c.old)} -> ${short(c.new)}`;
+}
+
+function rankingLine(ranking: readonly RankEntry[]): string {
+  if (ranking.length === 0) return "(no rule)";
+  return ranking.map((e) => `${e.decision} ${e.policyKey}/${e.ruleId}`).join(", ");
+}
+
+function decisionLine(d: Decision): string {
+  const by = d.ruleId !== undefined
+    ? `rule ${d.policyKey}/${d.ruleId}`
+    : d.policyKey !== undefined
+    ? `defaults of ${d.policyKey}`
+    : "deny by default";
+  return `${describeEffect(d.decision, d)} (${by})`;
+}
+
+/** A value as compact JSON, cut to 80 characters. */
+function short(value: unknown): string {
+  const text = value === null ? "(none)" : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
