@@ -18,6 +18,7 @@ import type {
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError } from "./_errors.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
+import { withSchema } from "./_schema.ts";
 import type { Session } from "./_session.ts";
 
 /** `schemaVersion` of drafts. */
@@ -172,7 +173,12 @@ export function asEditableDraft(document: unknown, file: string): DraftDocument 
 
 /** Writes a draft atomically, formatted for people and diffs. */
 export async function saveDraft(file: string, draft: DraftDocument): Promise<void> {
-  await writeFileAtomic(file, JSON.stringify(draft, null, 2) + "\n");
+  await writeFileAtomic(file, draftText(draft));
+}
+
+/** The text of a draft file: formatted for people and diffs, with `$schema` for editors. */
+export function draftText(draft: DraftDocument): string {
+  return JSON.stringify(withSchema(draft, "draft"), null, 2) + "\n";
 }
 
 /** Number of rules of the policies that have a rules array. */

@@ -11,6 +11,7 @@ import { defineCommand } from "./_session.ts";
 import { isRecord, projectPolicies, readDraftForEdit, saveDraft } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { didYouMean } from "./_suggest.ts";
+import { withoutSchema } from "./_schema.ts";
 
 /** Adds a rule to a policy of the draft. */
 export const runAddRule = defineCommand(
@@ -41,7 +42,8 @@ export const runAddRule = defineCommand(
     const policyKey = session.requireString("policy-key");
     const ruleFile = await session.fromWorkingFolder(session.requireString("rule-file"));
     const { file, draft } = await readDraftForEdit(session);
-    const rule = await session.readJson(ruleFile, "rule");
+    // A rule file's $schema is for editors, not part of the rule.
+    const rule = withoutSchema(await session.readJson(ruleFile, "rule"));
 
     const policy = draft.policies.find((p) => p?.policyKey === policyKey);
     if (policy === undefined) {

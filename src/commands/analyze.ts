@@ -22,7 +22,7 @@ import { PolicyError } from "../engine/policy_error.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
-import { asEditableDraft, isRecord } from "./_draft.ts";
+import { asEditableDraft, type DraftDocument, draftText, isRecord } from "./_draft.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { plural } from "./_describe.ts";
 
@@ -148,7 +148,7 @@ export const runAnalyze = defineCommand(
     let draftPath: string | null = null;
     if (!check && passed && points.length > 0) {
       const draft = buildDraft(points, session.io.now());
-      await writeFileAtomic(config.draftPath, JSON.stringify(draft, null, 2) + "\n", {
+      await writeFileAtomic(config.draftPath, draftText(draft as DraftDocument), {
         overwrite: false,
         createParents: true,
         onExists: draftExists,
@@ -318,7 +318,8 @@ interface AnalyzeSettings {
   skipDirectories: string[];
 }
 
-function analyzeSettings(
+/** The `analyze` block of the project config, checked (`CONFIG_INVALID`). */
+export function analyzeSettings(
   block: Record<string, unknown> | null,
   file: string | null,
 ): AnalyzeSettings {

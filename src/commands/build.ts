@@ -22,6 +22,7 @@ import {
 } from "./_draft.ts";
 import { exists } from "./_read_document.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
+import { schemaUrl } from "./_schema.ts";
 import { plural } from "./_describe.ts";
 import { resolveSigningKey, sign, SIGNING_FLAGS, verifyOwnSignature } from "./_signing.ts";
 
@@ -104,7 +105,8 @@ export const runBuild = defineCommand(
     const { checksum, etag } = await computeDigest(base);
     let signature: Signature | undefined;
     if (signingKey !== null) signature = (await sign(base, signingKey)).signature;
-    const bundle: RuntimeBundleV1 = {
+    const bundle: RuntimeBundleV1 & { $schema: string } = {
+      $schema: schemaUrl("bundle"),
       schemaVersion: 1,
       env,
       ...(orgId === undefined ? {} : { orgId }),

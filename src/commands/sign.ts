@@ -10,6 +10,7 @@ import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand } from "./_session.ts";
 import { bundleFile, loadBundle } from "./_bundle.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
+import { withSchema } from "./_schema.ts";
 import {
   mergeSigningBlocks,
   resolveSigningKey,
@@ -61,7 +62,10 @@ export const runSign = defineCommand(
       );
     }
     // Keep the field order of the file; put checksum and signature where they were or at the end.
-    await writeFileAtomic(file, JSON.stringify({ ...bundle, ...signed }, null, 2) + "\n");
+    await writeFileAtomic(
+      file,
+      JSON.stringify(withSchema({ ...bundle, ...signed }, "bundle"), null, 2) + "\n",
+    );
     out.note(`wrote ${file} (bundle)`);
     const { etag } = await computeDigest(signed);
     out.result(

@@ -16,7 +16,7 @@ import {
   type WorkingFolder,
   writeUserConfig,
 } from "./_working_folder.ts";
-import { emptyDraft } from "./_draft.ts";
+import { draftText, emptyDraft } from "./_draft.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { didYouMean } from "./_suggest.ts";
 
@@ -176,7 +176,7 @@ async function init(session: Session): Promise<number> {
   await session.workingFolder();
   const config = await session.config();
   const draft = emptyDraft(session.io.now());
-  await writeFileAtomic(config.draftPath, JSON.stringify(draft, null, 2) + "\n", {
+  await writeFileAtomic(config.draftPath, draftText(draft), {
     overwrite: false,
     createParents: true,
     onExists: (target) =>

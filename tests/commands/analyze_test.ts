@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { assertError, assertShape, NOW, type Scratch, scratch } from "./_helpers.ts";
+import { schemaUrl } from "../../src/commands/_schema.ts";
 
 export const ANALYZE_SHAPE = {
   formatVersion: "number",
@@ -79,6 +80,7 @@ Deno.test("analyze writes the first draft: one policy per target, activeVersion 
   const r = await s.json(["analyze"]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(await s.readJson("policy-drafts.json"), {
+    $schema: schemaUrl("draft"),
     schemaVersion: "1.0",
     generatedAt: NOW.toISOString(),
     policies: [

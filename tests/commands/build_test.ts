@@ -5,6 +5,7 @@ import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
 import { verifyBundleSignature } from "../../src/verify/mod.ts";
 import { generateSec1Key } from "../_openssl.ts";
 import { assertError, assertShape, HMAC_SECRET, NOW, scratch } from "./_helpers.ts";
+import { schemaUrl } from "../../src/commands/_schema.ts";
 
 export const BUILD_SHAPE = {
   formatVersion: "number",
@@ -34,6 +35,7 @@ Deno.test("build writes the bundle from the draft with generatedAt, bundleVersio
   const bundle = await s.readJson("policy-bundle.json") as unknown as RuntimeBundleV1;
   const { checksum, etag } = await computeDigest(bundle);
   assert.deepEqual(Object.keys(bundle), [
+    "$schema",
     "schemaVersion",
     "env",
     "generatedAt",
@@ -45,6 +47,8 @@ Deno.test("build writes the bundle from the draft with generatedAt, bundleVersio
     [bundle.schemaVersion, bundle.env, bundle.generatedAt, bundle.bundleVersion, bundle.checksum],
     [1, "prod", NOW.toISOString(), 1, checksum],
   );
+  // For editors (docs/schemas.md); not part of the canonical payload.
+  assert.equal((bundle as { $schema?: string }).$schema, schemaUrl("bundle"));
   assert.deepEqual(Object.keys(bundle.policies[0]!), [
     "policyKey",
     "activeVersion",

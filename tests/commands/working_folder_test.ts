@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { assertError, assertShape, scratch } from "./_helpers.ts";
+import { schemaUrl } from "../../src/commands/_schema.ts";
 
 const SHAPE = {
   formatVersion: "number",
@@ -81,6 +82,7 @@ Deno.test("working-folder init creates an empty draft and refuses to overwrite i
   assertShape(r.doc, SHAPE);
   assert.equal(r.doc.draftPath, path.join(s.wf, "policy-drafts.json"));
   assert.deepEqual(await s.readJson("policy-drafts.json"), {
+    $schema: schemaUrl("draft"),
     schemaVersion: "1.0",
     generatedAt: "2026-11-21T09:30:00.000Z",
     policies: [],

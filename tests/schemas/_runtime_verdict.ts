@@ -1,0 +1,95 @@
+/**
+ * What the runtime's own checks say about a document of each kind that has a
+ * schema, and the documented differences with the schemas
+ * (docs/schemas.md "Where the schemas and the runtime differ").
+ */
+import type { Issue } from "../../mod.ts";
+import { validateBundle } from "../../src/engine/validate_bundle.ts";
+import { validateDraft } from "../../src/commands/_draft.ts";
+import { parseSuite } from "../../src/commands/_suite.ts";
+import { resolveConfig } from "../../src/commands/_config.ts";
+import { analyzeSettings } from "../../src/commands/analyze.ts";
+import { parseRequests } from "../../src/commands/_requests.ts";
+import type { SchemaName } from "../../tools/build_schemas.ts";
+
+/** The runtime's verdict: the errors that refuse the document, and whether conditions are malformed. */
+export interface Verdict {
+  /** `CODE at /pointer` of each error ("CODE" alone for documents checked by a parser). */
+  errors: Issue[];
+  /** True when validation warned that a condition is malformed or uses an unknown operator. */
+  conditionWarnings: boolean;
+}
+
+const CONDITION_WARNINGS = new Set(["CONDITION_MALFORMED", "CONDITION_UNKNOWN_OPERATOR"]);
+
+/** What the runtime says about `document` read as a document of kind `kind`. */
+export function runtimeVerdict(kind: SchemaName, document: unknown): Verdict {
+  switch (kind) {
+    case "bundle":
+      return fromValidation(validateBundle(document));
+    case "draft":
+      return fromValidation(validateDraft(document));
+    case "rule": {
+      // As `policies add-rule` checks it: the rule of a policy of a bundle.
+      const result = validateBundle({
+        schemaVersion: 1,
+        env: "prod",
+        policies: [{ policyKey: "p", activeVersion: 1, rules: [document] }],
+      });
+      return fromValidation(result);
+    }
+    case "suite":
+      return thrown(() => parseSuite(document, "suite.json"));
+    case "config":
+      return thrown(() => {
+        if (typeof document !== "object" || document === null || Array.isArray(document)) {
+          throw Object.assign(new Error("not an object"), { code: "CONFIG_INVALID" });
+        }
+        const config = resolveConfig("/wf", "/wf/policy.config.json", document as never);
+        analyzeSettings(config.analyze, config.file);
+      });
+    case "requests-line":
+      return thrown(() => parseRequests(JSON.stringify(document), "requests.jsonl"));
+  }
+}
+
+function fromValidation(result: { errors: Issue[]; warnings: Issue[] }): Verdict {
+  return {
+    errors: result.errors,
+    conditionWarnings: result.warnings.some((w) => CONDITION_WARNINGS.has(w.code)),
+  };
+}
+
+function thrown(check: () => unknown): Verdict {
+  try {
+    check();
+    return { errors: [], conditionWarnings: false };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string") throw error;
+    return {
+      errors: [{ code, message: (error as Error).message, path: "" }],
+      conditionWarnings: false,
+    };
+  }
+}
+
+/**
+ * Errors of the runtime that the schemas do not express, on purpose: a JSON
+ * Schema cannot say that keys are unique across a list, bound the depth of
+ * a recursive structure, see numbers JSON cannot hold, or parse a date.
+ */
+export function isDeliberateDifference(issue: Issue): boolean {
+  switch (issue.code) {
+    case "DUPLICATE_POLICY_KEY":
+    case "DUPLICATE_RULE_ID":
+    case "CONDITION_TOO_DEEP":
+    case "DOCUMENT_TOO_DEEP":
+    case "NUMBER_NOT_FINITE":
+      return true;
+    case "INVALID_FIELD":
+      return issue.path === "/generatedAt"; // a date of the right form that does not exist
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,361 @@
+/**
+ * The JSON Schemas of `schemas/`, checked with an independent validator
+ * (ajv) against the runtime's own checks, on the fixture corpus and on
+ * generated and mutated documents: what the runtime accepts, the schema
+ * accepts; what the schema refuses, the runtime refuses (or warns about as a
+ * malformed condition); and where the runtime refuses what the schema
+ * accepts, it is one of the documented differences.
+ */
+import assert from "node:assert/strict";
+import Ajv from "ajv";
+import { parse as parseJsonc } from "jsonc-parser";
+import {
+  buildSchemas,
+  SCHEMA_NAMES,
+  type SchemaName,
+  schemaText,
+  schemaUrl,
+} from "../../tools/build_schemas.ts";
+import { PACKAGE_VERSION } from "../../src/_version.ts";
+import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
+import { bundle as propertyBundle, condition, fc } from "../properties/_arbitraries.ts";
+import { bundle as lintBundle } from "../lint/_arbitraries.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const AjvClass = Ajv as unknown as typeof Ajv.default;
+// Types may be left open where the runtime leaves them open (strictTypes off);
+// union types ("string" or "null") are deliberate.
+const ajv = new AjvClass({ allErrors: true, strictTypes: false, allowUnionTypes: true });
+const SCHEMAS = Object.fromEntries(
+  SCHEMA_NAMES.map((name) => [
+    name,
+    JSON.parse(Deno.readTextFileSync(new URL(`schemas/${name}.schema.json`, ROOT))),
+  ]),
+) as Record<SchemaName, Record<string, unknown>>;
+const VALIDATORS = Object.fromEntries(
+  SCHEMA_NAMES.map((name) => [name, ajv.compile(SCHEMAS[name])]),
+) as Record<SchemaName, ReturnType<typeof ajv.compile>>;
+
+/** Tallies of one corpus, to show the check is not vacuous. */
+interface Tally {
+  accepted: number;
+  refusedByBoth: number;
+  deliberate: number;
+}
+
+/**
+ * Checks that the schema of `kind` and the runtime agree on `document`,
+ * except for the documented differences; counts the outcome in `tally`.
+ */
+function checkAgreement(kind: SchemaName, document: unknown, label: string, tally: Tally): void {
+  const schemaAccepts = VALIDATORS[kind](document) as boolean;
+  const verdict = runtimeVerdict(kind, document);
+  const show = () => `${label} (${kind}): ${JSON.stringify(document)?.slice(0, 400)}`;
+  if (!schemaAccepts) {
+    assert.ok(
+      verdict.errors.length > 0 || verdict.conditionWarnings,
+      `the ${kind} schema refuses what the runtime accepts: ${
+        ajv.errorsText(VALIDATORS[kind].errors)
+      }\n${show()}`,
+    );
+    tally.refusedByBoth++;
+    return;
+  }
+  const undocumented = verdict.errors.filter((issue) => !isDeliberateDifference(issue));
+  assert.deepEqual(
+    undocumented,
+    [],
+    `the runtime refuses what the ${kind} schema accepts\n${show()}`,
+  );
+  if (verdict.errors.length > 0) tally.deliberate++;
+  else tally.accepted++;
+}
+
+function newTally(): Tally {
+  return { accepted: 0, refusedByBoth: 0, deliberate: 0 };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The documents inside a parsed fixture file, with the kind each is read as. */
+function* documentsIn(value: unknown, label: string): Generator<[SchemaName, unknown, string]> {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) yield* documentsIn(value[i], `${label}/${i}`);
+    return;
+  }
+  if (!isRecord(value)) return;
+  if (Object.hasOwn(value, "policies")) {
+    yield [typeof value.schemaVersion === "string" ? "draft" : "bundle", value, label];
+    if (Array.isArray(value.policies)) {
+      for (const policy of value.policies) {
+        if (!isRecord(policy) || !Array.isArray(policy.rules)) continue;
+        for (const rule of policy.rules) yield ["rule", rule, `${label} (a rule)`];
+      }
+    }
+    return;
+  }
+  if (Object.hasOwn(value, "scenarios")) {
+    yield ["suite", value, label];
+    if (Array.isArray(value.scenarios)) {
+      for (const s of value.scenarios) {
+        if (isRecord(s)) {
+          yield ["requests-line", { target: s.target, context: s.context }, `${label} (a line)`];
+        }
+      }
+    }
+    return;
+  }
+  if (Object.hasOwn(value, "when") && !Object.hasOwn(value, "id")) {
+    // A condition fixture: as the `when` of a rule.
+    yield ["rule", {
+      id: "r",
+      status: "active",
+      priority: 1,
+      target: { service: "s", resource: "r", action: "a" },
+      effect: { type: "allow" },
+      when: value.when,
+    }, `${label} (a condition)`];
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (key === "document") yield ["bundle", child, `${label}/document`];
+    else yield* documentsIn(child, `${label}/${key}`);
+  }
+}
+
+/** Every JSON fixture file of the repository that holds documents. */
+function* fixtureFiles(): Generator<string> {
+  const walk = function* (dir: string): Generator<string> {
+    for (const entry of Deno.readDirSync(new URL(dir, ROOT))) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory && entry.name !== "node_modules") yield* walk(`${path}/`);
+      else if (entry.isFile && entry.name.endsWith(".json")) yield path;
+    }
+  };
+  yield* walk("tests/testdata/");
+  yield* walk("tests/clients/testdata/");
+  yield* walk("examples/");
+}
+
+Deno.test("schemas/ is what tools/build_schemas.ts writes, for this package version", () => {
+  const built = buildSchemas();
+  for (const name of SCHEMA_NAMES) {
+    const text = Deno.readTextFileSync(new URL(`schemas/${name}.schema.json`, ROOT));
+    assert.equal(text, schemaText(built[name]), `run 'deno task build:schemas': ${name} is stale`);
+    assert.equal(SCHEMAS[name].$id, schemaUrl(name, PACKAGE_VERSION));
+    assert.equal(SCHEMAS[name].$schema, "http://json-schema.org/draft-07/schema#");
+    // Self-contained: no reference leaves the file.
+    for (const [, ref] of text.matchAll(/"\$ref": "([^"]*)"/g)) assert.match(ref!, /^#\//);
+  }
+});
+
+Deno.test("schemas and runtime agree on every document of the fixture corpus", () => {
+  const tally = newTally();
+  const kinds = new Set<SchemaName>();
+  for (const file of fixtureFiles()) {
+    const text = Deno.readTextFileSync(new URL(file, ROOT));
+    if (file.endsWith("policy.config.json")) {
+      checkAgreement("config", parseJsonc(text), file, tally);
+      kinds.add("config");
+      continue;
+    }
+    const value = JSON.parse(text);
+    if (file.includes("/rules/")) {
+      checkAgreement("rule", value, file, tally);
+      continue;
+    }
+    for (const [kind, document, label] of documentsIn(value, file)) {
+      checkAgreement(kind, document, label, tally);
+      kinds.add(kind);
+    }
+  }
+  // The configuration example of docs/cli.md.
+  const cli = Deno.readTextFileSync(new URL("docs/cli.md", ROOT));
+  const example = /```jsonc\n\/\/ policy\.config\.json\n([\s\S]*?)```/.exec(cli)![1]!;
+  checkAgreement("config", parseJsonc(example), "docs/cli.md", tally);
+  assert.deepEqual([...kinds].sort(), [...SCHEMA_NAMES].sort(), "every kind is in the corpus");
+  // Not vacuous: valid documents are accepted, and the invalid ones of the corpus refused.
+  assert.ok(tally.accepted > 100, `only ${tally.accepted} documents accepted`);
+  assert.ok(tally.refusedByBoth > 20, `only ${tally.refusedByBoth} documents refused by both`);
+});
+
+/** Field names of the documents: added where they are not expected, they must be checked as the runtime does. */
+const FIELDS = [
+  "path",
+  "value",
+  "values",
+  "conditions",
+  "args",
+  "condition",
+  "arg",
+  "op",
+  "type",
+  "effect",
+  "killSwitch",
+  "throttle",
+  "customEffect",
+  "when",
+  "thenEffect",
+  "elseEffect",
+  "description",
+  "defaults",
+  "generatedAt",
+  "orgId",
+  "signature",
+  "context",
+  "ruleId",
+  "reason",
+  "source",
+  "signing",
+  "extra",
+];
+
+/** Values near `value`: the boundaries a check of it would test. */
+function near(value: unknown): unknown[] {
+  if (typeof value === "number") return [value - 1, value + 1, value + 0.5, -value, 0, 1];
+  if (typeof value === "string") return ["", `${value}x`, value.toUpperCase(), Number(value)];
+  return [null];
+}
+
+/**
+ * A document with one place changed: a value replaced (by one near it or
+ * any other), a key or entry removed, or a known field added anywhere.
+ */
+function mutated(document: unknown): fc.Arbitrary<unknown> {
+  const places: { at: (string | number)[]; value: unknown }[] = [];
+  const visit = (value: unknown, at: (string | number)[]) => {
+    places.push({ at, value });
+    if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...at, i]));
+    else if (isRecord(value)) { for (const [k, v] of Object.entries(value)) visit(v, [...at, k]); }
+  };
+  visit(document, []);
+  const replacement = fc.oneof(
+    fc.constantFrom(
+      null,
+      0,
+      -1,
+      1.5,
+      "",
+      "x",
+      "1e999",
+      true,
+      [],
+      {},
+      [1],
+      { op: "eq" },
+      { op: "zz", path: "p" },
+      "2026-13-45T00:00:00Z",
+      "1.0",
+      1,
+      "allow",
+      "kill_switch",
+      "throttle",
+      "custom",
+      { service: "" },
+      { limit: -1, windowSeconds: 0, key: 1 },
+    ),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+  return fc.constantFrom(...places).chain(({ at, value: current }) =>
+    fc.tuple(
+      fc.constant(at),
+      fc.constantFrom("replace", "replace", "remove", "add"),
+      fc.oneof(fc.constantFrom(...near(current)), replacement),
+      fc.constantFrom(...FIELDS),
+    )
+  ).map(([at, how, value, field]) => {
+    const copy = structuredClone(document);
+    if (how === "add") {
+      let target = copy as Record<string | number, unknown>;
+      for (const segment of at) target = target[segment] as typeof target;
+      if (isRecord(target)) target[field] = value;
+      return copy;
+    }
+    if (at.length === 0) return how === "replace" ? value : copy;
+    let parent = copy as Record<string | number, unknown>;
+    for (const segment of at.slice(0, -1)) parent = parent[segment] as typeof parent;
+    const last = at[at.length - 1]!;
+    if (how === "replace") parent[last] = value;
+    else if (Array.isArray(parent)) parent.splice(last as number, 1);
+    else delete parent[last];
+    return copy;
+  });
+}
+
+const fixture = (file: string) => JSON.parse(Deno.readTextFileSync(new URL(file, ROOT)));
+
+/** A valid document of each kind, to mutate. */
+const VALID: Record<SchemaName, unknown> = {
+  bundle: fixture("examples/bundle.json"),
+  draft: fixture("tests/testdata/commands/draft.json"),
+  rule: fixture("examples/service/policy/rules/export-per-tenant.json"),
+  suite: {
+    name: "s",
+    scenarios: [{
+      name: "one",
+      target: { service: "s", resource: "r", action: "a" },
+      context: { plan: "pro" },
+      expected: { decision: "allow", ruleId: "r", reason: "rule" },
+    }],
+  },
+  config: {
+    schemaVersion: 1,
+    draft: { path: "d.json" },
+    bundle: { path: "b.json" },
+    signature: { publicKeyPath: "k.pem" },
+    limits: { maxFileBytes: 1000 },
+    build: {
+      env: "prod",
+      outputDirectory: "out",
+      signed: true,
+      validateParity: true,
+      bundleVersionStrategy: "increment",
+      scope: { orgId: "o", projectId: "p" },
+      signing: { algorithm: "ECDSA_SHA_256", keyId: "k", ecdsaPrivateKeyPath: "p.pem" },
+    },
+    sign: { signing: { algorithm: "HMAC_SHA256", hmacSecretEnv: "POLICY_HMAC_SECRET" } },
+    analyze: { source: "src", skipDirectories: ["vendor"] },
+    simulate: {},
+  },
+  "requests-line": {
+    target: { service: "s", resource: "r", action: "a" },
+    context: { plan: "pro" },
+    recordedAt: "2026-01-01T00:00:00Z",
+  },
+};
+
+Deno.test("property: schemas and runtime agree on generated and mutated documents", () => {
+  const tallies = new Map<SchemaName, Tally>(SCHEMA_NAMES.map((n) => [n, newTally()]));
+  const bundles = fc.oneof(propertyBundle, lintBundle);
+  const check = (kind: SchemaName, document: unknown) =>
+    checkAgreement(kind, document, "generated", tallies.get(kind)!);
+  fc.assert(
+    fc.property(bundles.chain((b) => fc.tuple(fc.constant(b), mutated(b))), ([b, m]) => {
+      check("bundle", b);
+      check("bundle", m);
+      const draft = { ...b, schemaVersion: "1.0", generatedAt: "2026-01-01T00:00:00Z" };
+      delete (draft as Record<string, unknown>).env;
+      check("draft", draft);
+      check("draft", { ...(m as object), schemaVersion: "1.0" });
+      for (const p of b.policies) for (const r of p.rules) check("rule", r);
+    }),
+    { seed: 14, numRuns: 300 },
+  );
+  // Conditions, the most intricate part, mutated as the when of a rule.
+  const rule = (when: unknown) => ({ ...(VALID.rule as object), when });
+  fc.assert(
+    fc.property(condition.chain((c) => fc.tuple(fc.constant(c), mutated(c))), ([c, m]) => {
+      check("rule", rule(c));
+      check("rule", rule(m));
+    }),
+    { seed: 15, numRuns: 2000 },
+  );
+  for (const [kind, document] of Object.entries(VALID) as [SchemaName, unknown][]) {
+    check(kind, document);
+    fc.assert(fc.property(mutated(document), (m) => check(kind, m)), { seed: 16, numRuns: 2000 });
+  }
+  for (const [kind, tally] of tallies) {
+    assert.ok(tally.accepted > 0 && tally.refusedByBoth > 0, `${kind}: ${JSON.stringify(tally)}`);
+  }
+});
