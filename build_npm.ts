@@ -69,6 +69,15 @@ const SHIPPED_FILES = ["LICENSE"];
 /** The `deno.json` export that is the command line: the `policy` bin on npm, not an export. */
 const CLI_EXPORT = "./cli";
 
+/**
+ * Data files copied into the package as they are, and exported as
+ * `./schemas/<name>.json` (JSON Schemas for editors and validators,
+ * docs/schemas.md). The same files are in the JSR package (deno.json
+ * `publish.include`).
+ */
+const SCHEMAS_DIR = "schemas";
+const SCHEMAS_EXPORT = "./schemas/*.json";
+
 /** The one line the `policy` bin starts with under Node. */
 const NODE_SHEBANG = "#!/usr/bin/env node";
 
@@ -112,6 +121,14 @@ function exists(path: string): boolean {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
   }
+}
+
+/** The schema files of the project (`schemas/*.json`), sorted. */
+function schemaFiles(): string[] {
+  return [...Deno.readDirSync(join(root, SCHEMAS_DIR))]
+    .filter((entry) => entry.isFile && entry.name.endsWith(".json"))
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** `./src/engine/mod.ts` → `src/engine/mod` (the path the JS and `.d.ts` share). */
@@ -362,13 +379,14 @@ function packageJson(
   entries: readonly EntryPoint[],
   imports: ExternalImports,
 ): Record<string, unknown> {
-  const exports: Record<string, Record<string, string>> = {};
+  const exports: Record<string, Record<string, string> | string> = {};
   let bin: Record<string, string> | undefined;
   for (const entry of entries) {
     const path = `./${stem(entry.source)}`;
     if (entry.name === "bin") bin = { policy: `${path}.js` };
     else exports[entry.name] = exportConditions(path);
   }
+  exports[SCHEMAS_EXPORT] = SCHEMAS_EXPORT;
   const peers = Object.keys(imports.peerDependencies);
   return {
     name: denoJson.name,
@@ -404,9 +422,20 @@ async function checkDrift(
   written: Record<string, unknown>,
 ): Promise<void> {
   const problems: string[] = [];
-  const packageExports = (written.exports ?? {}) as Record<string, Record<string, string>>;
+  const { [SCHEMAS_EXPORT]: schemas, ...packageExports } = (written.exports ?? {}) as Record<
+    string,
+    Record<string, string>
+  >;
   const denoKeys = Object.keys(denoJson.exports).filter((key) => key !== CLI_EXPORT);
   const npmKeys = Object.keys(packageExports);
+  if (schemas === undefined || schemaFiles().length === 0) {
+    problems.push(`package.json has no "${SCHEMAS_EXPORT}" export, or ${SCHEMAS_DIR}/ is empty`);
+  }
+  for (const file of schemaFiles()) {
+    if (!exists(join(outDir, SCHEMAS_DIR, file))) {
+      problems.push(`${SCHEMAS_DIR}/${file} was not copied`);
+    }
+  }
   if (denoKeys.join("\n") !== npmKeys.join("\n")) {
     problems.push(`exports differ: deno.json [${denoKeys}] vs package.json [${npmKeys}]`);
   }
@@ -621,6 +650,10 @@ async function build(): Promise<void> {
   }
   Deno.writeTextFileSync(join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   for (const file of SHIPPED_FILES) Deno.copyFileSync(join(root, file), join(outDir, file));
+  Deno.mkdirSync(join(outDir, SCHEMAS_DIR));
+  for (const file of schemaFiles()) {
+    Deno.copyFileSync(join(root, SCHEMAS_DIR, file), join(outDir, SCHEMAS_DIR, file));
+  }
 
   await checkDrift(denoJson, entries, readJson(`${OUT_DIR}/package.json`));
   const count = [...files.keys()].filter((f) => f.endsWith(".js")).length;

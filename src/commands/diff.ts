@@ -98,6 +98,8 @@ export const runDiff = defineCommand(
 /** One side of the comparison: a valid bundle, or a valid draft read as the bundle it builds. */
 interface Side {
   file: string;
+  /** The path as given, for text output. */
+  argument: string;
   type: DocumentType;
   bundle: RuntimeBundleV1;
 }
@@ -124,11 +126,12 @@ async function readComparable(session: Session, argument: string): Promise<Side>
   }
   if (type === "draft") {
     // The env is not the draft's: scope is not compared when a side is a draft.
-    return { file, type, bundle: draftToBundle(document as DraftDocument, { env: "prod" }) };
+    const bundle = draftToBundle(document as DraftDocument, { env: "prod" });
+    return { file, argument, type, bundle };
   }
   const bundle = document as RuntimeBundleV1;
   await checkChecksum(bundle, file);
-  return { file, type, bundle };
+  return { file, argument, type, bundle };
 }
 
 /** The decision comparison of `--requests` or `--suite`, or null without them. */
@@ -175,8 +178,8 @@ function printDiff(
   diff: BundleDiff,
   decisions: Replay | null,
 ): void {
-  out.info(`old: ${before.file} (${before.type})`);
-  out.info(`new: ${after.file} (${after.type})`);
+  out.info(`old: ${before.argument} (${before.type})`);
+  out.info(`new: ${after.argument} (${after.type})`);
   if (!diff.changed) out.line("no change in meaning");
   for (const c of diff.scope) out.line(`scope ${fieldLine(c)}`);
   const { added, removed, changed } = diff.policies;
@@ -243,7 +246,11 @@ function fieldLine(c: FieldChange): string {
 
 function rankingLine(ranking: readonly RankEntry[]): string {
   if (ranking.length === 0) return "(no rule)";
-  return ranking.map((e) => `${e.decision} ${e.policyKey}/${e.ruleId}`).join(", ");
+  return ranking.map((e) =>
+    e.branch === "defaults"
+      ? `${e.decision} (defaults of ${e.policyKey})`
+      : `${e.decision} (${e.policyKey}/${e.ruleId}${e.branch === "effect" ? "" : ` ${e.branch}`})`
+  ).join(", ");
 }
 
 function decisionLine(d: Decision): string {

@@ -14,6 +14,7 @@ import {
   readJson,
   root,
   scratch,
+  scratchRequire,
 } from "./_package.mjs";
 
 /** `npm:name@version` entries of deno.json "imports", by name. */
@@ -46,8 +47,15 @@ test("package.json: name and version from deno.json, ES modules, Node 20+, where
   assert.deepEqual(manifest.bugs, { url: `${repository}/issues` });
 });
 
-test("package.json: exports match deno.json's exports one to one, each with a CommonJS entry", () => {
-  assert.deepEqual(Object.keys(manifest.exports), Object.keys(libraryExports));
+/** The export of the JSON Schemas (data files, not modules). */
+const SCHEMAS_EXPORT = "./schemas/*.json";
+
+/** The exports that are modules. */
+const moduleExports = Object.keys(manifest.exports).filter((key) => key !== SCHEMAS_EXPORT);
+
+test("package.json: exports match deno.json's exports one to one, each with a CommonJS entry, plus the schemas", () => {
+  assert.deepEqual(moduleExports, Object.keys(libraryExports));
+  assert.equal(manifest.exports[SCHEMAS_EXPORT], SCHEMAS_EXPORT);
   for (const [key, source] of Object.entries(libraryExports)) {
     const stem = source.replace(/\.ts$/, ""); // "./src/engine/mod"
     assert.deepEqual(manifest.exports[key], {
@@ -97,16 +105,28 @@ test("npm install of the tarball brings only its dependencies (no typescript)", 
 });
 
 test("every export loads under Node through the exports map", async () => {
-  for (const key of Object.keys(manifest.exports)) {
+  for (const key of moduleExports) {
     const module = await importPackage(key);
     assert.equal(typeof module, "object", key);
   }
   // Subpaths that the root module re-exports are the same instances.
   const rootModule = await importPackage(".");
-  for (const key of Object.keys(manifest.exports).filter((k) => k !== ".")) {
+  for (const key of moduleExports.filter((k) => k !== ".")) {
     for (const [name, value] of Object.entries(await importPackage(key))) {
       if (name in rootModule) assert.equal(rootModule[name], value, `${key}: ${name}`);
     }
+  }
+});
+
+test("the JSON Schemas ship in the package and resolve through its exports", () => {
+  const names = readdirSync(join(root, "schemas")).filter((f) => f.endsWith(".json"));
+  assert.ok(names.length >= 6, names.join(", "));
+  for (const name of names) {
+    const file = scratchRequire.resolve(`${denoJson.name}/schemas/${name}`);
+    assert.equal(readFileSync(file, "utf8"), readFileSync(join(root, "schemas", name), "utf8"));
+    const schema = JSON.parse(readFileSync(file, "utf8"));
+    assert.equal(schema.$schema, "http://json-schema.org/draft-07/schema#", name);
+    assert.ok(schema.$id.endsWith(`/${manifest.version}/schemas/${name}`), schema.$id);
   }
 });
 
