@@ -1,6 +1,5 @@
 // This module is browser compatible.
 import type { Policy, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { canonicalJson } from "../engine/canonical_payload.ts";
 import { type RankEntry, rankings } from "./_rankings.ts";
 
 /** A field whose value changed; `null` stands for absent. */
@@ -197,6 +196,7 @@ function diffPolicy(before: Policy, after: Policy): PolicyChange | null {
       added.push({ ruleId: rule.id, index, rule });
       return;
     }
+    if (same(previous.rule, rule)) return;
     const a = previous.rule as unknown as Record<string, unknown>;
     const b = rule as unknown as Record<string, unknown>;
     const others = [...new Set([...Object.keys(a), ...Object.keys(b)])]
@@ -228,9 +228,28 @@ function changedFields(
   return changes;
 }
 
+/**
+ * Equality of JSON values as the canonical payload sees them: key order does
+ * not matter, `-0` is `0`. Depth is bounded by validation.
+ */
 function same(a: unknown, b: unknown): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a === b || canonicalJson(a) === canonicalJson(b);
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(x, key) || x[key] === undefined) continue;
+    if (!Object.hasOwn(y, key) || !same(x[key], y[key])) return false;
+    count++;
+  }
+  for (const key in y) if (Object.hasOwn(y, key) && y[key] !== undefined) count--;
+  return count === 0;
 }
 
 function diffRankings(

@@ -32,6 +32,9 @@ export const OTHER = 16;
 /** Every kind above. */
 export const ALL_BITS = ABSENT | NULL | TRUE | FALSE | OTHER;
 
+/** The `except` of a set that excludes nothing (shared: sets copy it before they change it). */
+const NOTHING: Set<never> = new Set();
+
 /**
  * A set of finite numbers, or of strings, as `only` (when not null: the
  * members are among these) and three filters every member passes: not in
@@ -61,7 +64,7 @@ export class ScalarSet<T extends number | string> {
   static all<T extends number | string>(
     kind: "number" | "string",
   ): ScalarSet<T> {
-    return new ScalarSet<T>(kind, null, new Set());
+    return new ScalarSet<T>(kind, null, NOTHING);
   }
 
   /** Exactly `values`. */
@@ -69,7 +72,7 @@ export class ScalarSet<T extends number | string> {
     kind: "number" | "string",
     values: Set<T>,
   ): ScalarSet<T> {
-    return new ScalarSet<T>(kind, values, new Set());
+    return new ScalarSet<T>(kind, values, NOTHING);
   }
 
   /** Every member except `values`. */
@@ -89,7 +92,7 @@ export class ScalarSet<T extends number | string> {
     hiIn: boolean,
     nonNumeric: boolean,
   ): ScalarSet<T> {
-    return new ScalarSet<T>(kind, null, new Set(), lo, loIn, hi, hiIn, nonNumeric);
+    return new ScalarSet<T>(kind, null, NOTHING, lo, loIn, hi, hiIn, nonNumeric);
   }
 
   /** A copy that shares the inner sets until it changes them. */
@@ -251,8 +254,8 @@ export class ScalarSet<T extends number | string> {
     for (const value of only) if (this.has(value)) kept.add(value);
     this.only = kept;
     this.#onlyOwned = true;
-    this.except = new Set();
-    this.#exceptOwned = true;
+    this.except = NOTHING;
+    this.#exceptOwned = false;
     this.lo = -Infinity;
     this.loIn = false;
     this.hi = Infinity;

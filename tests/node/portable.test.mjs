@@ -1,4 +1,5 @@
-// The portable core: src/engine and src/verify need nothing but ECMAScript
+// The portable core: src/engine and src/verify (and what is built on the
+// engine alone: src/enforce, src/lint, src/diff) need nothing but ECMAScript
 // and web standards. They type-check with the DOM library alone (no Deno,
 // no Node types) and bundle for the browser with esbuild into code that
 // names neither `Deno` nor a `node:` module, and the bundle works.
@@ -13,6 +14,8 @@ const esbuild = scratchRequire("esbuild");
 const CORE = ["src/engine/mod.ts", "src/verify/mod.ts"];
 /** The web-standard enforcement modules (the Hono and Express adapters name their libraries). */
 const ENFORCE = ["src/enforce/mod.ts", "src/enforce/redis/mod.ts"];
+/** The change-safety analyses (docs/change-safety.md). */
+const ANALYSES = ["src/lint/mod.ts", "src/diff/mod.ts"];
 
 /** Type-checks `files` against ES2022 + DOM only and returns the sources that took part. */
 function typeCheckForBrowsers(files) {
@@ -61,6 +64,12 @@ test("src/enforce and its Redis store type-check against ES2022 + DOM only", () 
   }
 });
 
+test("src/lint and src/diff type-check against ES2022 + DOM only", () => {
+  for (const file of typeCheckForBrowsers(ANALYSES)) {
+    assert.match(file, /^src\/(engine|lint|diff)\/[a-z0-9_]+\.ts$/);
+  }
+});
+
 /** Bundles entry points for the browser; returns the output text by entry. */
 async function bundleForBrowser(entryPoints, absWorkingDir = root) {
   const result = await esbuild.build({
@@ -84,9 +93,9 @@ function assertPortable(text) {
   assert.doesNotMatch(text, /\brequire\s*\(/, "calls require");
 }
 
-test("esbuild bundles src/engine and src/verify for the browser naming neither Deno nor node:", async () => {
-  const outputs = await bundleForBrowser(CORE.map((f) => join(root, f)));
-  assert.equal(outputs.length, 2);
+test("esbuild bundles src/engine, src/verify, src/lint and src/diff for the browser naming neither Deno nor node:", async () => {
+  const outputs = await bundleForBrowser([...CORE, ...ANALYSES].map((f) => join(root, f)));
+  assert.equal(outputs.length, 4);
   for (const text of outputs) assertPortable(text);
 
   // The engine bundle, loaded as a browser would (one ES module), decides
@@ -101,12 +110,10 @@ test("esbuild bundles src/engine and src/verify for the browser naming neither D
   }
 });
 
-test("the installed package's ./engine, ./verify, ./enforce and ./enforce/redis bundle for the browser too", async () => {
+test("the installed package's ./engine, ./verify, ./enforce, ./enforce/redis, ./lint and ./diff bundle for the browser too", async () => {
   // Bare entry points: esbuild resolves them through node_modules and "exports".
-  const outputs = await bundleForBrowser(
-    ["engine", "verify", "enforce", "enforce/redis"].map((name) => `${denoJson.name}/${name}`),
-    scratch,
-  );
-  assert.equal(outputs.length, 4);
+  const names = ["engine", "verify", "enforce", "enforce/redis", "lint", "diff"];
+  const outputs = await bundleForBrowser(names.map((name) => `${denoJson.name}/${name}`), scratch);
+  assert.equal(outputs.length, names.length);
   for (const text of outputs) assertPortable(text);
 });
