@@ -170,3 +170,71 @@ Deno.test("validate --quiet prints nothing for a valid document but still prints
   const json = await s.json(["validate", "--quiet"]);
   assert.equal(json.doc.valid, true);
 });
+
+Deno.test("validate reports dead and shadowed rules as warnings with JSON pointers; --strict fails", async () => {
+  await using s = await scratch();
+  const target = { service: "billing", resource: "invoice", action: "create" };
+  const bundle = {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{
+      policyKey: "billing",
+      activeVersion: 1,
+      rules: [
+        {
+          id: "incident",
+          status: "active",
+          priority: 1,
+          target,
+          effect: { type: "kill_switch", killSwitch: { service: "billing" } },
+        },
+        { id: "pro", status: "active", priority: 9, target, effect: { type: "allow" } },
+        {
+          id: "never",
+          status: "active",
+          priority: 9,
+          target,
+          effect: { type: "kill_switch", killSwitch: { service: "billing" } },
+          when: {
+            op: "and",
+            conditions: [{ op: "eq", path: "plan", value: "a" }, {
+              op: "eq",
+              path: "plan",
+              value: "b",
+            }],
+          },
+        },
+      ],
+    }],
+  };
+  await s.write("bundle.json", bundle);
+  const r = await s.json(["validate", "bundle.json"]);
+  assert.equal(r.code, 0);
+  assert.equal(r.doc.valid, true);
+  assert.deepEqual(
+    (r.doc.warnings as { code: string; path: string }[]).map((w) => [w.code, w.path]),
+    [
+      ["RULE_SHADOWED", "/policies/0/rules/1"],
+      ["CONDITION_NEVER_TRUE", "/policies/0/rules/2/when"],
+    ],
+  );
+  const text = await s.run(["validate", "bundle.json"]);
+  assert.match(
+    text.stdout,
+    /warning RULE_SHADOWED at \/policies\/0\/rules\/1: policy "billing", rule "pro" is never selected/,
+  );
+  const strict = await s.json(["validate", "bundle.json", "--strict"]);
+  assert.equal(strict.code, 1);
+  assert.equal(strict.doc.valid, false);
+  // The same rules in a draft: the same pointers.
+  await s.write("draft.json", { schemaVersion: "1.0", policies: bundle.policies });
+  const draft = await s.json(["validate", "draft.json"]);
+  assert.deepEqual((draft.doc.warnings as { path: string }[]).map((w) => w.path), [
+    "/policies/0/rules/1",
+    "/policies/0/rules/2/when",
+  ]);
+  // An invalid document is not analysed: only its errors are reported.
+  await s.write("invalid.json", { ...bundle, env: "qa" });
+  const invalid = await s.json(["validate", "invalid.json"]);
+  assert.deepEqual([invalid.code, invalid.doc.warnings], [1, []]);
+});

@@ -20,6 +20,7 @@ import { PACKAGE_VERSION } from "../../src/_version.ts";
 import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
 import { bundle as propertyBundle, condition, fc } from "../properties/_arbitraries.ts";
 import { bundle as lintBundle } from "../lint/_arbitraries.ts";
+import { draftWith, HMAC_SECRET, rule, scratch } from "../commands/_helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const AjvClass = Ajv as unknown as typeof Ajv.default;
@@ -358,4 +359,30 @@ Deno.test("property: schemas and runtime agree on generated and mutated document
   for (const [kind, tally] of tallies) {
     assert.ok(tally.accepted > 0 && tally.refusedByBoth > 0, `${kind}: ${JSON.stringify(tally)}`);
   }
+});
+
+Deno.test("documents the CLI writes name their schema with $schema and validate against it", async () => {
+  await using s = await scratch();
+  await draftWith(s, [
+    rule("paid", { when: { op: "in", path: "plan", values: ["pro", "enterprise"] } }),
+    rule("cap", { effect: { type: "deny" }, when: { op: "gt", path: "seats", value: 50 } }),
+  ]);
+  // Written by working-folder init, then by update-policy and add-rule.
+  const draft = await s.readJson("policy-drafts.json");
+  assert.equal(draft.$schema, schemaUrl("draft"));
+  assert.ok(VALIDATORS.draft(draft), ajv.errorsText(VALIDATORS.draft.errors));
+  const built = await s.run([
+    "build",
+    "--signed",
+    "--signing-algorithm",
+    "HMAC_SHA256",
+    "--signing-key-id",
+    "k",
+  ], {
+    env: { POLICY_HMAC_SECRET: HMAC_SECRET },
+  });
+  assert.equal(built.code, 0, built.stderr);
+  const bundle = await s.readJson("policy-bundle.json");
+  assert.equal(bundle.$schema, schemaUrl("bundle"));
+  assert.ok(VALIDATORS.bundle(bundle), ajv.errorsText(VALIDATORS.bundle.errors));
 });
