@@ -255,10 +255,10 @@ function rankingLine(ranking: readonly RankEntry[]): string {
 
 function decisionLine(d: Decision): string {
   const by = d.ruleId !== undefined
-    ? `rule ${d.policyKey}/${d.ruleId}`
+    ? `${d.policyKey}/${d.ruleId}`
     : d.policyKey !== undefined
     ? `defaults of ${d.policyKey}`
-    : "deny by default";
+    : "no policy: deny by default";
   return `${describeEffect(d.decision, d)} (${by})`;
 }
 

@@ -9,7 +9,6 @@
  */
 import type { Effect, Rule } from "../engine/types.ts";
 
-
 /** The behaviour of a rule of a valid bundle (`when`, and the decision of each outcome). */
 export function ruleBehaviour(rule: Rule): string {
   if (rule.when === undefined) return canonicalText([0, decisionOf(rule.effect)]);

@@ -198,13 +198,12 @@ function conditionFinding(site: RuleSite, constant: ConstantCondition): Finding 
       ? ", so its elseEffect never applies"
       : ", so the rule always fires and its when changes nothing";
   }
+  const what = at === "" ? "its when" : `the part of its when at ${at}`;
   return {
     order: [site.p, site.r, 1],
     code,
     path,
-    message: `${
-      ruleName(site)
-    }: the condition at ${path} is never ${constant.never}${because}${consequence}`,
+    message: `${ruleName(site)}: ${what} is never ${constant.never}${because}${consequence}`,
   };
 }
 
