@@ -7,5 +7,3 @@
 export * from "./src/engine/mod.ts";
 export * from "./src/verify/mod.ts";
 export * from "./src/clients/mod.ts";
-export * from "./src/lint/mod.ts";
-export * from "./src/diff/mod.ts";
