@@ -9,7 +9,7 @@ import type { Decision, RuntimeBundleV1, Target } from "../engine/types.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
-import { CliError, exitCodeFor, usageError } from "./_errors.ts";
+import { exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { bundleFile, loadBundle } from "./_bundle.ts";
 import { describeEffect, plural } from "./_describe.ts";

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { ValueSet } from "./_value_set.ts";
+import type { ValueSet } from "./_value_set.ts";
 
 /** A set of contexts, path by path. */
 export class Box {

@@ -386,3 +386,8 @@ Deno.test("documents the CLI writes name their schema with $schema and validate 
   assert.equal(bundle.$schema, schemaUrl("bundle"));
   assert.ok(VALIDATORS.bundle(bundle), ajv.errorsText(VALIDATORS.bundle.errors));
 });
+
+Deno.test("both packages ship schemas/: JSR's publish list includes it (the npm build is tested under Node)", () => {
+  const denoJson = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
+  assert.ok(denoJson.publish.include.includes("schemas/"), "deno.json publish.include");
+});
