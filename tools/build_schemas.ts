@@ -201,6 +201,19 @@ const DEFINITIONS: Record<string, Schema> = {
   },
 };
 
+/** The target of a request (any strings, as `evaluate` takes them). */
+const requestTarget: Schema = {
+  type: "object",
+  required: ["service", "resource", "action"],
+  properties: {
+    service: { type: "string" },
+    resource: { type: "string" },
+    action: { type: "string" },
+  },
+};
+
+const requestContext: Schema = { type: "object", description: "The request context (default {})" };
+
 const schemaProperty: Schema = {
   type: "string",
   description: "The JSON Schema of this document, for editors (ignored by the runtime)",
@@ -309,16 +322,8 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
             required: ["name", "target", "expected"],
             properties: {
               name: nonEmpty("The scenario's name"),
-              target: {
-                type: "object",
-                required: ["service", "resource", "action"],
-                properties: {
-                  service: { type: "string" },
-                  resource: { type: "string" },
-                  action: { type: "string" },
-                },
-              },
-              context: { type: "object", description: "The request context (default {})" },
+              target: requestTarget,
+              context: requestContext,
               expected: {
                 type: "object",
                 required: ["decision"],
@@ -397,16 +402,8 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
       type: "object",
       required: ["target"],
       properties: {
-        target: {
-          type: "object",
-          required: ["service", "resource", "action"],
-          properties: {
-            service: { type: "string" },
-            resource: { type: "string" },
-            action: { type: "string" },
-          },
-        },
-        context: { type: "object", description: "The request context (default {})" },
+        target: requestTarget,
+        context: requestContext,
       },
     },
   },

@@ -152,12 +152,7 @@ export class ScalarSet<T extends number | string> {
         this.#onlyOwned = false;
       } else {
         // Filters are already combined: the members are in both lists.
-        const [small, large] = this.only.size <= other.only.size
-          ? [this.only, other.only]
-          : [other.only, this.only];
-        const both = new Set<T>();
-        for (const value of small) if (large.has(value)) both.add(value);
-        this.only = both;
+        this.only = intersection(this.only, other.only);
         this.#onlyOwned = true;
       }
     }
@@ -180,10 +175,7 @@ export class ScalarSet<T extends number | string> {
       const points = this.only;
       this.only = null;
       this.#onlyOwned = false;
-      this.lo = other.lo;
-      this.loIn = other.loIn;
-      this.hi = other.hi;
-      this.hiIn = other.hiIn;
+      this.#takeRange(other);
       this.nonNumeric = other.nonNumeric;
       this.except = other.except;
       this.#exceptOwned = false;
@@ -195,10 +187,7 @@ export class ScalarSet<T extends number | string> {
       return;
     }
     if (this.#rangeIsEmpty()) {
-      this.lo = other.lo;
-      this.loIn = other.loIn;
-      this.hi = other.hi;
-      this.hiIn = other.hiIn;
+      this.#takeRange(other);
     } else if (!other.#rangeIsEmpty()) {
       if (other.lo < this.lo || (other.lo === this.lo && other.loIn)) {
         this.lo = other.lo;
@@ -211,13 +200,15 @@ export class ScalarSet<T extends number | string> {
     }
     this.nonNumeric ||= other.nonNumeric;
     // Excluded from the widened set: what both exclude.
-    const [small, large] = this.except.size <= other.except.size
-      ? [this.except, other.except]
-      : [other.except, this.except];
-    const both = new Set<T>();
-    for (const value of small) if (large.has(value)) both.add(value);
-    this.except = both;
+    this.except = intersection(this.except, other.except);
     this.#exceptOwned = true;
+  }
+
+  #takeRange(other: ScalarSet<T>): void {
+    this.lo = other.lo;
+    this.loIn = other.loIn;
+    this.hi = other.hi;
+    this.hiIn = other.hiIn;
   }
 
   /** Makes `value` a member of this set (given by filters, being built). */
@@ -287,6 +278,14 @@ export class ScalarSet<T extends number | string> {
     }
     return this.except;
   }
+}
+
+/** The members of both sets, in time proportional to the smaller. */
+function intersection<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): Set<T> {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  const both = new Set<T>();
+  for (const value of small) if (large.has(value)) both.add(value);
+  return both;
 }
 
 /** The values one path can hold: the kinds of {@link ALL_BITS}, numbers and strings. */

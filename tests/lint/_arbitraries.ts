@@ -9,6 +9,7 @@
  */
 import fc from "fast-check";
 import type { RuntimeBundleV1 } from "../../mod.ts";
+import { conditionFrom } from "../properties/_arbitraries.ts";
 
 export { fc };
 
@@ -86,22 +87,10 @@ function conditionOn(
   value: fc.Arbitrary<unknown>,
   bound: fc.Arbitrary<unknown>,
 ): fc.Arbitrary<unknown> {
-  return fc.letrec<{ node: unknown }>((tie) => ({
-    node: fc.oneof(
-      { depthSize: "small", withCrossShrink: true },
-      { weight: 3, arbitrary: leafOn(path, value, bound) },
-      fc.record({
-        op: fc.constantFrom("and", "or"),
-        conditions: fc.array(tie("node"), { minLength: 1, maxLength: 4 }),
-      }),
-      fc.record({
-        op: fc.constantFrom("and", "or"),
-        args: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
-      }),
-      fc.record({ op: fc.constant("not"), condition: tie("node") }),
-      fc.record({ op: fc.constant("not"), arg: tie("node") }),
-    ),
-  })).node;
+  return conditionFrom(leafOn(path, value, bound), {
+    leafWeight: 3,
+    conditions: { minLength: 1, maxLength: 4 },
+  });
 }
 
 /**

@@ -64,22 +64,33 @@ const leaf = fc.oneof(
   }),
 );
 
-export const condition: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    leaf,
-    fc.record({
-      op: fc.constantFrom("and", "or"),
-      conditions: fc.array(tie("node"), { maxLength: 3 }),
-    }),
-    fc.record({
-      op: fc.constantFrom("and", "or"),
-      args: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
-    }),
-    fc.record({ op: fc.constant("not"), condition: tie("node") }),
-    fc.record({ op: fc.constant("not"), arg: tie("node") }),
-  ),
-})).node;
+export const condition: fc.Arbitrary<unknown> = conditionFrom(leaf);
+
+/**
+ * Condition trees over `leaf`: and/or with `conditions` (of the given
+ * lengths) or legacy `args`, not with `condition` or legacy `arg`.
+ */
+export function conditionFrom(
+  leaf: fc.Arbitrary<unknown>,
+  options: { leafWeight?: number; conditions?: { minLength?: number; maxLength: number } } = {},
+): fc.Arbitrary<unknown> {
+  return fc.letrec<{ node: unknown }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      { weight: options.leafWeight ?? 1, arbitrary: leaf },
+      fc.record({
+        op: fc.constantFrom("and", "or"),
+        conditions: fc.array(tie("node"), options.conditions ?? { maxLength: 3 }),
+      }),
+      fc.record({
+        op: fc.constantFrom("and", "or"),
+        args: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({ op: fc.constant("not"), condition: tie("node") }),
+      fc.record({ op: fc.constant("not"), arg: tie("node") }),
+    ),
+  })).node;
+}
 
 export const effect = fc.oneof(
   fc.constant({ type: "allow" }),
