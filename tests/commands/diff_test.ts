@@ -166,7 +166,7 @@ Deno.test("diff --requests lists every request whose decision changes, with line
   );
   assert.match(
     text.stdout,
-    /line 3 billing\/invoice\/create \{"plan":"enterprise","seats":400\}: allow \(rule billing\.invoice\.create\/paid-plans\) -> deny \(rule billing\.invoice\.create\/seat-cap\)\n/,
+    /line 3 billing\/invoice\/create \{"plan":"enterprise","seats":400\}: allow \(billing\.invoice\.create\/paid-plans\) -> deny \(billing\.invoice\.create\/seat-cap\)\n/,
   );
   assert.doesNotMatch(text.stdout, /line 4/, "text lists enforced changes only");
 
