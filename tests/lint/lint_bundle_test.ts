@@ -350,3 +350,18 @@ Deno.test("findings come in bundle order and every message names the policy and 
   ]);
   for (const f of findings) assert.match(f.message, /policy "p\d", rule "\w+"/);
 });
+
+Deno.test("prototype-like paths and keys are ordinary: reported as any other, never followed", () => {
+  const doc = JSON.parse(
+    `{"schemaVersion": 1, "env": "prod", "policies": [{"policyKey": "p", "activeVersion": 1,
+    "rules": [{"id": "r", "status": "active", "priority": 1,
+      "target": {"service": "billing", "resource": "invoice", "action": "create"},
+      "effect": {"type": "allow"},
+      "when": {"op": "and", "__proto__": {"op": "or"}, "conditions": [
+        {"op": "eq", "path": "__proto__", "value": "a"},
+        {"op": "eq", "path": "ctx.__proto__", "value": "b"}]}}]}]}`,
+  );
+  assert.deepEqual(lint(doc), [["CONDITION_NEVER_TRUE", "/policies/0/rules/0/when"]]);
+  const constructor = and(eq("constructor", 1), { op: "exists", path: "toString" });
+  assert.deepEqual(lint(bundleOf([rule("r", { when: constructor })])), []);
+});
