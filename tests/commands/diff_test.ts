@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { assertError, assertShape, rule, type Scratch, scratch } from "./_helpers.ts";
+import { reverseKeys } from "../_reverse_keys.ts";
 
 const SHAPE = {
   formatVersion: "number",
@@ -86,13 +87,7 @@ Deno.test("diff ignores key order and formatting; --fail-on-change exits 1 only 
   await using s = await scratch();
   await setUp(s);
   const draft = await s.readJson("old.json");
-  const reverse = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(reverse)
-      : v !== null && typeof v === "object"
-      ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverse(x)]))
-      : v;
-  await s.write("reformatted.json", JSON.stringify(reverse(draft), null, "\t") + "\r\n");
+  await s.write("reformatted.json", JSON.stringify(reverseKeys(draft), null, "\t") + "\r\n");
   const same = await s.json(["diff", "old.json", "reformatted.json", "--fail-on-change"]);
   assert.equal(same.code, 0);
   assert.equal(same.doc.changed, false);

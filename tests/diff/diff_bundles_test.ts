@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { RuntimeBundleV1 } from "../../mod.ts";
 import { diffBundles } from "../../src/diff/mod.ts";
 import { bundle as generatedBundle, fc } from "../properties/_arbitraries.ts";
+import { reverseKeys } from "../_reverse_keys.ts";
 
 const T = { service: "billing", resource: "invoice", action: "create" };
 const U = { service: "billing", resource: "invoice", action: "export" };
@@ -34,15 +35,6 @@ const base = () =>
     { policyKey: "search", activeVersion: 1, rules: [rule("open", { target: U })] },
   ]);
 
-/** Reverses the key order of every object. */
-function reorder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reorder);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reorder(v)]));
-  }
-  return value;
-}
-
 Deno.test("identical bundles: nothing changed", () => {
   const diff = diffBundles(base(), base());
   assert.deepEqual(diff, {
@@ -55,7 +47,7 @@ Deno.test("identical bundles: nothing changed", () => {
 
 Deno.test("key order, formatting, number spelling and fields outside the payload never show", () => {
   const before = base();
-  const text = JSON.stringify(reorder(before), null, "\t")
+  const text = JSON.stringify(reverseKeys(before), null, "\t")
     .replace('"priority": 10', '"priority": 1e1')
     .replace('"priority": 1,', '"priority": 1.0,');
   const after = JSON.parse(text) as RuntimeBundleV1 & Obj;
@@ -73,7 +65,7 @@ Deno.test("key order, formatting, number spelling and fields outside the payload
 Deno.test("property: a bundle and its reordered, reformatted copy have no difference", () => {
   fc.assert(
     fc.property(generatedBundle, (b) => {
-      const copy = JSON.parse(JSON.stringify(reorder(b), null, 3));
+      const copy = JSON.parse(JSON.stringify(reverseKeys(b), null, 3));
       assert.equal(diffBundles(b, copy).changed, false);
       assert.equal(diffBundles(copy, b).changed, false);
     }),
