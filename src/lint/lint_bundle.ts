@@ -67,19 +67,18 @@ export function lintBundle(bundle: RuntimeBundleV1): LintIssue[] {
   const findings: Finding[] = [];
   const policies = bundle.policies;
   const facts = new Map<Rule, ConditionFacts>();
-  const sites = new Map<Rule, RuleSite>();
   const policyIndex = new Map<string, number>();
   for (let p = 0; p < policies.length; p++) {
     const policy = policies[p]!;
     policyIndex.set(policy.policyKey, p);
     for (let r = 0; r < policy.rules.length; r++) {
       const rule = policy.rules[r]!;
-      const site = { policy, p, rule, r };
-      sites.set(rule, site);
       if (rule.when === undefined) continue;
       const constants: ConstantCondition[] = [];
       facts.set(rule, analyzeCondition(rule.when, constants));
-      for (const constant of constants) findings.push(conditionFinding(site, constant));
+      for (const constant of constants) {
+        findings.push(conditionFinding({ policy, p, rule, r }, constant));
+      }
     }
   }
 
@@ -89,7 +88,14 @@ export function lintBundle(bundle: RuntimeBundleV1): LintIssue[] {
     const target = policies[refs[0]!]!.rules[refs[1]!]!.target;
     const ranked = rankTarget(policies, refs, noTest);
     const candidates = deadCandidates(ranked, (rule) => facts.get(rule.rule)!);
-    const duplicates = findDuplicates(ranked.flatMap((policy) => policy.rules));
+    // The ranked rules come in the order of refs (bundle order): that is where each is.
+    const rankedRules = ranked.flatMap((policy) => policy.rules);
+    const sites = new Map<RankedRule, RuleSite>();
+    rankedRules.forEach((rule, k) => {
+      const p = refs[2 * k]!;
+      sites.set(rule, { policy: policies[p]!, p, rule: rule.rule, r: refs[2 * k + 1]! });
+    });
+    const duplicates = findDuplicates(rankedRules);
     const byRule = new Map<RankedRule, CandidateFacts[]>();
     for (const c of candidates) {
       if (c.rule === null) {
@@ -104,10 +110,10 @@ export function lintBundle(bundle: RuntimeBundleV1): LintIssue[] {
       }
     }
     for (const [rule, outcomes] of byRule) {
-      const site = sites.get(rule.rule)!;
+      const site = sites.get(rule)!;
       const twin = duplicates.active.get(rule);
       if (twin !== undefined) {
-        findings.push(duplicateFinding(site, sites.get(twin.rule)!, target, "RULE_DUPLICATE"));
+        findings.push(duplicateFinding(site, sites.get(twin)!, target, "RULE_DUPLICATE"));
       } else {
         findings.push(...shadowFindings(site, outcomes, target));
       }
@@ -115,8 +121,8 @@ export function lintBundle(bundle: RuntimeBundleV1): LintIssue[] {
     for (const [rule, twin] of duplicates.disabled) {
       findings.push(
         duplicateFinding(
-          sites.get(rule.rule)!,
-          sites.get(twin.rule)!,
+          sites.get(rule)!,
+          sites.get(twin)!,
           target,
           "RULE_DISABLED_DUPLICATE",
         ),
