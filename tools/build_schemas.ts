@@ -19,6 +19,7 @@
 import { EFFECT_TYPES, ENVS } from "../src/engine/_guards.ts";
 import { PACKAGE_VERSION } from "../src/_version.ts";
 import { SCHEMA_NAMES, type SchemaName, schemaUrl } from "../src/commands/_schema.ts";
+import { ENV_NAME, SECRET_LIKE } from "../src/commands/_env.ts";
 
 export { SCHEMA_NAMES, type SchemaName, schemaUrl };
 
@@ -235,7 +236,12 @@ const signing: Schema = {
       }],
     },
     keyId: nullableString("The key id written into signatures"),
-    hmacSecretEnv: nullableString("The name of the variable holding the HMAC secret"),
+    hmacSecretEnv: {
+      ...nullableString("The NAME of the variable holding the HMAC secret, never the secret"),
+      pattern: ENV_NAME.source,
+      // A long run of hex digits is a secret pasted where its name belongs.
+      not: { type: "string", pattern: SECRET_LIKE.source },
+    },
     ecdsaPrivateKeyPath: nullableString("PKCS#8 or SEC1 PEM, from the working folder"),
   },
 };

@@ -2,9 +2,10 @@
 import type { CliIo } from "./cli_io.ts";
 import { CliError } from "./_errors.ts";
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What the name of an environment variable looks like (the JSON Schema of the config uses it too). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** What an HMAC secret or a similar key looks like: a long run of hex digits. */
-const SECRET_LIKE = /^[0-9a-fA-F]{32,}$/;
+export const SECRET_LIKE = /^[0-9a-fA-F]{32,}$/;
 
 /**
  * True when `value` can be the name of an environment variable and does not

@@ -7,6 +7,7 @@
  * @module
  */
 import type { EvaluationRequest } from "../engine/types.ts";
+import { parseJson } from "../engine/parse_json.ts";
 import { CliError } from "./_errors.ts";
 import { isRecord } from "./_draft.ts";
 
@@ -69,7 +70,7 @@ function readLine(
   if (source === "") return null;
   let value: unknown;
   try {
-    value = JSON.parse(source);
+    value = parseJson(source);
   } catch (error) {
     return `not JSON (${(error as Error).message})`;
   }

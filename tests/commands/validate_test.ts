@@ -238,3 +238,27 @@ Deno.test("validate reports dead and shadowed rules as warnings with JSON pointe
   const invalid = await s.json(["validate", "invalid.json"]);
   assert.deepEqual([invalid.code, invalid.doc.warnings], [1, []]);
 });
+
+Deno.test("validate: the analysis's findings share the cap on listed warnings", async () => {
+  await using s = await scratch();
+  const target = { service: "billing", resource: "invoice", action: "create" };
+  const rules = Array.from({ length: 1_200 }, (_, i) => ({
+    id: `r${i}`,
+    status: "active",
+    priority: 1,
+    target,
+    effect: { type: i === 0 ? "deny" : "allow" },
+  }));
+  await s.write("bundle.json", {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{ policyKey: "p", activeVersion: 1, rules }],
+  });
+  const r = await s.json(["validate", "bundle.json"]);
+  assert.equal((r.doc.warnings as unknown[]).length, 1_000);
+  assert.deepEqual(r.doc.omitted, { errors: 0, warnings: 199 });
+  assert.match(
+    (await s.run(["validate", "bundle.json"])).stdout,
+    /valid \(0 errors, 1199 warnings\)/,
+  );
+});

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import Ajv from "ajv";
-import { parse as parseJsonc } from "jsonc-parser";
+import { parseJsoncObject } from "../../src/commands/_jsonc.ts";
 import {
   buildSchemas,
   SCHEMA_NAMES,
@@ -21,6 +21,13 @@ import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
 import { bundle as propertyBundle, condition, fc } from "../properties/_arbitraries.ts";
 import { bundle as lintBundle } from "../lint/_arbitraries.ts";
 import { draftWith, HMAC_SECRET, rule, scratch } from "../commands/_helpers.ts";
+import { hostileDocuments } from "../hostile/_corpus.ts";
+import { parseJson } from "../../src/engine/parse_json.ts";
+import { replayHint, testSeed } from "../_random.ts";
+
+/** The seeds of the generated documents and of the hostile corpus (POLICY_TEST_SEED replays). */
+const SEED = testSeed(14);
+const HOSTILE_SEED = testSeed(0x14c0_4b05);
 
 const ROOT = new URL("../../", import.meta.url);
 const AjvClass = Ajv as unknown as typeof Ajv.default;
@@ -36,6 +43,11 @@ const SCHEMAS = Object.fromEntries(
 const VALIDATORS = Object.fromEntries(
   SCHEMA_NAMES.map((name) => [name, ajv.compile(SCHEMAS[name])]),
 ) as Record<SchemaName, ReturnType<typeof ajv.compile>>;
+/** The same schemas, stopping at the first error (millions of bad rules would be millions of errors). */
+const firstError = new AjvClass({ allErrors: false, strictTypes: false, allowUnionTypes: true });
+const FIRST_ERROR_VALIDATORS = Object.fromEntries(
+  SCHEMA_NAMES.map((name) => [name, firstError.compile(SCHEMAS[name])]),
+) as typeof VALIDATORS;
 
 /** Tallies of one corpus, to show the check is not vacuous. */
 interface Tally {
@@ -48,15 +60,21 @@ interface Tally {
  * Checks that the schema of `kind` and the runtime agree on `document`,
  * except for the documented differences; counts the outcome in `tally`.
  */
-function checkAgreement(kind: SchemaName, document: unknown, label: string, tally: Tally): void {
-  const schemaAccepts = VALIDATORS[kind](document) as boolean;
+function checkAgreement(
+  kind: SchemaName,
+  document: unknown,
+  label: string,
+  tally: Tally,
+  validators = VALIDATORS,
+): void {
+  const schemaAccepts = validators[kind](document) as boolean;
   const verdict = runtimeVerdict(kind, document);
   const show = () => `${label} (${kind}): ${JSON.stringify(document)?.slice(0, 400)}`;
   if (!schemaAccepts) {
     assert.ok(
       verdict.errors.length > 0 || verdict.conditionWarnings,
       `the ${kind} schema refuses what the runtime accepts: ${
-        ajv.errorsText(VALIDATORS[kind].errors)
+        ajv.errorsText(validators[kind].errors)
       }\n${show()}`,
     );
     tally.refusedByBoth++;
@@ -157,7 +175,7 @@ Deno.test("schemas and runtime agree on every document of the fixture corpus", (
   for (const file of fixtureFiles()) {
     const text = Deno.readTextFileSync(new URL(file, ROOT));
     if (file.endsWith("policy.config.json")) {
-      checkAgreement("config", parseJsonc(text), file, tally);
+      checkAgreement("config", parseJsoncObject(text, file), file, tally);
       kinds.add("config");
       continue;
     }
@@ -174,7 +192,7 @@ Deno.test("schemas and runtime agree on every document of the fixture corpus", (
   // The configuration example of docs/cli.md.
   const cli = Deno.readTextFileSync(new URL("docs/cli.md", ROOT));
   const example = /```jsonc\n\/\/ policy\.config\.json\n([\s\S]*?)```/.exec(cli)![1]!;
-  checkAgreement("config", parseJsonc(example), "docs/cli.md", tally);
+  checkAgreement("config", parseJsoncObject(example, "docs/cli.md"), "docs/cli.md", tally);
   assert.deepEqual([...kinds].sort(), [...SCHEMA_NAMES].sort(), "every kind is in the corpus");
   // Not vacuous: valid documents are accepted, and the invalid ones of the corpus refused.
   assert.ok(tally.accepted > 100, `only ${tally.accepted} documents accepted`);
@@ -326,7 +344,7 @@ const VALID: Record<SchemaName, unknown> = {
   },
 };
 
-Deno.test("property: schemas and runtime agree on generated and mutated documents", () => {
+Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and mutated documents`, () => {
   const tallies = new Map<SchemaName, Tally>(SCHEMA_NAMES.map((n) => [n, newTally()]));
   const bundles = fc.oneof(propertyBundle, lintBundle);
   const check = (kind: SchemaName, document: unknown) =>
@@ -341,7 +359,7 @@ Deno.test("property: schemas and runtime agree on generated and mutated document
       check("draft", { ...(m as object), schemaVersion: "1.0" });
       for (const p of b.policies) for (const r of p.rules) check("rule", r);
     }),
-    { seed: 14, numRuns: 300 },
+    { seed: SEED, numRuns: 300 },
   );
   // Conditions, the most intricate part, mutated as the when of a rule.
   const rule = (when: unknown) => ({ ...(VALID.rule as object), when });
@@ -350,11 +368,14 @@ Deno.test("property: schemas and runtime agree on generated and mutated document
       check("rule", rule(c));
       check("rule", rule(m));
     }),
-    { seed: 15, numRuns: 2000 },
+    { seed: SEED + 1, numRuns: 2000 },
   );
   for (const [kind, document] of Object.entries(VALID) as [SchemaName, unknown][]) {
     check(kind, document);
-    fc.assert(fc.property(mutated(document), (m) => check(kind, m)), { seed: 16, numRuns: 2000 });
+    fc.assert(fc.property(mutated(document), (m) => check(kind, m)), {
+      seed: SEED + 2,
+      numRuns: 2000,
+    });
   }
   for (const [kind, tally] of tallies) {
     assert.ok(tally.accepted > 0 && tally.refusedByBoth > 0, `${kind}: ${JSON.stringify(tally)}`);
@@ -390,4 +411,24 @@ Deno.test("documents the CLI writes name their schema with $schema and validate 
 Deno.test("both packages ship schemas/: JSR's publish list includes it (the npm build is tested under Node)", () => {
   const denoJson = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
   assert.ok(denoJson.publish.include.includes("schemas/"), "deno.json publish.include");
+});
+
+Deno.test(`schemas and runtime agree on the hostile corpus (seed ${HOSTILE_SEED})`, () => {
+  const tally = newTally();
+  for (const document of hostileDocuments(HOSTILE_SEED)) {
+    let value: unknown;
+    try {
+      value = parseJson(document.text);
+    } catch {
+      continue; // not JSON (BUNDLE_PARSE_ERROR): no schema applies
+    }
+    checkAgreement(
+      "bundle",
+      value,
+      `${document.name} (${replayHint(HOSTILE_SEED)})`,
+      tally,
+      FIRST_ERROR_VALIDATORS,
+    );
+  }
+  assert.ok(tally.accepted > 5 && tally.refusedByBoth > 5, JSON.stringify(tally));
 });
