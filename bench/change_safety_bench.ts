@@ -1,7 +1,9 @@
 // deno task bench:change-safety — the dead-rule analysis and the semantic diff,
 // against compiling the same bundle; and the analysis on one target whose
 // rules are built to make a careless analysis quadratic, at n and 4n rules.
-import { compileBundle, diffBundles, lintBundle, type RuntimeBundleV1 } from "../mod.ts";
+import { compileBundle, type RuntimeBundleV1 } from "../mod.ts";
+import { lintBundle } from "../src/lint/mod.ts";
+import { diffBundles } from "../src/diff/mod.ts";
 import { scenarioBundle, scenarioTarget } from "./_scenario.ts";
 
 const bundle = scenarioBundle(10_000);
