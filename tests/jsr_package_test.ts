@@ -1,7 +1,7 @@
 // The JSR package holds what its exports reach and nothing else: the files of
 // `deno publish --dry-run` are the local modules of the module graphs of
 // deno.json's exports (as `deno info` computes them), plus README.md, LICENSE,
-// deno.json and docs/. Its ./cli export runs with the permissions
+// deno.json, docs/ and schemas/. Its ./cli export runs with the permissions
 // docs/install.md states. Needs --allow-run=deno.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -16,8 +16,11 @@ const denoJson = JSON.parse(await readFile(`${root}deno.json`, "utf8")) as {
 
 /** The files besides modules that the package carries, by choice. */
 const NON_MODULE_FILES = ["LICENSE", "README.md", "deno.json"];
-/** Folders the package carries whole, by choice: the documentation README.md links to. */
-const WHOLE_FOLDERS = ["docs"];
+/**
+ * Folders the package carries whole, by choice: the documentation README.md
+ * links to, and the JSON Schemas (docs/schemas.md, served from JSR at their `$id`).
+ */
+const WHOLE_FOLDERS = ["docs", "schemas"];
 
 async function deno(args: string[], cwd = root): Promise<{ code: number; out: string }> {
   const { code, stdout, stderr } = await new Deno.Command(requireDenoCommand(), {
@@ -53,7 +56,7 @@ async function filesUnder(folder: string): Promise<string[]> {
     .map((e) => `${e.parentPath}/${e.name}`.slice(root.length));
 }
 
-Deno.test("deno publish --dry-run publishes what the exports reach, README.md, LICENSE, deno.json and docs/", async () => {
+Deno.test("deno publish --dry-run publishes what the exports reach, README.md, LICENSE, deno.json, docs/ and schemas/", async () => {
   const { code, out } = await deno(["publish", "--dry-run", "--allow-dirty"]);
   assert.equal(code, 0, out);
   const published = [...out.matchAll(/^\s+(file:\/\/\S+) \(/gm)]

@@ -408,11 +408,6 @@ Deno.test("documents the CLI writes name their schema with $schema and validate 
   assert.ok(VALIDATORS.bundle(bundle), ajv.errorsText(VALIDATORS.bundle.errors));
 });
 
-Deno.test("both packages ship schemas/: JSR's publish list includes it (the npm build is tested under Node)", () => {
-  const denoJson = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
-  assert.ok(denoJson.publish.include.includes("schemas/"), "deno.json publish.include");
-});
-
 Deno.test(`schemas and runtime agree on the hostile corpus (seed ${HOSTILE_SEED})`, () => {
   const tally = newTally();
   for (const document of hostileDocuments(HOSTILE_SEED)) {
