@@ -253,3 +253,21 @@ Deno.test("sortBundleKeys() orders rules and defaults only, and keeps a __proto_
   assert.equal(canonicalPayload(sorted), canonicalPayload(bundle));
   assert.notEqual(sorted.policies[0]!.rules[0], bundle.policies[0].rules[0], "a copy");
 });
+
+Deno.test("the writer writes long strings as JSON.stringify and TextEncoder do, whether or not they need escapes", () => {
+  const encoder = new TextEncoder();
+  const unit = fc.oneof(
+    fc.constantFrom("a", "é", "中", "\u2028", "\u007f", '"', "\\", "\n", "\u0001", "\ud83d\ude00"),
+    fc.constantFrom("\ud800", "\udfff"), // lone surrogates: escaped
+    fc.string({ unit: "binary", maxLength: 3 }),
+  );
+  fc.assert(
+    fc.property(fc.array(unit, { minLength: 20, maxLength: 200 }), fc.nat(200), (parts, pad) => {
+      const text = "x".repeat(pad) + parts.join("");
+      const writer = new Utf8Writer();
+      writer.value(text, 0);
+      assert.deepEqual(writer.bytes(), encoder.encode(JSON.stringify(text)));
+    }),
+    { numRuns: 1000, seed: 0x5731 },
+  );
+});
