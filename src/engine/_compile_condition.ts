@@ -1,23 +1,26 @@
 // This module is browser compatible.
 // Compiles a `when` tree once into closures (CONTRACT.md §3 "Conditions").
 import { PolicyError } from "./policy_error.ts";
-import {
-  isConditionValue,
-  isPlainObject,
-  isRecord,
-  MAX_CONDITION_DEPTH,
-  toComparableNumber,
-} from "./_guards.ts";
+import { isConditionValue, isRecord, MAX_CONDITION_DEPTH, toComparableNumber } from "./_guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
+import { PathTable, readPath } from "./_path_table.ts";
 
 /** A compiled condition: a test of the request context. */
 export type Test = (context: Record<string, unknown>) => boolean;
 
 const ALWAYS_FALSE: Test = () => false;
 
-/** Compiles a condition; malformed nodes and unknown operators compile to false. */
+/** Compiles a condition on its own; malformed nodes and unknown operators compile to false. */
 export function compileCondition(node: unknown): Test {
-  return compileNode(node, 1, null);
+  return compileNode(node, 1, null, new PathTable());
+}
+
+/** Compiles conditions of one bundle: identical ones share a test, all share one path table. */
+export interface ConditionCompiler {
+  /** The test of a condition (the same test for an identical condition). */
+  compile(node: unknown): Test;
+  /** The paths the tests read; an evaluation opens and closes it around its tests. */
+  readonly paths: PathTable;
 }
 
 /**
@@ -29,13 +32,19 @@ export function compileCondition(node: unknown): Test {
  *
  * @throws {PolicyError} `BUNDLE_INVALID` for a condition nested too deep.
  */
-export function sharedConditionCompiler(): (node: unknown) => Test {
+export function sharedConditionCompiler(): ConditionCompiler {
   const root = new TrieNode<Test>();
-  return (node) => compileNode(node, 1, root);
+  const paths = new PathTable();
+  return { compile: (node) => compileNode(node, 1, root, paths), paths };
 }
 
 /** Compiles `node`; with `shared`, finds or records its test there. */
-function compileNode(node: unknown, depth: number, shared: TrieNode<Test> | null): Test {
+function compileNode(
+  node: unknown,
+  depth: number,
+  shared: TrieNode<Test> | null,
+  paths: PathTable,
+): Test {
   if (depth > MAX_CONDITION_DEPTH) {
     throw new PolicyError(
       "BUNDLE_INVALID",
@@ -48,7 +57,7 @@ function compileNode(node: unknown, depth: number, shared: TrieNode<Test> | null
     case "or": {
       const list = node.conditions !== undefined ? node.conditions : node.args;
       if (!Array.isArray(list) || list.length === 0) return ALWAYS_FALSE;
-      const tests = list.map((child) => compileNode(child, depth + 1, shared));
+      const tests = list.map((child) => compileNode(child, depth + 1, shared, paths));
       const combine = node.op === "and" ? all : any;
       if (shared === null) return combine(tests);
       return (shared.at(node.op).atEach(tests).value ??= combine(tests));
@@ -56,38 +65,45 @@ function compileNode(node: unknown, depth: number, shared: TrieNode<Test> | null
     case "not": {
       const child = node.condition !== undefined ? node.condition : node.arg;
       if (!isRecord(child)) return ALWAYS_FALSE;
-      const test = compileNode(child, depth + 1, shared);
+      const test = compileNode(child, depth + 1, shared, paths);
       if (shared === null) return negation(test);
       return (shared.at("not").at(test).value ??= negation(test));
     }
     default:
-      if (shared === null) return compileLeaf(node);
-      return (leafNode(shared, node).value ??= compileLeaf(node));
+      if (shared === null) return compileLeaf(node, paths);
+      return (leafNode(shared, node).value ??= compileLeaf(node, paths));
   }
 }
 
-/** A condition that tests the context itself (no child conditions). */
-function compileLeaf(node: Record<string, unknown>): Test {
+/**
+ * A condition that tests the context itself (no child conditions). A
+ * top-level key (`plan`, `ctx.plan`) is read from the context and proven an
+ * own property only when the result depends on it; a nested path
+ * (`user.org.plan`) is read through {@link readPath}, once per evaluation,
+ * from own properties of plain objects. An absent value is `undefined`.
+ */
+function compileLeaf(node: Record<string, unknown>, paths: PathTable): Test {
+  if (typeof node.path !== "string") return ALWAYS_FALSE;
+  const slot = paths.slotOf(node.path);
+  // One key of the context itself, or null for a nested path.
+  const key = paths.parents[slot]! < 0 ? paths.keys[slot]! : null;
   switch (node.op) {
     case "eq":
-      return compileEq(node, false);
+      return compileEq(node.value, false, key, paths, slot);
     case "neq":
     case "ne":
-      return compileEq(node, true);
+      return compileEq(node.value, true, key, paths, slot);
     case "gt":
     case "gte":
     case "lt":
     case "lte":
-      return compileOrdering(node, node.op);
+      return compileOrdering(node.value, node.op, key, paths, slot);
     case "in":
-      return compileIn(node);
-    case "exists": {
-      if (typeof node.path !== "string") return ALWAYS_FALSE;
-      const key = singleKey(node.path);
-      if (key !== null) return (ctx) => ctx[key] != null && Object.hasOwn(ctx, key);
-      const get = compilePath(node.path);
-      return (ctx) => get(ctx) != null;
-    }
+      return compileIn(node.values, key, paths, slot);
+    case "exists":
+      return key !== null
+        ? (ctx) => ctx[key] != null && Object.hasOwn(ctx, key)
+        : (ctx) => readPath(paths, slot, ctx) != null;
     default:
       return ALWAYS_FALSE;
   }
@@ -125,12 +141,16 @@ function any(tests: Test[]): Test {
 }
 
 /** `eq` compares JSON primitives strictly; an absent value compares as null. `neq` negates. */
-function compileEq(node: Record<string, unknown>, negate: boolean): Test {
-  const expected = node.value;
-  if (typeof node.path !== "string" || !isConditionValue(expected)) return ALWAYS_FALSE;
-  const key = singleKey(node.path);
+function compileEq(
+  expected: unknown,
+  negate: boolean,
+  key: string | null,
+  paths: PathTable,
+  slot: number,
+): Test {
+  if (!isConditionValue(expected)) return ALWAYS_FALSE;
   if (key !== null) {
-    // Fast path: read, then prove ownership only when the result depends on it.
+    // Read, then prove ownership only when the result depends on it.
     if (expected === null) {
       return negate
         ? (ctx) => ctx[key] != null && Object.hasOwn(ctx, key)
@@ -140,45 +160,54 @@ function compileEq(node: Record<string, unknown>, negate: boolean): Test {
       ? (ctx) => ctx[key] !== expected || !Object.hasOwn(ctx, key)
       : (ctx) => ctx[key] === expected && Object.hasOwn(ctx, key);
   }
-  const get = compilePath(node.path);
   if (expected === null) {
     return negate
-      ? (ctx) => get(ctx) != null // present and not null
-      : (ctx) => get(ctx) == null; // absent or null
+      ? (ctx) => readPath(paths, slot, ctx) != null // present and not null
+      : (ctx) => readPath(paths, slot, ctx) == null; // absent or null
   }
-  return negate ? (ctx) => get(ctx) !== expected : (ctx) => get(ctx) === expected;
+  return negate
+    ? (ctx) => readPath(paths, slot, ctx) !== expected
+    : (ctx) => readPath(paths, slot, ctx) === expected;
 }
 
 /** Ordering compares numbers; a context value that is not a finite number or numeric string is false. */
-function compileOrdering(node: Record<string, unknown>, op: "gt" | "gte" | "lt" | "lte"): Test {
-  const bound = toComparableNumber(node.value);
-  if (typeof node.path !== "string" || Number.isNaN(bound)) return ALWAYS_FALSE;
-  const holds = ordering(op, bound);
-  const key = singleKey(node.path);
-  if (key === null) {
-    const get = compilePath(node.path);
-    return (ctx) => holds(toComparableNumber(get(ctx)));
+function compileOrdering(
+  value: unknown,
+  op: "gt" | "gte" | "lt" | "lte",
+  key: string | null,
+  paths: PathTable,
+  slot: number,
+): Test {
+  const bound = toComparableNumber(value);
+  if (Number.isNaN(bound)) return ALWAYS_FALSE;
+  // An absent value is NaN, and NaN compares false with everything: a true
+  // comparison needs ownership proven, a false one does not.
+  if (key !== null) {
+    switch (op) {
+      case "gt":
+        return (ctx) => toComparableNumber(ctx[key]) > bound && Object.hasOwn(ctx, key);
+      case "gte":
+        return (ctx) => toComparableNumber(ctx[key]) >= bound && Object.hasOwn(ctx, key);
+      case "lt":
+        return (ctx) => toComparableNumber(ctx[key]) < bound && Object.hasOwn(ctx, key);
+      case "lte":
+        return (ctx) => toComparableNumber(ctx[key]) <= bound && Object.hasOwn(ctx, key);
+    }
   }
-  return (ctx) => holds(toComparableNumber(ctx[key])) && Object.hasOwn(ctx, key);
-}
-
-/** `n op bound`; false whenever n is NaN. */
-function ordering(op: "gt" | "gte" | "lt" | "lte", bound: number): (n: number) => boolean {
   switch (op) {
     case "gt":
-      return (n) => n > bound;
+      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) > bound;
     case "gte":
-      return (n) => n >= bound;
+      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) >= bound;
     case "lt":
-      return (n) => n < bound;
+      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) < bound;
     case "lte":
-      return (n) => n <= bound;
+      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) <= bound;
   }
 }
 
-function compileIn(node: Record<string, unknown>): Test {
-  const values = node.values;
-  if (typeof node.path !== "string" || !Array.isArray(values)) return ALWAYS_FALSE;
+function compileIn(values: unknown, key: string | null, paths: PathTable, slot: number): Test {
+  if (!Array.isArray(values)) return ALWAYS_FALSE;
   // Objects and arrays never match; an absent value compares as null.
   const primitives = values.filter(isConditionValue);
   const matchesNull = primitives.includes(null);
@@ -190,53 +219,10 @@ function compileIn(node: Record<string, unknown>): Test {
     for (let i = 0; i < primitives.length; i++) if (primitives[i] === v) return true;
     return false;
   };
-  const key = singleKey(node.path);
-  if (key === null) {
-    const get = compilePath(node.path);
-    return (ctx) => matches(get(ctx));
-  }
+  if (key === null) return (ctx) => matches(readPath(paths, slot, ctx));
   return (ctx) => {
-    const v = ctx[key];
-    if (v === undefined) return matchesNull;
-    return Object.hasOwn(ctx, key) ? matches(v) : matchesNull;
-  };
-}
-
-/** The key of a one-segment path (after stripping `ctx.`), or null. */
-function singleKey(path: string): string | null {
-  const stripped = path.startsWith("ctx.") ? path.slice(4) : path;
-  return stripped.includes(".") ? null : stripped;
-}
-
-/**
- * Compiles a dot path (one leading `ctx.` stripped) into a reader that goes
- * through own properties of plain objects only. Inherited properties
- * (`constructor`, `__proto__`, `toString`), arrays and class instances never
- * resolve: the value is absent (`undefined`).
- */
-export function compilePath(path: string): (context: Record<string, unknown>) => unknown {
-  const segments = (path.startsWith("ctx.") ? path.slice(4) : path).split(".");
-  if (segments.length === 1) {
-    const key = segments[0]!;
-    return (ctx) => Object.hasOwn(ctx, key) ? ctx[key] : undefined;
-  }
-  if (segments.length === 2) {
-    const [a, b] = segments as [string, string];
-    return (ctx) => {
-      if (!Object.hasOwn(ctx, a)) return undefined;
-      const inner = ctx[a];
-      return isPlainObject(inner) && Object.hasOwn(inner, b) ? inner[b] : undefined;
-    };
-  }
-  return (ctx) => {
-    let current: unknown = ctx;
-    for (let i = 0; i < segments.length; i++) {
-      if (i > 0 && !isPlainObject(current)) return undefined;
-      const key = segments[i]!;
-      const record = current as Record<string, unknown>;
-      if (!Object.hasOwn(record, key)) return undefined;
-      current = record[key];
-    }
-    return current;
+    const result = matches(ctx[key]);
+    // An inherited value reads as absent: ownership matters only if that changes the result.
+    return result === matchesNull || Object.hasOwn(ctx, key) ? result : matchesNull;
   };
 }

@@ -4,11 +4,19 @@
 import { PolicyError } from "./policy_error.ts";
 import type { Code } from "./_target_program.ts";
 import type { TargetIndex } from "./_target_index.ts";
+import type { PathTable } from "./_path_table.ts";
+import type { Test } from "./_compile_condition.ts";
 
-/** Every target's program, and where each starts. */
+/** Every target's program, where each starts, the paths their tests read, and each rule's test. */
 export interface CompiledCode {
   readonly code: Code;
   readonly programs: TargetIndex<number>;
+  /** Opened around every run of the programs' tests. */
+  readonly paths: PathTable;
+  /** The test of every rule (null without `when`), policy after policy, for traces. */
+  readonly ruleTests: readonly (Test | null)[];
+  /** Where each policy's rules start in `ruleTests`. */
+  readonly ruleStarts: Int32Array;
 }
 
 const compiledCode = new WeakMap<object, CompiledCode>();

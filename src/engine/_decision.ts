@@ -51,8 +51,3 @@ export function makeDecision(code: Code, record: number, parseCustomEffect: bool
   }
   return d as Decision;
 }
-
-/** The priority of the candidate whose record is at `record` (-1 for a default). */
-export function recordPriority(code: Code, record: number): number {
-  return code[record + 7] as number;
-}

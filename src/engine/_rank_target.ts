@@ -97,12 +97,12 @@ interface Draft extends Candidate {
  * every rule, its compiled test and its candidates, ranked.
  *
  * @param refs The target's `policyIndex, ruleIndex` pairs from {@link collectTargets}.
- * @param testFor Compiles (or finds) the test of a `when`.
+ * @param testFor The test of rule `ruleIndex` of policy `policyIndex`, whose `when` is given.
  */
 export function rankTarget(
   policies: readonly Policy[],
   refs: readonly number[],
-  testFor: (when: unknown) => Test,
+  testFor: (when: unknown, policyIndex: number, ruleIndex: number) => Test,
 ): RankedPolicy[] {
   const drafts: Draft[] = [];
   const ranked: { policyKey: string; rules: RankedRule[]; fallback: Candidate | null }[] = [];
@@ -136,7 +136,7 @@ export function rankTarget(
     current!.rules.push({
       rule,
       active: rule.status === "active",
-      test: hasWhen ? testFor(rule.when) : null,
+      test: hasWhen ? testFor(rule.when, policyIndex, ruleIndex) : null,
       onTrue,
       onFalse,
     });

@@ -25,15 +25,17 @@
  * means "just run the test" (a pure function of the context).
  *
  * A candidate record is {@link RECORD_SIZE} slots: type, reason, policyKey,
- * ruleId, three descriptor slots (throttle: limit, windowSeconds, key;
+ * ruleId, and three descriptor slots (throttle: limit, windowSeconds, key;
  * kill_switch: service, reason or null; custom: value, whether it parses as
- * JSON; null otherwise), and the candidate's priority (for traces).
+ * JSON; null otherwise). Traces keep records in the same form
+ * (`_trace_plan.ts`).
  *
  * @module
  */
 import { parseJson } from "./parse_json.ts";
 import type { Test } from "./_compile_condition.ts";
 import type { Candidate, RankedPolicy, RankedRule } from "./_rank_target.ts";
+import type { PathTable } from "./_path_table.ts";
 
 /** The shared array holding every program and candidate record of a bundle. */
 export type Code = readonly unknown[];
@@ -42,7 +44,7 @@ export type Code = readonly unknown[];
 export const NO_CANDIDATE = -1;
 
 /** Slots of a candidate record. */
-export const RECORD_SIZE = 8;
+export const RECORD_SIZE = 7;
 
 /** How many rule tests a program can remember results of (small integers only). */
 const MEMO_BITS = 30;
@@ -97,7 +99,8 @@ export function emitProgram(code: unknown[], policies: readonly RankedPolicy[]):
   return start;
 }
 
-function pushRecord(code: unknown[], c: Candidate): void {
+/** Appends the record of a candidate (what its decision holds) to `code`. */
+export function pushRecord(code: unknown[], c: Candidate): void {
   code.push(c.type, c.reason, c.policyKey, c.ruleId);
   if (c.type === "throttle") {
     const t = c.effect.throttle!;
@@ -110,7 +113,6 @@ function pushRecord(code: unknown[], c: Candidate): void {
   } else {
     code.push(null, null, null);
   }
-  code.push(c.priority);
 }
 
 function parsesAsJson(text: string): boolean {
@@ -184,10 +186,25 @@ function assignMemoBits(steps: Step[]): Map<RankedRule, number> | null {
 }
 
 /**
- * Runs the program at `start` for a context: the offset of the winning
- * candidate's record, or -1 when no candidate fires.
+ * Runs the program at `start` for a context, in one evaluation of `paths`
+ * (each path read once): the offset of the winning candidate's record, or
+ * -1 when no candidate fires.
  */
-export function runProgram(code: Code, start: number, context: Record<string, unknown>): number {
+export function runProgram(
+  code: Code,
+  paths: PathTable,
+  start: number,
+  context: Record<string, unknown>,
+): number {
+  const outer = paths.open();
+  try {
+    return runInstructions(code, start, context);
+  } finally {
+    paths.close(outer);
+  }
+}
+
+function runInstructions(code: Code, start: number, context: Record<string, unknown>): number {
   let tested = 0; // memo bits of the tests that have run
   let passed = 0; // memo bits of the tests that were true
   let pc = start;

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 import type { RuntimeBundleV1 } from "./types.ts";
 import { assertValidBundle } from "./validate_bundle.ts";
-import { sharedConditionCompiler } from "./_compile_condition.ts";
+import { sharedConditionCompiler, type Test } from "./_compile_condition.ts";
 import { collectTargets, rankTarget } from "./_rank_target.ts";
 import { emitProgram } from "./_target_program.ts";
 import { registerCompiledCode } from "./_compiled_code.ts";
@@ -59,15 +59,23 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
   if (!options.skipValidation) assertValidBundle(document);
   const bundle = document as RuntimeBundleV1;
   const policies = bundle.policies;
-  const testFor = sharedConditionCompiler();
+  const conditions = sharedConditionCompiler();
+  // Where each policy's rules start in ruleTests, which traces read the rules' tests from.
+  const ruleStarts = new Int32Array(policies.length);
+  let ruleCount = 0;
+  for (let p = 0; p < policies.length; p++) {
+    ruleStarts[p] = ruleCount;
+    ruleCount += policies[p]!.rules.length;
+  }
+  const ruleTests: (Test | null)[] = new Array(ruleCount).fill(null);
+  const testFor = (when: unknown, p: number, r: number) =>
+    ruleTests[ruleStarts[p]! + r] = conditions.compile(when);
   const code: unknown[] = [];
   let targetCount = 0;
   const programs = collectTargets(policies).transform((refs) => {
     targetCount++;
     return emitProgram(code, rankTarget(policies, refs, testFor));
   });
-  let ruleCount = 0;
-  for (const policy of policies) ruleCount += policy.rules.length;
   const compiled: CompiledBundle = Object.freeze({
     compilerVersion: COMPILER_VERSION,
     bundle,
@@ -75,6 +83,12 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     ruleCount,
     targetCount,
   });
-  registerCompiledCode(compiled, { code, programs });
+  registerCompiledCode(compiled, {
+    code,
+    programs,
+    paths: conditions.paths,
+    ruleTests,
+    ruleStarts,
+  });
   return compiled;
 }

@@ -59,12 +59,12 @@ export function createEvaluator(
 ): Evaluator {
   const parse = options.parseCustomEffect === true;
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
-  const { code, programs } = compiledCodeOf(compiled);
+  const { code, programs, paths } = compiledCodeOf(compiled);
   return (request) => {
     const context = checkRequest(request, allowed);
     const { service, resource, action } = request.target;
     const start = programs.get(service, resource, action);
-    const winner = start === undefined ? -1 : runProgram(code, start, context);
+    const winner = start === undefined ? -1 : runProgram(code, paths, start, context);
     return winner < 0 ? { decision: "deny", reason: "default" } : makeDecision(code, winner, parse);
   };
 }

@@ -3,12 +3,11 @@ import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import { checkRequest } from "./_request.ts";
-import { makeDecision, recordPriority } from "./_decision.ts";
-import { type Candidate, collectTargets, rankTarget } from "./_rank_target.ts";
-import { runProgram } from "./_target_program.ts";
-import { compiledCodeOf } from "./_compiled_code.ts";
+import { makeDecision } from "./_decision.ts";
+import { collectTargets, rankTarget } from "./_rank_target.ts";
+import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
 import type { TargetIndex } from "./_target_index.ts";
-import { compileCondition } from "./_compile_condition.ts";
+import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
 
 /** What happened to one rule naming the target. */
 export type RuleOutcome = FiredRuleTrace["outcome"] | SkippedRuleTrace["outcome"];
@@ -80,11 +79,12 @@ export interface EvaluationTrace {
 }
 
 /**
- * Evaluates a request and explains it. The decision comes from the same
- * compiled program as `evaluate`'s; the explanation is rebuilt from the
- * bundle document for the one target (its rules found through an index
- * built on the first trace of a compiled bundle), so evaluation without a
- * trace pays nothing for it, in time or memory.
+ * Evaluates a request and explains it. Each active rule naming the target
+ * is tested once, with the same compiled tests as `evaluate`, and the
+ * decision is the first candidate that fires in selection order, as in
+ * `evaluate`. What a trace walks is ranked once per target, on the target's
+ * first trace (see `_trace_plan.ts`), so evaluation without traces pays
+ * nothing for it, in time or memory.
  *
  * @example
  * ```ts
@@ -117,83 +117,112 @@ export function traceEvaluation(
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;
-  const { code, programs } = compiledCodeOf(compiled);
-  const start = programs.get(service, resource, action);
-  const trace: EvaluationTrace = {
-    decision: { decision: "deny", reason: "default" },
-    policiesSeen: [],
-    rulesSeen: 0,
-    matchedCount: 0,
-    rules: [],
-    candidates: [],
-    selected: null,
-  };
-  const refs = ruleIndexOf(compiled).get(service, resource, action);
-  if (start === undefined || refs === undefined) return trace;
-  const fired: Candidate[] = [];
-  for (const policy of rankTarget(compiled.bundle.policies, refs, compileCondition)) {
-    trace.policiesSeen.push(policy.policyKey);
-    let policyFired = false;
-    for (const rule of policy.rules) {
-      trace.rulesSeen++;
-      const { id: ruleId, priority } = rule.rule;
-      const base = { policyKey: policy.policyKey, ruleId, priority };
+  const compiledCode = compiledCodeOf(compiled);
+  const plan = planOf(compiled, compiledCode, service, resource, action);
+  if (plan === undefined) {
+    return {
+      decision: { decision: "deny", reason: "default" },
+      policiesSeen: [],
+      rulesSeen: 0,
+      matchedCount: 0,
+      rules: [],
+      candidates: [],
+      selected: null,
+    };
+  }
+  const { rules, candidates } = plan;
+  const count = candidates.length;
+  // Per candidate: fired; then per policy: one of its rules fired.
+  const fired = new Uint8Array(count + plan.policiesSeen.length);
+  const ruleTraces: RuleTrace[] = [];
+  let matchedCount = 0;
+  const { paths } = compiledCode;
+  const outer = paths.open();
+  try {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
+      const { policyKey, ruleId, priority } = rule;
       if (!rule.active) {
-        trace.rules.push({ ...base, outcome: "skipped (disabled)" });
+        ruleTraces.push({ policyKey, ruleId, priority, outcome: "skipped (disabled)" });
         continue;
       }
       const result = rule.test === null ? null : rule.test(context);
       const chosen = result === false ? rule.onFalse : rule.onTrue;
-      if (chosen === null) {
-        trace.rules.push({ ...base, outcome: "skipped (when_false)" });
+      if (chosen < 0) {
+        ruleTraces.push({ policyKey, ruleId, priority, outcome: "skipped (when_false)" });
         continue;
       }
-      policyFired = true;
-      trace.matchedCount++;
-      fired.push(chosen);
+      fired[chosen] = 1;
+      fired[count + rule.policy] = 1;
+      matchedCount++;
       const outcome = result === null
         ? "fired"
         : result
         ? "fired (when_true)"
         : "fired (when_false)";
-      trace.rules.push({ ...base, outcome, effect: chosen.type });
+      ruleTraces.push({
+        policyKey,
+        ruleId,
+        priority,
+        outcome,
+        effect: candidates[chosen]!.decision,
+      });
     }
-    if (!policyFired && policy.fallback !== null) fired.push(policy.fallback);
+  } finally {
+    paths.close(outer);
   }
-  fired.sort((a, b) => a.rank - b.rank);
-  trace.candidates = fired.map(describeCandidate);
-  const winner = runProgram(code, start, context);
-  if (winner >= 0) {
-    // The compiled program decides, as in evaluate.
-    const decision = makeDecision(code, winner, options.parseCustomEffect === true);
-    trace.decision = decision;
-    trace.selected = {
-      policyKey: decision.policyKey!,
-      ruleId: decision.ruleId ?? "__default__",
-      decision: decision.decision,
-      priority: recordPriority(code, winner),
-      reason: decision.reason,
-    };
+  // In selection order: a rule's candidate when it fired, a default when no rule of its policy did.
+  const candidateTraces: CandidateTrace[] = [];
+  let winner = -1;
+  for (let i = 0; i < count; i++) {
+    const c = candidates[i]!;
+    if (c.defaultOf < 0 ? fired[i] === 0 : fired[count + c.defaultOf] === 1) continue;
+    if (winner < 0) winner = i;
+    candidateTraces.push(describeCandidate(c));
   }
-  return trace;
+  return {
+    decision: winner < 0
+      ? { decision: "deny", reason: "default" }
+      : makeDecision(plan.records, recordOf(winner), options.parseCustomEffect === true),
+    policiesSeen: plan.policiesSeen.slice(),
+    rulesSeen: rules.length,
+    matchedCount,
+    rules: ruleTraces,
+    candidates: candidateTraces,
+    selected: winner < 0 ? null : describeCandidate(candidates[winner]!),
+  };
 }
 
-/** Where each target's rules are, per compiled bundle, built on its first trace. */
-const ruleIndexes = new WeakMap<CompiledBundle, TargetIndex<number[]>>();
+/**
+ * Per compiled bundle, built on its first trace: where each target's rules
+ * are (`policyIndex, ruleIndex` pairs), replaced by the target's plan on its
+ * first trace.
+ */
+const tracePlans = new WeakMap<CompiledBundle, TargetIndex<number[] | TracePlan>>();
 
-function ruleIndexOf(compiled: CompiledBundle): TargetIndex<number[]> {
-  let index = ruleIndexes.get(compiled);
-  if (index === undefined) {
-    ruleIndexes.set(compiled, index = collectTargets(compiled.bundle.policies));
-  }
-  return index;
+function planOf(
+  compiled: CompiledBundle,
+  code: CompiledCode,
+  service: string,
+  resource: string,
+  action: string,
+): TracePlan | undefined {
+  const policies = compiled.bundle.policies;
+  let index = tracePlans.get(compiled);
+  if (index === undefined) tracePlans.set(compiled, index = collectTargets(policies));
+  const entry = index.get(service, resource, action);
+  if (entry === undefined || !Array.isArray(entry)) return entry;
+  const { ruleTests, ruleStarts } = code;
+  const plan = planTrace(rankTarget(policies, entry, (_, p, r) => ruleTests[ruleStarts[p]! + r]!));
+  index.set(service, resource, action, plan);
+  return plan;
 }
 
-function describeCandidate(c: Candidate): CandidateTrace {
+function describeCandidate(c: PlannedCandidate): CandidateTrace {
   return {
     policyKey: c.policyKey,
     ruleId: c.ruleId,
-    decision: c.type,
+    decision: c.decision,
     priority: c.priority,
     reason: c.reason,
   };

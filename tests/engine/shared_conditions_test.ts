@@ -57,7 +57,7 @@ const CONTEXTS: Record<string, unknown>[] = [
 ];
 
 Deno.test("sharedConditionCompiler() shares a test only between conditions that behave the same", () => {
-  const shared = sharedConditionCompiler();
+  const shared = sharedConditionCompiler().compile;
   const byTest = new Map<Test, { node: unknown; results: boolean[] }>();
   let sharings = 0;
   for (const node of conditions()) {
@@ -90,7 +90,7 @@ Deno.test("sharedConditionCompiler() shares a test only between conditions that 
 });
 
 Deno.test("sharedConditionCompiler() tells apart what compiles differently", () => {
-  const shared = sharedConditionCompiler();
+  const shared = sharedConditionCompiler().compile;
   const distinct: unknown[][] = [
     [{ op: "eq", path: "a", value: 5 }, { op: "eq", path: "a", value: "5" }],
     [{ op: "eq", path: "a", value: true }, { op: "eq", path: "a", value: "t" }],
@@ -115,7 +115,7 @@ Deno.test("sharedConditionCompiler() refuses nesting past the limit as compileCo
   let node: unknown = { op: "exists", path: "x" };
   for (let i = 1; i < 65; i++) node = { op: "not", condition: node };
   assert.throws(() => compileCondition(node), { name: "PolicyError", code: "BUNDLE_INVALID" });
-  assert.throws(() => sharedConditionCompiler()(node), {
+  assert.throws(() => sharedConditionCompiler().compile(node), {
     name: "PolicyError",
     code: "BUNDLE_INVALID",
   });

@@ -1,0 +1,113 @@
+/**
+ * The benchmarks' floors are honest: each decides exactly as the engine does,
+ * on the scenario's contexts and on odd ones (inherited, null-prototype and
+ * non-plain objects, numeric strings, Infinity, absent keys), so it does the
+ * same work, safety checks included, and nothing less.
+ */
+import assert from "node:assert/strict";
+import { compileBundle, createEvaluator } from "../../mod.ts";
+import { SCENARIOS } from "../../bench/scenarios/mod.ts";
+import { fc } from "../properties/_arbitraries.ts";
+
+const N = 24;
+
+/** Values that would make rules fire, were inherited properties read. */
+const POLLUTION = {
+  plan: "free",
+  seats: 10,
+  region: "eu",
+  tier: "tier-3",
+  beta: null,
+};
+
+/** A value a context field may hold, the scenario's own values among odd ones. */
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(
+    "free",
+    "pro",
+    "eu",
+    "us",
+    "apac",
+    "none",
+    "plan-0",
+    "plan-20",
+    "plan-245",
+    "r-2-a",
+    "r-4",
+    "tier-3",
+    "6",
+    "1e1",
+    "5000",
+    " 7",
+  ),
+  fc.constantFrom(0, 3, 5, 6, 10, 1001, 5000, Infinity, -Infinity, NaN, -0),
+  fc.constantFrom(null, true, false, undefined),
+  fc.constant(["free"]),
+);
+
+/** An object the path goes through: plain, null-prototype, inheriting, or not an object. */
+function holder(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
+  return fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.nat(5)).map(([own, kind]) => {
+    switch (kind) {
+      case 0:
+        return Object.assign(Object.create(null), own);
+      case 1:
+        return Object.assign(Object.create({ plan: "free", region: "eu", beta: true }), own);
+      case 2:
+        return [own];
+      case 3:
+        return "free";
+      default:
+        return own;
+    }
+  });
+}
+
+const flatFields = { plan: value, seats: value, region: value, tier: value, beta: value };
+const flatContext: fc.Arbitrary<Record<string, unknown>> = fc.record(flatFields, {
+  requiredKeys: [],
+});
+const nestedContext: fc.Arbitrary<Record<string, unknown>> = fc.record({
+  user: holder({
+    region: value,
+    tier: value,
+    org: holder({ plan: value, seats: value }),
+    flags: holder({ beta: value }),
+  }),
+}, { requiredKeys: [] });
+
+for (const scenario of SCENARIOS) {
+  Deno.test(`floor of ${scenario.id} decides as the engine does`, () => {
+    const evaluate = createEvaluator(compileBundle(scenario.bundle(N)));
+    const floor = scenario.floor(N);
+    const targets = [0, 1, 7, N - 1].map((i) => scenario.target(i));
+    scenario.contexts.forEach((context, c) => {
+      for (const target of targets) {
+        const decision = evaluate({ target, context });
+        assert.equal(decision.decision, scenario.expected[c]);
+        assert.deepEqual(floor(target, context), decision);
+      }
+    });
+    const unknown = { service: "none", resource: "none", action: "read" };
+    assert.deepEqual(floor(unknown, {}), evaluate({ target: unknown, context: {} }));
+    const nested = scenario.contextKeys.includes("user");
+    const contexts = fc.sample(nested ? nestedContext : flatContext, { numRuns: 500, seed: 20 });
+    const agree = () => {
+      for (const [i, context] of contexts.entries()) {
+        const target = targets[i % targets.length]!;
+        assert.deepEqual(floor(target, context), evaluate({ target, context }));
+      }
+    };
+    agree();
+    // Someone polluted Object.prototype: neither reads what it inherits.
+    const proto = Object.prototype as Record<string, unknown>;
+    const polluted = { ...POLLUTION, user: { ...POLLUTION, org: POLLUTION, flags: POLLUTION } };
+    try {
+      Object.assign(proto, polluted);
+      agree();
+    } finally {
+      for (const key of Object.keys(polluted)) delete proto[key];
+    }
+    assert.equal(({} as Record<string, unknown>).plan, undefined);
+  });
+}
