@@ -49,6 +49,12 @@ export class PathTable {
   /** The evaluation in progress, or -1. */
   gen = NONE;
   #last = 0;
+  readonly #maxGen: number;
+
+  /** @param maxGen Evaluation numbers wrap after this one (lower only in tests). */
+  constructor(maxGen = MAX_GEN) {
+    this.#maxGen = maxGen;
+  }
 
   /**
    * The slot of a condition's path (one leading `ctx.` stripped), made with
@@ -81,7 +87,7 @@ export class PathTable {
   open(): number {
     const outer = this.gen;
     let gen = this.#last + 1;
-    if (gen > MAX_GEN) {
+    if (gen > this.#maxGen) {
       gen = 0;
       this.stamps.fill(UNREAD);
     }

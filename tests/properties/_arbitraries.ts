@@ -16,6 +16,14 @@ const PATHS = [
   "region",
   "user.tier",
   "ctx.user.tier",
+  "user.org.plan",
+  "ctx.user.org.plan",
+  "user.org.seats",
+  "user.org",
+  "ctx.ctx.plan",
+  "user.constructor",
+  "user.__proto__.plan",
+  "user.org.toString",
   "flag",
   "constructor",
   "__proto__",
@@ -178,13 +186,38 @@ export const bundle = fc.record({
   })),
 } as unknown as RuntimeBundleV1));
 
+/**
+ * An object a path goes through: plain, with a null prototype, inheriting
+ * the keys it lacks, or an array holding it.
+ */
+function holder(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
+  return fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.nat(4)).map(([own, kind]) => {
+    switch (kind) {
+      case 0:
+        return Object.assign(Object.create(null), own);
+      case 1:
+        return Object.assign(Object.create({ plan: "free", tier: 1, seats: 6 }), own);
+      case 2:
+        return [own];
+      default:
+        return own;
+    }
+  });
+}
+
 /** A context whose keys meet the generated paths, with odd values mixed in. */
 export const context = fc.record(
   {
     plan: fc.oneof(primitive, fc.constant(["free"]), fc.constant({ plan: "free" })),
     seats: primitive,
     region: primitive,
-    user: fc.oneof(fc.record({ tier: primitive }), primitive),
+    user: fc.oneof(
+      holder({
+        tier: primitive,
+        org: fc.oneof(holder({ plan: primitive, seats: primitive }), primitive),
+      }),
+      primitive,
+    ),
     flag: fc.boolean(),
     ctx: fc.record({ plan: primitive }),
   },

@@ -99,14 +99,29 @@ interface Candidate {
 
 const STRENGTH = ["kill_switch", "deny", "throttle", "allow", "custom"];
 
-/** The decision CONTRACT.md §3 prescribes, computed the slow and obvious way. */
-export function referenceEvaluate(
+/** A trace as docs/cli.md describes it, without the decision: the slow and obvious way. */
+export interface ReferenceTrace {
+  policiesSeen: string[];
+  rulesSeen: number;
+  matchedCount: number;
+  rules: Json[];
+  candidates: Json[];
+}
+
+/** Every candidate that fires, strongest first, with what a trace reports. */
+function referenceCandidates(
   bundle: unknown,
   target: { service: string; resource: string; action: string },
   context: Obj,
-  parseCustomEffect = false,
-): Json {
+): { candidates: Candidate[]; trace: ReferenceTrace } {
   const candidates: Candidate[] = [];
+  const trace: ReferenceTrace = {
+    policiesSeen: [],
+    rulesSeen: 0,
+    matchedCount: 0,
+    rules: [],
+    candidates: [],
+  };
   (bundle as { policies: Obj[] }).policies.forEach((policy, policyIndex) => {
     const rules = policy.rules as Obj[];
     const naming = rules.filter((r) => {
@@ -115,15 +130,38 @@ export function referenceEvaluate(
         t.action === target.action;
     });
     if (naming.length === 0) return;
+    trace.policiesSeen.push(policy.policyKey as string);
     let fired = false;
     for (const rule of naming) {
-      if (rule.status !== "active") continue;
+      trace.rulesSeen++;
+      const seen = {
+        policyKey: policy.policyKey as string,
+        ruleId: rule.id as string,
+        priority: rule.priority as number,
+      };
+      if (rule.status !== "active") {
+        trace.rules.push({ ...seen, outcome: "skipped (disabled)" });
+        continue;
+      }
       let effect: unknown;
-      if (rule.when === undefined) effect = rule.effect;
-      else if (referenceCondition(rule.when, context)) effect = rule.thenEffect ?? rule.effect;
-      else effect = rule.elseEffect;
-      if (effect === undefined) continue;
+      let outcome: string;
+      if (rule.when === undefined) {
+        effect = rule.effect;
+        outcome = "fired";
+      } else if (referenceCondition(rule.when, context)) {
+        effect = rule.thenEffect ?? rule.effect;
+        outcome = "fired (when_true)";
+      } else {
+        effect = rule.elseEffect;
+        outcome = effect === undefined ? "skipped (when_false)" : "fired (when_false)";
+      }
+      if (effect === undefined) {
+        trace.rules.push({ ...seen, outcome });
+        continue;
+      }
       fired = true;
+      trace.matchedCount++;
+      trace.rules.push({ ...seen, outcome, effect: (effect as Obj).type as string });
       candidates.push({
         effect: effect as Obj,
         customField: "value",
@@ -166,6 +204,33 @@ export function referenceEvaluate(
     if (a.policyIndex !== b.policyIndex) return a.policyIndex - b.policyIndex;
     return a.ruleIndex - b.ruleIndex;
   });
+  trace.candidates = candidates.map((c) => ({
+    policyKey: c.policyKey,
+    ruleId: c.ruleId ?? "__default__",
+    decision: c.effect.type as string,
+    priority: c.priority,
+    reason: c.isDefault ? "default" : "rule",
+  }));
+  return { candidates, trace };
+}
+
+/** The trace of a request: what docs/cli.md lists, computed the slow way. */
+export function referenceTrace(
+  bundle: unknown,
+  target: { service: string; resource: string; action: string },
+  context: Obj,
+): ReferenceTrace {
+  return referenceCandidates(bundle, target, context).trace;
+}
+
+/** The decision CONTRACT.md §3 prescribes, computed the slow and obvious way. */
+export function referenceEvaluate(
+  bundle: unknown,
+  target: { service: string; resource: string; action: string },
+  context: Obj,
+  parseCustomEffect = false,
+): Json {
+  const { candidates } = referenceCandidates(bundle, target, context);
   const winner = candidates[0];
   if (winner === undefined) return { decision: "deny", reason: "default" };
   const type = winner.effect.type as string;

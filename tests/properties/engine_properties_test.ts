@@ -7,11 +7,12 @@ import {
   loadBundle,
   type RuntimeBundleV1,
   signBundle,
+  traceEvaluation,
   validateBundle,
   verifyBundleSignature,
 } from "../../mod.ts";
 import { bundle, context, fc, target } from "./_arbitraries.ts";
-import { referenceEvaluate } from "./_reference_evaluator.ts";
+import { referenceEvaluate, referenceTrace } from "./_reference_evaluator.ts";
 import { reverseKeys } from "../_reverse_keys.ts";
 
 const RUNS = { numRuns: 300 };
@@ -57,10 +58,35 @@ Deno.test("property: evaluate() agrees with a naive reference evaluator and neve
       (b, requests, parseCustomEffect) => {
         const evaluate = createEvaluator(compileBundle(b), { parseCustomEffect });
         for (const [t, ctx] of requests) {
-          assert.deepEqual(
-            evaluate({ target: t, context: ctx }),
-            referenceEvaluate(b, t, ctx, parseCustomEffect),
-          );
+          const decision = evaluate({ target: t, context: ctx });
+          assert.deepEqual(decision, referenceEvaluate(b, t, ctx, parseCustomEffect));
+          // Plain JSON: nothing undefined, nothing that does not survive a round trip.
+          assert.deepEqual(JSON.parse(JSON.stringify(decision)), decision);
+        }
+      },
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("property: traceEvaluation() decides as evaluate() does and explains as a naive reference does", () => {
+  fc.assert(
+    fc.property(
+      bundle,
+      fc.array(fc.tuple(target, context), { minLength: 1, maxLength: 8 }),
+      fc.boolean(),
+      (b, requests, parseCustomEffect) => {
+        const compiled = compileBundle(b);
+        const evaluate = createEvaluator(compiled, { parseCustomEffect });
+        for (const [t, ctx] of requests) {
+          const request = { target: t, context: ctx };
+          const trace = traceEvaluation(compiled, request, { parseCustomEffect });
+          // Plain JSON: nothing undefined, nothing that does not survive a round trip.
+          assert.deepEqual(JSON.parse(JSON.stringify(trace)), trace);
+          assert.deepEqual(trace.decision, evaluate(request));
+          const { decision: _, selected, ...explanation } = trace;
+          assert.deepEqual(explanation, referenceTrace(b, t, ctx));
+          assert.deepEqual(selected, trace.candidates[0] ?? null);
         }
       },
     ),
