@@ -6,6 +6,7 @@ import type { Code } from "./_target_program.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
 import type { Test } from "./_compile_condition.ts";
+import type { TracePlan } from "./_trace_plan.ts";
 
 /** Every target's program, where each starts, the paths their tests read, and each rule's test. */
 export interface CompiledCode {
@@ -17,6 +18,11 @@ export interface CompiledCode {
   readonly ruleTests: readonly (Test | null)[];
   /** Where each policy's rules start in `ruleTests`. */
   readonly ruleStarts: Int32Array;
+  /**
+   * Made on the first trace: where each target's rules are (`policyIndex,
+   * ruleIndex` pairs), replaced by the target's trace plan on its first trace.
+   */
+  tracePlans: TargetIndex<number[] | TracePlan> | null;
 }
 
 const compiledCode = new WeakMap<object, CompiledCode>();

@@ -89,6 +89,7 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     paths: conditions.paths,
     ruleTests,
     ruleStarts,
+    tracePlans: null,
   });
   return compiled;
 }

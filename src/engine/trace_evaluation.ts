@@ -6,7 +6,6 @@ import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
 import { collectTargets, rankTarget } from "./_rank_target.ts";
 import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
-import type { TargetIndex } from "./_target_index.ts";
 import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
 
 /** What happened to one rule naming the target. */
@@ -132,8 +131,8 @@ export function traceEvaluation(
   }
   const { rules, candidates } = plan;
   const count = candidates.length;
-  // Per candidate: fired; then per policy: one of its rules fired.
-  const fired = new Uint8Array(count + plan.policiesSeen.length);
+  // Per candidate: 1 when it fired; then per policy: 1 when one of its rules fired.
+  const fired: number[] = [];
   const ruleTraces: RuleTrace[] = [];
   let matchedCount = 0;
   const { paths } = compiledCode;
@@ -176,7 +175,7 @@ export function traceEvaluation(
   let winner = -1;
   for (let i = 0; i < count; i++) {
     const c = candidates[i]!;
-    if (c.defaultOf < 0 ? fired[i] === 0 : fired[count + c.defaultOf] === 1) continue;
+    if (c.defaultOf < 0 ? fired[i] !== 1 : fired[count + c.defaultOf] === 1) continue;
     if (winner < 0) winner = i;
     candidateTraces.push(describeCandidate(c));
   }
@@ -193,13 +192,7 @@ export function traceEvaluation(
   };
 }
 
-/**
- * Per compiled bundle, built on its first trace: where each target's rules
- * are (`policyIndex, ruleIndex` pairs), replaced by the target's plan on its
- * first trace.
- */
-const tracePlans = new WeakMap<CompiledBundle, TargetIndex<number[] | TracePlan>>();
-
+/** The trace plan of a target, made on its first trace; undefined when no rule names it. */
 function planOf(
   compiled: CompiledBundle,
   code: CompiledCode,
@@ -208,8 +201,7 @@ function planOf(
   action: string,
 ): TracePlan | undefined {
   const policies = compiled.bundle.policies;
-  let index = tracePlans.get(compiled);
-  if (index === undefined) tracePlans.set(compiled, index = collectTargets(policies));
+  const index = code.tracePlans ??= collectTargets(policies);
   const entry = index.get(service, resource, action);
   if (entry === undefined || !Array.isArray(entry)) return entry;
   const { ruleTests, ruleStarts } = code;
