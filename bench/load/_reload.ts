@@ -4,7 +4,7 @@
 // an `await` that yields to the event loop. What a reload costs callers is the
 // longest stretch of synchronous load work: no evaluate answers during it.
 import { createEvaluator, type Evaluator, type LoadedBundle } from "../../mod.ts";
-import { SCENARIO_CONTEXTS, scenarioTarget } from "../_scenario.ts";
+import { QUERIES, scenarioRequests, THREE_RULES } from "../scenarios/mod.ts";
 import { median } from "./_startup.ts";
 
 export interface ReloadFigures {
@@ -28,10 +28,7 @@ export async function measureReload(
   targets: number,
 ): Promise<ReloadFigures> {
   let evaluate: Evaluator = createEvaluator(first.compiled);
-  const requests = Array.from({ length: 4096 }, (_, q) => ({
-    target: scenarioTarget((q * 7919) % targets),
-    context: SCENARIO_CONTEXTS[q % 3]!,
-  }));
+  const requests = scenarioRequests(THREE_RULES, targets);
   let q = 0;
   const sink: unknown[] = [];
   /** Runs evaluate tasks until `until` settles; returns each task's start time, gap and per-call time. */
@@ -44,7 +41,7 @@ export async function measureReload(
       let last = performance.now();
       channel.port1.onmessage = () => {
         const at = performance.now();
-        for (let k = 0; k < BATCH; k++) sink[k] = evaluate(requests[q++ & 4095]!);
+        for (let k = 0; k < BATCH; k++) sink[k] = evaluate(requests[q++ & (QUERIES - 1)]!);
         const end = performance.now();
         tasks.push({ at, gap: at - last, perCall: ((end - at) / BATCH) * 1e6 });
         last = end;

@@ -1,7 +1,7 @@
 // A signed scenario bundle of about 8 MiB (the default maxFileBytes) and the
 // options that verify it.
 import { type LoadBundleOptions, signBundle } from "../../mod.ts";
-import { scenarioBundle } from "../_scenario.ts";
+import { THREE_RULES } from "../scenarios/mod.ts";
 
 /** The largest bundle the default maxFileBytes accepts, less room for the signature. */
 export const TARGET_BYTES = 8 * 1024 * 1024 - 4096;
@@ -19,10 +19,12 @@ export interface SignedBundle {
 
 /** A scenario bundle with as many targets as fit in TARGET_BYTES, ECDSA-signed. */
 export async function makeSignedBundle(targetBytes = TARGET_BYTES): Promise<SignedBundle> {
-  const perTarget = JSON.stringify(scenarioBundle(100)).length / 100;
+  const perTarget = JSON.stringify(THREE_RULES.bundle(100)).length / 100;
   let targets = Math.floor(targetBytes / perTarget);
-  let bundle = scenarioBundle(targets);
-  while (JSON.stringify(bundle).length > targetBytes - 512) bundle = scenarioBundle(targets -= 100);
+  let bundle = THREE_RULES.bundle(targets);
+  while (JSON.stringify(bundle).length > targetBytes - 512) {
+    bundle = THREE_RULES.bundle(targets -= 100);
+  }
   const pair = await crypto.subtle.generateKey(
     { name: "ECDSA", namedCurve: "P-256" },
     false,

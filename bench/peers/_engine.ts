@@ -1,11 +1,8 @@
 // What every engine under test provides to the peer benchmark.
-import type { Target } from "../../mod.ts";
+import type { BenchRequest, Scenario } from "../scenarios/mod.ts";
 
-/** One request of the scenario: the shape our `evaluate` takes. */
-export interface BenchRequest {
-  target: Target;
-  context: Record<string, unknown>;
-}
+export type { BenchRequest } from "../scenarios/mod.ts";
+export { TargetIndex } from "../scenarios/mod.ts";
 
 /** Any engine's answer; the correctness gate reads only `decision`. */
 export interface BenchDecision {
@@ -15,7 +12,15 @@ export interface BenchDecision {
 /** Decides one request, synchronously or not (json-rules-engine is async). */
 export type Decide = (request: BenchRequest) => BenchDecision | Promise<BenchDecision>;
 
-/** An engine under test, expressed for the scenario of bench/_scenario.ts. */
+/** Where an engine's source is made: in the child process measuring it. */
+export interface SourceSetting {
+  /** The scenario measured. */
+  readonly scenario: Scenario;
+  /** A folder the engine may write files to (the child may read and write there only). */
+  readonly scratch: string;
+}
+
+/** An engine under test, expressed for scenarios of bench/scenarios/. */
 export interface PeerEngine<Source = unknown> {
   /** Short identifier, used on the command line and in the JSON results. */
   readonly id: string;
@@ -23,34 +28,21 @@ export interface PeerEngine<Source = unknown> {
   readonly label: string;
   /** True when `decide` returns a promise. */
   readonly async: boolean;
+  /** The ids of the scenarios it expresses; without it, only the three-rule scenario. */
+  readonly scenarios?: readonly string[];
   /** Larger scenarios are skipped unless `--all` is given, for `reason`. */
   readonly maxTargets?: { readonly targets: number; readonly reason: string };
   /** How the scenario was expressed, and what the engine could not express. */
   readonly notes: string;
   /** The engine's own source form of an n-target scenario (not timed). */
-  source(n: number): Source;
+  source(n: number, setting: SourceSetting): Source | Promise<Source>;
   /** Builds a ready engine from its source: this is the timed "load". */
   load(source: Source): Decide | Promise<Decide>;
 }
 
-/**
- * The nested-Map target index the floor uses, for engines that have no target
- * index of their own: service → resource → action → value.
- */
-export class TargetIndex<T> {
-  readonly #services = new Map<string, Map<string, Map<string, T>>>();
-
-  set(target: Target, value: T): void {
-    let resources = this.#services.get(target.service);
-    if (!resources) this.#services.set(target.service, resources = new Map());
-    let actions = resources.get(target.resource);
-    if (!actions) resources.set(target.resource, actions = new Map());
-    actions.set(target.action, value);
-  }
-
-  get(target: Target): T | undefined {
-    return this.#services.get(target.service)?.get(target.resource)?.get(target.action);
-  }
+/** True when `engine` expresses the scenario `id`. */
+export function expresses(engine: PeerEngine, id: string): boolean {
+  return (engine.scenarios ?? ["3-rules"]).includes(id);
 }
 
 /** The decision when no rule applies, as our engine gives it. */

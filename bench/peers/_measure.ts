@@ -1,11 +1,12 @@
-// Measures one engine at one scenario size: load time, a correctness gate, then
-// the median time per decision over timed batches. Runtime-neutral (Deno or Node).
+// Measures one engine at one scenario and size: load time, a correctness gate,
+// then the median time per decision over timed batches. Runtime-neutral (Deno or Node).
 import type { BenchDecision, BenchRequest, Decide, PeerEngine } from "./_engine.ts";
-import { expectedDecision, SCENARIO_CONTEXTS, scenarioTarget } from "../_scenario.ts";
+import { QUERIES, type Scenario, scenarioRequests } from "../scenarios/mod.ts";
 
 /** What one child process reports. */
 export interface Measurement {
   engine: string;
+  scenario: string;
   targets: number;
   /** Median of the loads made (one when a load takes over a second). */
   loadMs: number;
@@ -19,7 +20,6 @@ export interface Measurement {
   batches: number;
 }
 
-const QUERIES = 4096; // rotating requests spread over all targets, as in bench/engine_bench.ts
 const BATCH_MS = 10;
 const WARMUP_MS = 300;
 const MEASURE_MS = 1_500;
@@ -27,8 +27,13 @@ const MIN_BATCHES = 11;
 const LOAD_BUDGET_MS = 1_000;
 const MAX_LOADS = 5;
 
-export async function measure(engine: PeerEngine, n: number): Promise<Measurement> {
-  const source = engine.source(n);
+export async function measure(
+  engine: PeerEngine,
+  scenario: Scenario,
+  n: number,
+  scratch: string,
+): Promise<Measurement> {
+  const source = await engine.source(n, { scenario, scratch });
   const loadTimes: number[] = [];
   let decide: Decide;
   do {
@@ -37,12 +42,9 @@ export async function measure(engine: PeerEngine, n: number): Promise<Measuremen
     loadTimes.push(performance.now() - start);
   } while (sum(loadTimes) < LOAD_BUDGET_MS && loadTimes.length < MAX_LOADS);
 
-  const gateChecks = await checkDecisions(engine, decide, n);
+  const gateChecks = await checkDecisions(engine, scenario, decide, n);
 
-  const requests: BenchRequest[] = Array.from({ length: QUERIES }, (_, q) => ({
-    target: scenarioTarget((q * 7919) % n),
-    context: SCENARIO_CONTEXTS[q % 3]!,
-  }));
+  const requests = scenarioRequests(scenario, n);
   const run = engine.async ? timeAsyncBatch : timeBatch;
   let batchSize = 16;
   while ((await run(decide, requests, batchSize)) < BATCH_MS) batchSize *= 2;
@@ -56,6 +58,7 @@ export async function measure(engine: PeerEngine, n: number): Promise<Measuremen
   const nsPerDecision = (median(times) / batchSize) * 1e6;
   return {
     engine: engine.id,
+    scenario: scenario.id,
     targets: n,
     loadMs: median(loadTimes),
     loads: loadTimes.length,
@@ -71,28 +74,34 @@ export async function measure(engine: PeerEngine, n: number): Promise<Measuremen
  * The correctness gate: every context at up to 1,000 targets spread over the
  * scenario, and an unknown target, must give the expected decision.
  */
-async function checkDecisions(engine: PeerEngine, decide: Decide, n: number): Promise<number> {
+async function checkDecisions(
+  engine: PeerEngine,
+  scenario: Scenario,
+  decide: Decide,
+  n: number,
+): Promise<number> {
   const step = Math.max(1, Math.floor(n / 1000));
   let checks = 0;
   const check = async (request: BenchRequest, want: string) => {
     const got = (await decide(request) as BenchDecision).decision;
     if (got !== want) {
       throw new Error(
-        `${engine.id} n=${n}: ${JSON.stringify(request)} gave ${got}, expected ${want}`,
+        `${engine.id} ${scenario.id} n=${n}: ${JSON.stringify(request)} gave ${got}, ` +
+          `expected ${want}`,
       );
     }
     checks++;
   };
   for (let i = 0; i < n; i += step) {
-    for (let c = 0; c < SCENARIO_CONTEXTS.length; c++) {
+    for (let c = 0; c < scenario.contexts.length; c++) {
       await check(
-        { target: scenarioTarget(i), context: SCENARIO_CONTEXTS[c]! },
-        expectedDecision(i, c),
+        { target: scenario.target(i), context: scenario.contexts[c]! },
+        scenario.expected[c]!,
       );
     }
   }
   const unknown = { service: "no-such-service", resource: "r", action: "read" };
-  await check({ target: unknown, context: SCENARIO_CONTEXTS[0]! }, "deny");
+  await check({ target: unknown, context: scenario.contexts[0]! }, "deny");
   return checks;
 }
 

@@ -4,7 +4,7 @@ import type { Measurement } from "./_measure.ts";
 /** One engine at one size: measured, skipped (with the reason) or failed (with what happened). */
 export type PeerResult =
   & Partial<Measurement>
-  & { engine: string; targets: number; status: "ok" | "skipped" | "failed" }
+  & { engine: string; scenario: string; targets: number; status: "ok" | "skipped" | "failed" }
   & { detail?: string; ratioToOurs?: number; loadRatioToOurs?: number };
 
 /** Rows grouped by size, engines in the order given; why pairs were skipped or failed, after. */
@@ -42,16 +42,16 @@ export function replaceBetweenMarkers(text: string, name: string, body: string):
   return text.slice(0, start + open.length) + "\n\n" + body + "\n\n" + text.slice(end);
 }
 
-function formatMs(ms: number): string {
+export function formatMs(ms: number): string {
   if (ms >= 10_000) return `${(ms / 1000).toFixed(0)} s`;
   if (ms >= 1_000) return `${(ms / 1000).toFixed(1)} s`;
   return ms >= 10 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(2)} ms`;
 }
 
-function formatCount(value: number): string {
+export function formatCount(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
-function formatRatio(ratio: number): string {
+export function formatRatio(ratio: number): string {
   return ratio >= 10 ? `${ratio.toFixed(0)}×` : `${ratio.toFixed(2)}×`;
 }

@@ -4,15 +4,25 @@ import process from "node:process";
 
 const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 
-/** The command that runs `script` with `args` in a fresh process of this runtime. */
-export function childCommand(script: string, args: string[]): [string, string[]] {
+/**
+ * The command that runs `script` with `args` in a fresh process of this
+ * runtime; under Deno it may read and write `scratch` only.
+ */
+export function childCommand(script: string, args: string[], scratch: string): [string, string[]] {
   // Node: the runner's own Node and V8 flags too (for example
   // --no-turbo-inline-js-wasm-calls, docs/performance.md "Node").
   if (!isDeno) return [process.execPath, [...process.execArgv, script, ...args]];
   // `deno` from PATH, as `deno task` found it (--allow-run=deno names that file).
-  // Children get no permissions: engines build their sources in memory; casbin's
-  // dependencies read an environment variable at import, which reads as unset.
-  const flags = ["--quiet", "--no-prompt", "--ignore-env=__MINIMATCH_TESTING_PLATFORM__"];
+  // Children may only use the scratch folder (the local client reads its bundle
+  // from a file); casbin's dependencies read an environment variable at import,
+  // which reads as unset.
+  const flags = [
+    "--quiet",
+    "--no-prompt",
+    `--allow-read=${scratch}`,
+    `--allow-write=${scratch}`,
+    "--ignore-env=__MINIMATCH_TESTING_PLATFORM__",
+  ];
   return ["deno", ["run", ...flags, script, ...args]];
 }
 

@@ -1,14 +1,19 @@
-// One measurement in a fresh process: `child.ts <engine id> <targets>`; prints
-// one JSON line (a Measurement) on stdout. Run by run.ts, one process per pair,
-// so that engines do not share a heap, JIT feedback, or a crash.
+// One measurement in a fresh process: `child.ts <engine id> <targets> <scenario id> <scratch>`;
+// prints one JSON line (a Measurement) on stdout. Run by run.ts, one process per
+// engine, scenario and size, so that they do not share a heap, JIT feedback, or a crash.
 import process from "node:process";
 import { ENGINES } from "./engines/mod.ts";
 import { measure } from "./_measure.ts";
+import { scenarioById } from "../scenarios/mod.ts";
 
-const [id, targets] = process.argv.slice(2);
+const [id, targets, scenario = "3-rules", scratch = ".tmp/bench-peers"] = process.argv.slice(2);
 const engine = ENGINES.find((e) => e.id === id);
 if (engine === undefined || !Number.isSafeInteger(Number(targets))) {
-  console.error(`usage: child <${ENGINES.map((e) => e.id).join("|")}> <targets>`);
+  console.error(
+    `usage: child <${ENGINES.map((e) => e.id).join("|")}> <targets> [scenario] [scratch folder]`,
+  );
   process.exit(2);
 }
-console.log(JSON.stringify(await measure(engine, Number(targets))));
+console.log(
+  JSON.stringify(await measure(engine, scenarioById(scenario), Number(targets), scratch)),
+);

@@ -1,10 +1,13 @@
-// deno task bench:peers [--targets 10,1000] [--engines ours,cedar] [--all] [--no-write]
+// deno task bench:peers [--scenarios 3-rules,50-rules] [--targets 10,1000]
+//                       [--engines ours,cedar] [--all] [--no-write]
 // deno task bench:peers:node [same flags] (compiled by build_node.ts, run by node)
 //
-// The peer benchmark: the scenario of bench/_scenario.ts in our engine and in
-// each peer (bench/peers/engines/), each engine and size measured in a fresh
-// process. Writes bench/peers/results-<runtime>.json, docs/perf-chart.svg and
-// the table between the markers in docs/performance.md.
+// The peer benchmark: each scenario of bench/scenarios/ in our engine (evaluate,
+// traceEvaluation, a local client with a contextPolicy), in its hand-written
+// floor and in each peer that expresses it (bench/peers/engines/), each engine,
+// scenario and size measured in a fresh process. Writes
+// bench/peers/results-<runtime>.json, docs/perf-chart.svg and the tables between
+// the markers in docs/performance.md.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -13,15 +16,20 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ENGINES } from "./engines/mod.ts";
+import { expresses } from "./_engine.ts";
 import type { Measurement } from "./_measure.ts";
 import { childCommand, runtimeInfo } from "./_runtime.ts";
 import { renderChart } from "./_chart.ts";
 import { type PeerResult, renderTable, replaceBetweenMarkers } from "./_report.ts";
+import { PEER_TABLE_ENGINES, renderAims, renderScenarioTable } from "./_scenario_report.ts";
+import { scenarioById, SCENARIOS, THREE_RULES } from "../scenarios/mod.ts";
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
   options: {
-    targets: { type: "string", default: "10,1000,100000" },
+    scenarios: { type: "string", default: SCENARIOS.map((s) => s.id).join(",") },
+    // Default: each scenario's own sizes.
+    targets: { type: "string" },
     engines: { type: "string", default: ENGINES.map((e) => e.id).join(",") },
     all: { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
@@ -29,7 +37,8 @@ const { values: flags } = parseArgs({
     repo: { type: "string" },
   },
 });
-const sizes = flags.targets.split(",").map(Number);
+const scenarios = flags.scenarios.split(",").map(scenarioById);
+const only = flags.targets?.split(",").map(Number);
 const engines = flags.engines.split(",").map((id) => {
   const engine = ENGINES.find((e) => e.id === id);
   if (engine === undefined) throw new Error(`unknown engine ${id}`);
@@ -38,53 +47,66 @@ const engines = flags.engines.split(",").map((id) => {
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const repo = flags.repo === undefined ? here("../..") : resolve(flags.repo);
 const childScript = here(`./child${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`);
+const scratch = join(repo, ".tmp", "bench-peers");
 const runtime = runtimeInfo();
 
 const results: PeerResult[] = [];
-for (const n of sizes) {
-  for (const engine of engines) {
-    if (engine.maxTargets !== undefined && n > engine.maxTargets.targets && !flags.all) {
-      results.push({
-        engine: engine.id,
-        targets: n,
-        status: "skipped",
-        detail: engine.maxTargets.reason,
-      });
-      console.error(`${engine.id} n=${n}: skipped (${engine.maxTargets.reason})`);
-      continue;
-    }
-    const [command, args] = childCommand(childScript, [engine.id, String(n)]);
-    const child = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 24 });
-    const line = (child.stdout ?? "").trim().split("\n").at(-1) ?? "";
-    if (child.status === 0 && line.startsWith("{")) {
-      const m = JSON.parse(line) as Measurement;
-      results.push({ ...m, status: "ok" });
-      console.error(
-        `${engine.id} n=${n}: load ${m.loadMs.toFixed(1)} ms, ${
-          m.nsPerDecision.toFixed(0)
-        } ns/decision`,
+for (const scenario of scenarios) {
+  const sizes = scenario.sizes.filter((n) => only === undefined || only.includes(n));
+  for (const n of sizes) {
+    for (const engine of engines) {
+      if (!expresses(engine, scenario.id)) continue;
+      const pair = `${engine.id} ${scenario.id} n=${n}`;
+      const base = { engine: engine.id, scenario: scenario.id, targets: n };
+      if (engine.maxTargets !== undefined && n > engine.maxTargets.targets && !flags.all) {
+        results.push({ ...base, status: "skipped", detail: engine.maxTargets.reason });
+        console.error(`${pair}: skipped (${engine.maxTargets.reason})`);
+        continue;
+      }
+      const [command, args] = childCommand(
+        childScript,
+        [engine.id, String(n), scenario.id, scratch],
+        scratch,
       );
-    } else {
-      const how = child.error?.message ?? child.signal ?? `exit code ${child.status}`;
-      const detail = `${how}: ${(child.stderr ?? "").trim().split("\n").slice(-3).join(" | ")}`;
-      results.push({ engine: engine.id, targets: n, status: "failed", detail });
-      console.error(`${engine.id} n=${n}: FAILED ${detail}`);
+      const child = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 24 });
+      const line = (child.stdout ?? "").trim().split("\n").at(-1) ?? "";
+      if (child.status === 0 && line.startsWith("{")) {
+        const m = JSON.parse(line) as Measurement;
+        results.push({ ...m, status: "ok" });
+        console.error(
+          `${pair}: load ${m.loadMs.toFixed(1)} ms, ${m.nsPerDecision.toFixed(0)} ns/decision`,
+        );
+      } else {
+        const how = child.error?.message ?? child.signal ?? `exit code ${child.status}`;
+        const detail = `${how}: ${(child.stderr ?? "").trim().split("\n").slice(-3).join(" | ")}`;
+        results.push({ ...base, status: "failed", detail });
+        console.error(`${pair}: FAILED ${detail}`);
+      }
     }
   }
 }
 
-// Ratios to our engine at the same size, from this run only.
+// Ratios to our engine at the same scenario and size, from this run only.
 for (const r of results) {
-  const ours = results.find((o) => o.engine === "ours" && o.targets === r.targets);
+  const ours = results.find((o) =>
+    o.engine === "ours" && o.scenario === r.scenario && o.targets === r.targets
+  );
   if (r.status === "ok" && ours?.status === "ok") {
     r.ratioToOurs = r.nsPerDecision! / ours.nsPerDecision!;
     r.loadRatioToOurs = r.loadMs! / ours.loadMs!;
   }
 }
 
-const labels = new Map(engines.map((e) => [e.id, e.label]));
-const table = renderTable(results, labels);
-console.log(table);
+// The peer table and chart: the three-rule scenario, our evaluate against the peers.
+const peerEngines = engines.filter((e) => PEER_TABLE_ENGINES.includes(e.id));
+const peerResults = results.filter((r) =>
+  r.scenario === THREE_RULES.id && PEER_TABLE_ENGINES.includes(r.engine)
+);
+const labels = new Map(peerEngines.map((e) => [e.id, e.label]));
+const table = renderTable(peerResults, labels);
+const scenarioTable = renderScenarioTable(results);
+const aims = renderAims(results);
+console.log([table, scenarioTable, aims].join("\n\n"));
 if (!flags["no-write"]) {
   const report = {
     generatedBy: "bench/peers/run.ts",
@@ -96,8 +118,14 @@ if (!flags["no-write"]) {
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       platform: `${process.platform}-${process.arch}`,
     },
-    scenario: "bench/_scenario.ts: N targets x 3 rules (allow; deny when plan == free and " +
-      "seats > 5; throttle when region in [eu, us]); 4,096 rotating requests",
+    scenarios: scenarios.map(({ id, summary, rulesPerTarget, sizes, conditionsTested }) => ({
+      id,
+      summary,
+      rulesPerTarget,
+      sizes,
+      conditionsTested,
+    })),
+    requests: "4,096 rotating requests spread over the targets, the scenario's contexts in turn",
     engines: engines.map(({ id, label, notes }) => ({ id, label, notes })),
     results,
   };
@@ -106,15 +134,19 @@ if (!flags["no-write"]) {
     JSON.stringify(report, null, 2) + "\n",
   );
   const title = `ns per decision, ${runtime.name} ${runtime.version} (log scale; lower is better)`;
+  const sizes = [...new Set(peerResults.map((r) => r.targets))];
   writeFileSync(
     join(
       repo,
       "docs",
       `${runtime.name === "deno" ? "perf-chart" : `perf-chart-${runtime.name}`}.svg`,
     ),
-    renderChart(results, labels, sizes, title),
+    renderChart(peerResults, labels, sizes, title),
   );
   const docs = join(repo, "docs", "performance.md");
-  const marker = `peers:${runtime.name}`;
-  writeFileSync(docs, replaceBetweenMarkers(readFileSync(docs, "utf8"), marker, table));
+  let text = readFileSync(docs, "utf8");
+  text = replaceBetweenMarkers(text, `peers:${runtime.name}`, table);
+  text = replaceBetweenMarkers(text, `scenarios:${runtime.name}`, scenarioTable);
+  text = replaceBetweenMarkers(text, `engine-aims:${runtime.name}`, aims);
+  writeFileSync(docs, text);
 }

@@ -122,8 +122,8 @@ export function defaultDeny(): Decision {
   return { decision: "deny", reason: "default" };
 }
 
-/** The nested-Map index of the floors: service → resource → action. */
-export class FloorIndex<T> {
+/** The nested-Map index of the floors and of peers without one: service → resource → action. */
+export class TargetIndex<T> {
   readonly #services = new Map<string, Map<string, Map<string, T>>>();
 
   set(target: Target, value: T): void {

@@ -9,10 +9,10 @@ import {
   comparable,
   defaultDeny,
   type Floor,
-  FloorIndex,
   ownPlain,
   ruleDecision,
   type Scenario,
+  TargetIndex,
   THROTTLE,
 } from "./_scenario.ts";
 
@@ -110,7 +110,7 @@ function decide(
 }
 
 function floor(n: number, style: PathStyle): Floor {
-  const index = new FloorIndex<string>();
+  const index = new TargetIndex<string>();
   for (let i = 0; i < n; i++) index.set(threeRuleTarget(i), `policy-${i}`);
   if (style === "nested") {
     return (target, context) => {

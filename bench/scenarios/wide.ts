@@ -7,11 +7,11 @@ import {
   comparable,
   defaultDeny,
   type Floor,
-  FloorIndex,
   own,
   ownPlain,
   ruleDecision,
   type Scenario,
+  TargetIndex,
   THROTTLE,
 } from "./_scenario.ts";
 
@@ -184,7 +184,7 @@ function readValues(ctx: Record<string, unknown>, style: WideStyle): Values {
 function floor(n: number, rules: number, style: WideStyle): Floor {
   const order = ranked(rules);
   const tests = ruleTests(order);
-  const index = new FloorIndex<string>();
+  const index = new TargetIndex<string>();
   for (let i = 0; i < n; i++) index.set(wideTarget(i), `policy-${i}`);
   return (target, context) => {
     const ctx = checkedContext(target, context);

@@ -29,6 +29,8 @@ import { isPlainObject } from "./_guards.ts";
 const MAX_GEN = 0x3fffffff;
 /** The stamp of a slot not read in any evaluation since the last wrap. */
 const UNREAD = -2;
+/** Paths longer than this are read with a loop rather than by recursion. */
+const RECURSION_LIMIT = 16;
 /** `gen` outside any evaluation: values are read, never remembered. */
 const NONE = -1;
 
@@ -40,6 +42,8 @@ export class PathTable {
   readonly #children = new Map<number, Map<string, number>>();
   /** Per slot: the slot of the path without its last segment, or -1. */
   readonly parents: number[] = [];
+  /** Per slot: the number of segments of its path. */
+  readonly depths: number[] = [];
   /** Per slot: the last segment of the path, interned. */
   readonly keys: string[] = [];
   /** Per slot: the evaluation whose value `values` holds. */
@@ -72,6 +76,7 @@ export class PathTable {
       if (child === undefined) {
         child = this.keys.length;
         this.parents.push(slot);
+        this.depths.push(slot < 0 ? 1 : this.depths[slot]! + 1);
         this.keys.push(intern(segment));
         this.stamps.push(UNREAD);
         this.values.push(undefined);
@@ -110,12 +115,19 @@ export function readPath(
   return table.stamps[slot] === table.gen ? table.values[slot] : resolve(table, slot, context);
 }
 
-/** Reads `slot`, whose parent is the context or has been read in this evaluation, or else its whole chain. */
+/**
+ * Reads `slot`, after its parent when the parent has not been read in this
+ * evaluation: by recursion for the first {@link RECURSION_LIMIT} segments of
+ * a path, by a loop beyond.
+ */
 function resolve(table: PathTable, slot: number, context: Record<string, unknown>): unknown {
   const parent = table.parents[slot]!;
   if (parent < 0) return step(table, slot, context, true);
-  if (table.stamps[parent] === table.gen) return step(table, slot, table.values[parent], false);
-  return resolveChain(table, slot, context);
+  let holder: unknown;
+  if (table.stamps[parent] === table.gen) holder = table.values[parent];
+  else if (table.depths[slot]! <= RECURSION_LIMIT) holder = resolve(table, parent, context);
+  else return resolveChain(table, slot, context);
+  return step(table, slot, holder, false);
 }
 
 /**

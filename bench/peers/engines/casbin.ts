@@ -1,7 +1,7 @@
 // casbin: one enforcer per target, its three rules as ordered ABAC policies.
 import { newEnforcer, newModelFromString, VERSIONS } from "../_libraries.ts";
 import { DEFAULT_DENY, type PeerEngine, TargetIndex } from "../_engine.ts";
-import { scenarioTarget } from "../../_scenario.ts";
+import { THREE_RULES } from "../../scenarios/mod.ts";
 import type { Target } from "../../../mod.ts";
 
 /**
@@ -47,7 +47,7 @@ export const casbin: PeerEngine<string> = {
     "from the policy enforceExSync reports as deciding.",
   source: (n) =>
     JSON.stringify(
-      Array.from({ length: n }, (_, i) => ({ target: scenarioTarget(i), policies: POLICIES })),
+      Array.from({ length: n }, (_, i) => ({ target: THREE_RULES.target(i), policies: POLICIES })),
     ),
   async load(text) {
     const index = new TargetIndex<{ policyKey: string; enforcer: EnforcerLike }>();

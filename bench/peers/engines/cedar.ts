@@ -1,7 +1,7 @@
 // Cedar (cedar-wasm): one pre-parsed policy set per target, the stateful API.
 import { cedar, VERSIONS } from "../_libraries.ts";
 import { DEFAULT_DENY, type PeerEngine, STRENGTH_ORDER, TargetIndex } from "../_engine.ts";
-import { scenarioTarget } from "../../_scenario.ts";
+import { THREE_RULES } from "../../scenarios/mod.ts";
 import type { Target } from "../../../mod.ts";
 
 /** The three rules as Cedar policies, keyed by policy id. */
@@ -37,7 +37,7 @@ export const cedarEngine: PeerEngine<string> = {
     "stands for the throttle).",
   source: (n) =>
     JSON.stringify(
-      Array.from({ length: n }, (_, i) => ({ target: scenarioTarget(i), policies: POLICIES })),
+      Array.from({ length: n }, (_, i) => ({ target: THREE_RULES.target(i), policies: POLICIES })),
     ),
   load(text) {
     const index = new TargetIndex<string>();

@@ -1,16 +1,18 @@
-// The floor: hand-written nested Maps and compares, no engine (bench/_scenario.ts).
+// The floor: each scenario's hand-written evaluator (bench/scenarios/), no engine.
 import type { PeerEngine } from "../_engine.ts";
-import { buildFloor } from "../../_scenario.ts";
+import { type Scenario, SCENARIOS } from "../../scenarios/mod.ts";
 
-export const floor: PeerEngine<number> = {
+export const floor: PeerEngine<{ scenario: Scenario; n: number }> = {
   id: "floor",
   label: "floor: nested Map + hand-written compares",
   async: false,
-  notes: "The cost of the work itself: the three rules compiled by hand into one function " +
-    "per target, behind a nested Map; returns decision objects of our shape.",
-  source: (n) => n,
-  load(n) {
-    const decide = buildFloor(n);
+  scenarios: SCENARIOS.map((s) => s.id),
+  notes: "The cost of the work itself: the scenario's rules compiled by hand, behind a nested " +
+    "Map, with the checks a correct evaluator makes (a checked request, values read from own " +
+    "properties of plain objects only); returns decision objects of our shape.",
+  source: (n, { scenario }) => ({ scenario, n }),
+  load({ scenario, n }) {
+    const decide = scenario.floor(n);
     return (request) => decide(request.target, request.context);
   },
 };

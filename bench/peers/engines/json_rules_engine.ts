@@ -1,7 +1,7 @@
 // json-rules-engine: one Engine per target holding its three rules, behind the Map index.
 import { type RuleProperties, RulesEngine, VERSIONS } from "../_libraries.ts";
 import { DEFAULT_DENY, type PeerEngine, STRENGTH_ORDER, TargetIndex } from "../_engine.ts";
-import { scenarioTarget } from "../../_scenario.ts";
+import { THREE_RULES } from "../../scenarios/mod.ts";
 import type { Target } from "../../../mod.ts";
 
 /** The three rules; the event type is our effect, the strongest event decides. */
@@ -41,7 +41,7 @@ export const jsonRulesEngine: PeerEngine<string> = {
     "event type decides. run() is asynchronous, so every decision is awaited.",
   source: (n) =>
     JSON.stringify(
-      Array.from({ length: n }, (_, i) => ({ target: scenarioTarget(i), rules: RULES })),
+      Array.from({ length: n }, (_, i) => ({ target: THREE_RULES.target(i), rules: RULES })),
     ),
   load(text) {
     const index = new TargetIndex<RulesEngineLike>();

@@ -1,7 +1,7 @@
 // The engines of the peer benchmark, in table order.
 import type { PeerEngine } from "../_engine.ts";
 import { floor } from "./floor.ts";
-import { ours } from "./ours.ts";
+import { ours, oursClient, oursTrace } from "./ours.ts";
 import { jsonLogicEngine } from "./json_logic.ts";
 import { jsonRulesEngine } from "./json_rules_engine.ts";
 import { casbin } from "./casbin.ts";
@@ -10,6 +10,8 @@ import { cedarEngine } from "./cedar.ts";
 export const ENGINES: readonly PeerEngine[] = [
   floor,
   ours,
+  oursTrace,
+  oursClient,
   jsonLogicEngine,
   jsonRulesEngine,
   casbin,
