@@ -30,8 +30,9 @@ export function checkRequest(
     throw new PolicyError("INVALID_REQUEST", "context must be a plain object when given");
   }
   if (allowed !== null) {
-    for (const key of Object.keys(context)) {
-      if (!allowed.has(key)) {
+    // for…in allocates nothing (Object.keys would); inherited keys are not the context's.
+    for (const key in context) {
+      if (!allowed.has(key) && Object.hasOwn(context, key)) {
         throw new PolicyError(
           "CONTEXT_KEY_NOT_ALLOWED",
           `context key ${

@@ -253,6 +253,13 @@ hostileTest(
           error.message.includes(`"${key}"`),
       );
     }
+    // A key someone added to Object.prototype is not the context's: allowedKeys ignores it.
+    (Object.prototype as Record<string, unknown>).injected = "x";
+    try {
+      assert.equal(strict({ target: TARGET, context: { role: "admin" } }).decision, "allow");
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).injected;
+    }
     // Allowed explicitly, it is just a key: role is still not found through it.
     const open = createEvaluator(loaded.compiled, {
       contextPolicy: { allowedKeys: ["role", "__proto__", "constructor"] },
