@@ -1,5 +1,5 @@
 // This module is browser compatible.
-// Compiles a `when` tree once into closures (CONTRACT.md §3 "Conditions").
+// Compiles a `when` tree once into closures (docs/bundle-format.md "Conditions").
 import { PolicyError } from "./policy_error.ts";
 import { isConditionValue, isRecord, MAX_CONDITION_DEPTH, toComparableNumber } from "./_guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";

@@ -7,7 +7,7 @@ import { emitProgram } from "./_target_program.ts";
 import { registerCompiledCode } from "./_compiled_code.ts";
 
 /** Version of the compiled form; changes when its shape does. */
-export const COMPILER_VERSION = 2;
+export const COMPILER_VERSION = 3;
 
 /**
  * A validated bundle compiled into an immutable exact-target index. The
@@ -39,9 +39,10 @@ export interface CompileOptions {
 /**
  * Validates a bundle and compiles it into an immutable index: an exact
  * target lookup (nested maps, no scanning), conditions compiled once into
- * closures (identical conditions share one), and for each target a small
- * program that tests its candidate decisions in the order they win (all
- * programs in one array, see `_target_program.ts`).
+ * closures (identical conditions share one; every context path gets a slot,
+ * read at most once per evaluation, see `_path_table.ts`), and for each
+ * target a small program that tests its candidate decisions in the order
+ * they win (all programs in one array, see `_target_program.ts`).
  *
  * @throws {PolicyError} `BUNDLE_INVALID` with the validation issues.
  *
