@@ -18,8 +18,8 @@
  * under, so starting an evaluation clears nothing. An evaluation started
  * while another runs (a getter in a context that evaluates again) gets its
  * own number and gives the outer one back when it ends, so neither sees the
- * other's values. Values stay referenced until read again or until the
- * bundle is dropped: at most one per path.
+ * other's values. When an evaluation ends, the values it read are dropped:
+ * nothing of a request stays referenced once it is decided.
  *
  * @module
  */
@@ -52,6 +52,13 @@ export class PathTable {
   readonly values: unknown[] = [];
   /** The evaluation in progress, or -1. */
   gen = NONE;
+  /**
+   * For each evaluation in progress, from the outermost: the `gen` it
+   * interrupted, then the slots it has read (cleared when it ends); in use
+   * up to `top` (the array is kept to be reused).
+   */
+  readonly read: number[] = [];
+  top = 0;
   #last = 0;
   readonly #maxGen: number;
 
@@ -90,19 +97,27 @@ export class PathTable {
 
   /** Starts an evaluation; returns what {@link close} needs to end it. */
   open(): number {
-    const outer = this.gen;
+    const mark = this.top++;
+    this.read[mark] = this.gen;
     let gen = this.#last + 1;
     if (gen > this.#maxGen) {
       gen = 0;
       this.stamps.fill(UNREAD);
     }
     this.#last = this.gen = gen;
-    return outer;
+    return mark;
   }
 
-  /** Ends the evaluation that `open` returned `outer` for. */
-  close(outer: number): void {
-    this.gen = outer;
+  /**
+   * Ends the evaluation that `open` returned `mark` for: forgets the values
+   * it read (the table keeps nothing of a request once it is decided) and
+   * gives the evaluation it interrupted, if any, back its number.
+   */
+  close(mark: number): void {
+    const { read, values } = this;
+    for (let i = this.top - 1; i > mark; i--) values[read[i]!] = undefined;
+    this.gen = read[mark]!;
+    this.top = mark;
   }
 }
 
@@ -163,6 +178,7 @@ function step(table: PathTable, slot: number, holder: unknown, isContext: boolea
   if (table.gen !== NONE) {
     table.values[slot] = value;
     table.stamps[slot] = table.gen;
+    table.read[table.top++] = slot;
   }
   return value;
 }

@@ -196,11 +196,11 @@ export function runProgram(
   start: number,
   context: Record<string, unknown>,
 ): number {
-  const outer = paths.open();
+  const mark = paths.open();
   try {
     return runInstructions(code, start, context);
   } finally {
-    paths.close(outer);
+    paths.close(mark);
   }
 }
 

@@ -136,7 +136,7 @@ export function traceEvaluation(
   const ruleTraces: RuleTrace[] = [];
   let matchedCount = 0;
   const { paths } = compiledCode;
-  const outer = paths.open();
+  const mark = paths.open();
   try {
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
@@ -168,7 +168,7 @@ export function traceEvaluation(
       });
     }
   } finally {
-    paths.close(outer);
+    paths.close(mark);
   }
   // In selection order: a rule's candidate when it fired, a default when no rule of its policy did.
   const candidateTraces: CandidateTrace[] = [];

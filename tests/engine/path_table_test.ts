@@ -8,6 +8,7 @@ import {
   traceEvaluation,
 } from "../../mod.ts";
 import { PathTable, readPath } from "../../src/engine/_path_table.ts";
+import { compiledCodeOf } from "../../src/engine/_compiled_code.ts";
 
 const TARGET = { service: "s", resource: "r", action: "a" };
 
@@ -128,6 +129,33 @@ Deno.test("an evaluation that throws inside another one leaves the outer one rea
     },
   };
   assert.equal(evaluate({ target: TARGET, context: { user } }).decision, "deny");
+});
+
+Deno.test("once a request is decided, nothing of its context stays referenced", () => {
+  const compiled = compileBundle(bundleOf(
+    { op: "eq", path: "user.org.plan", value: "free" },
+    { op: "exists", path: "user.flags.beta" },
+  ));
+  const { paths } = compiledCodeOf(compiled);
+  const evaluate = createEvaluator(compiled);
+  const context = { user: { org: { plan: "free" }, flags: { beta: true } } };
+  assert.equal(evaluate({ target: TARGET, context }).decision, "deny");
+  assert.equal(traceEvaluation(compiled, { target: TARGET, context }).decision.decision, "deny");
+  assert.ok(paths.values.length >= 5);
+  assert.deepEqual(paths.values.filter((v) => v !== undefined), []);
+  assert.equal(paths.top, 0);
+  // Also after an evaluation that threw.
+  const throwing = {
+    user: {
+      get org() {
+        throw new Error("no org");
+      },
+      flags: { beta: true },
+    },
+  };
+  assert.throws(() => evaluate({ target: TARGET, context: throwing }), /no org/);
+  assert.deepEqual(paths.values.filter((v) => v !== undefined), []);
+  assert.equal(paths.gen, -1);
 });
 
 Deno.test("evaluation numbers wrap without reviving values read before", () => {
