@@ -9,32 +9,16 @@ import {
 } from "../../mod.ts";
 import { PathTable, readPath } from "../../src/engine/_path_table.ts";
 import { compiledCodeOf } from "../../src/engine/_compiled_code.ts";
-
-const TARGET = { service: "s", resource: "r", action: "a" };
+import { bundleOf, rule, TARGET } from "../hostile/_inputs.ts";
 
 /** One policy: deny when every condition holds (in `and`), else allow. */
-function bundleOf(...conditions: unknown[]): RuntimeBundleV1 {
-  return {
-    schemaVersion: 1,
-    env: "test",
-    policies: [{
-      policyKey: "p",
-      activeVersion: 1,
-      rules: [{
-        id: "r",
-        status: "active",
-        priority: 1,
-        target: TARGET,
-        when: { op: "and", conditions },
-        effect: { type: "deny" },
-        elseEffect: { type: "allow" },
-      }],
-    }],
-  } as RuntimeBundleV1;
+function whenAll(...conditions: unknown[]): unknown {
+  const when = { op: "and", conditions };
+  return bundleOf([rule("r", { when, effect: { type: "deny" }, elseEffect: { type: "allow" } })]);
 }
 
 Deno.test("evaluate() reads each nested path and its prefixes once per evaluation, however many conditions read them", () => {
-  const compiled = compileBundle(bundleOf(
+  const compiled = compileBundle(whenAll(
     { op: "eq", path: "user.org.plan", value: "free" },
     { op: "exists", path: "ctx.user.org.plan" },
     { op: "gt", path: "user.org.seats", value: 5 },
@@ -67,7 +51,7 @@ Deno.test("evaluate() reads each nested path and its prefixes once per evaluatio
 });
 
 Deno.test("evaluate() reads a context object afresh in each evaluation, after it changed", () => {
-  const evaluate = createEvaluator(compileBundle(bundleOf(
+  const evaluate = createEvaluator(compileBundle(whenAll(
     { op: "eq", path: "user.org.plan", value: "free" },
   )));
   const context = { user: { org: { plan: "free" } } };
@@ -81,7 +65,7 @@ Deno.test("evaluate() reads a context object afresh in each evaluation, after it
 });
 
 Deno.test("an evaluation run by a getter of the context neither sees nor spoils the values of the one that read it", () => {
-  const compiled = compileBundle(bundleOf(
+  const compiled = compileBundle(whenAll(
     { op: "eq", path: "user.org.plan", value: "free" },
     { op: "eq", path: "user.tier", value: "gold" },
     { op: "eq", path: "user.org.plan", value: "free" },
@@ -107,7 +91,7 @@ Deno.test("an evaluation run by a getter of the context neither sees nor spoils 
 });
 
 Deno.test("an evaluation that throws inside another one leaves the outer one reading its own values", () => {
-  const evaluate = createEvaluator(compileBundle(bundleOf(
+  const evaluate = createEvaluator(compileBundle(whenAll(
     { op: "eq", path: "user.org.plan", value: "free" },
     { op: "eq", path: "user.tier", value: "gold" },
     { op: "eq", path: "user.org.plan", value: "free" },
@@ -132,7 +116,7 @@ Deno.test("an evaluation that throws inside another one leaves the outer one rea
 });
 
 Deno.test("once a request is decided, nothing of its context stays referenced", () => {
-  const compiled = compileBundle(bundleOf(
+  const compiled = compileBundle(whenAll(
     { op: "eq", path: "user.org.plan", value: "free" },
     { op: "exists", path: "user.flags.beta" },
   ));
@@ -184,7 +168,7 @@ Deno.test("evaluation numbers wrap without reviving values read before", () => {
 Deno.test("a path of 100,000 segments compiles and is read without recursion", () => {
   const depth = 100_000;
   const path = Array(depth).fill("a").join(".");
-  const evaluate = createEvaluator(compileBundle(bundleOf({ op: "eq", path, value: "deep" })));
+  const evaluate = createEvaluator(compileBundle(whenAll({ op: "eq", path, value: "deep" })));
   let context: Record<string, unknown> = { a: "deep" };
   for (let i = 1; i < depth; i++) context = { a: context };
   assert.equal(evaluate({ target: TARGET, context }).decision, "deny");

@@ -188,15 +188,18 @@ export const bundle = fc.record({
 
 /**
  * An object a path goes through: plain, with a null prototype, inheriting
- * the keys it lacks, or an array holding it.
+ * `inherited` for the keys it lacks, or an array holding it.
  */
-function holder(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
+export function holder(
+  fields: Record<string, fc.Arbitrary<unknown>>,
+  inherited: Record<string, unknown> = { plan: "free", tier: 1, seats: 6 },
+): fc.Arbitrary<unknown> {
   return fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.nat(4)).map(([own, kind]) => {
     switch (kind) {
       case 0:
         return Object.assign(Object.create(null), own);
       case 1:
-        return Object.assign(Object.create({ plan: "free", tier: 1, seats: 6 }), own);
+        return Object.assign(Object.create(inherited), own);
       case 2:
         return [own];
       default:
