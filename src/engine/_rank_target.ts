@@ -1,7 +1,8 @@
 // This module is browser compatible.
 // The candidates of one target, ranked once by the selection order of
-// CONTRACT.md §3. The compiler turns them into a target's program; traces
-// rebuild them on demand to explain a decision.
+// docs/bundle-format.md ("Selecting the decision"). The compiler turns them
+// into a target's program; a target's first trace turns them into its trace
+// plan (_trace_plan.ts).
 import type { Effect, EffectType, Policy, Rule } from "./types.ts";
 import type { Test } from "./_compile_condition.ts";
 import { EFFECT_TYPES } from "./_guards.ts";
@@ -12,7 +13,7 @@ import { TargetIndex } from "./_target_index.ts";
  * thenEffect or elseEffect) or a policy default. `rank` orders every
  * candidate of a target by the selection order; the lowest that fires wins.
  * Candidates exist while compiling (the compiler copies them into records of
- * the target's program) and while tracing.
+ * the target's program) and while a trace plan is made.
  */
 export interface Candidate {
   readonly rank: number;
