@@ -74,7 +74,8 @@ for (const scenario of scenarios) {
         const m = JSON.parse(line) as Measurement;
         results.push({ ...m, status: "ok" });
         console.error(
-          `${pair}: load ${m.loadMs.toFixed(1)} ms, ${m.nsPerDecision.toFixed(0)} ns/decision`,
+          `${pair}: load ${m.loadMs.toFixed(1)} ms, ${m.nsPerDecision.toFixed(0)} ns/decision ` +
+            `(median batch ${m.nsPerDecisionMedian.toFixed(0)})`,
         );
       } else {
         const how = child.error?.message ?? child.signal ?? `exit code ${child.status}`;
