@@ -5,7 +5,7 @@ import type { Measurement } from "./_measure.ts";
 export type PeerResult =
   & Partial<Measurement>
   & { engine: string; scenario: string; targets: number; status: "ok" | "skipped" | "failed" }
-  & { detail?: string; ratioToOurs?: number; loadRatioToOurs?: number };
+  & { detail?: string; ratioToOurs?: number; loadRatioToOurs?: number; rounds?: number };
 
 /** Rows grouped by size, engines in the order given; why pairs were skipped or failed, after. */
 export function renderTable(results: PeerResult[], labels: Map<string, string>): string {
