@@ -132,41 +132,14 @@ export function traceEvaluation(
   const { rules, candidates } = plan;
   const count = candidates.length;
   // Per candidate: 1 when it fired; then per policy: 1 when one of its rules fired.
-  const fired: number[] = [];
-  const ruleTraces: RuleTrace[] = [];
-  let matchedCount = 0;
+  // Both arrays are made at their final length: they never grow.
+  const fired: number[] = new Array(count + plan.policiesSeen.length);
+  const ruleTraces: RuleTrace[] = new Array(rules.length);
   const { paths } = compiledCode;
   const mark = paths.open();
+  let matchedCount: number;
   try {
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i]!;
-      const { policyKey, ruleId, priority } = rule;
-      if (!rule.active) {
-        ruleTraces.push({ policyKey, ruleId, priority, outcome: "skipped (disabled)" });
-        continue;
-      }
-      const result = rule.test === null ? null : rule.test(context);
-      const chosen = result === false ? rule.onFalse : rule.onTrue;
-      if (chosen < 0) {
-        ruleTraces.push({ policyKey, ruleId, priority, outcome: "skipped (when_false)" });
-        continue;
-      }
-      fired[chosen] = 1;
-      fired[count + rule.policy] = 1;
-      matchedCount++;
-      const outcome = result === null
-        ? "fired"
-        : result
-        ? "fired (when_true)"
-        : "fired (when_false)";
-      ruleTraces.push({
-        policyKey,
-        ruleId,
-        priority,
-        outcome,
-        effect: candidates[chosen]!.decision,
-      });
-    }
+    matchedCount = traceRules(plan, context, fired, ruleTraces);
   } finally {
     paths.close(mark);
   }
@@ -190,6 +163,42 @@ export function traceEvaluation(
     candidates: candidateTraces,
     selected: winner < 0 ? null : describeCandidate(candidates[winner]!),
   };
+}
+
+/**
+ * Tests every active rule of the plan once: fills `ruleTraces` in bundle
+ * order and marks in `fired` the candidates that fired and the policies one
+ * of whose rules did. Returns how many rules fired.
+ */
+function traceRules(
+  plan: TracePlan,
+  context: Record<string, unknown>,
+  fired: number[],
+  ruleTraces: RuleTrace[],
+): number {
+  const { rules, candidates } = plan;
+  const count = candidates.length;
+  let matched = 0;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const { policyKey, ruleId, priority } = rule;
+    if (!rule.active) {
+      ruleTraces[i] = { policyKey, ruleId, priority, outcome: "skipped (disabled)" };
+      continue;
+    }
+    const result = rule.test === null ? null : rule.test(context);
+    const chosen = result === false ? rule.onFalse : rule.onTrue;
+    if (chosen < 0) {
+      ruleTraces[i] = { policyKey, ruleId, priority, outcome: "skipped (when_false)" };
+      continue;
+    }
+    fired[chosen] = 1;
+    fired[count + rule.policy] = 1;
+    matched++;
+    const outcome = result === null ? "fired" : result ? "fired (when_true)" : "fired (when_false)";
+    ruleTraces[i] = { policyKey, ruleId, priority, outcome, effect: candidates[chosen]!.decision };
+  }
+  return matched;
 }
 
 /** The trace plan of a target, made on its first trace; undefined when no rule names it. */
