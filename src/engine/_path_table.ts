@@ -5,9 +5,10 @@
  *
  * Every distinct path a condition reads (one leading `ctx.` stripped), and
  * every prefix of one, gets a slot at compile time: its parent's slot (-1
- * for a top-level key) and its last segment, interned so that property
- * reads with it take V8's fast path. An evaluation reads each slot at most
- * once, going through own properties of plain objects only (never anything
+ * for a top-level key) and its last segment, interned (see `intern`).
+ * Conditions on a top-level key read the context directly (see
+ * `_compile_condition.ts`); for nested paths, an evaluation reads each slot
+ * at most once, going through own properties of plain objects only (never anything
  * inherited: `__proto__`, `constructor`, a polluted `Object.prototype`), and
  * remembers the value for the rest of the evaluation: conditions that read
  * the same path, or paths with a common prefix, pay for the safety checks
@@ -184,9 +185,9 @@ function step(table: PathTable, slot: number, holder: unknown, isContext: boolea
 }
 
 /**
- * The same string, internalised: a property key made from a sliced or split
- * string is otherwise a fresh string, which V8 has to look up in its string
- * table on every property read.
+ * The same string, internalised: a key sliced or split from a path is a
+ * fresh string, which V8 would otherwise look up in its string table when
+ * a property is first read with it.
  */
 function intern(key: string): string {
   return Object.keys({ [key]: 0 })[0] ?? key;
