@@ -4,9 +4,9 @@
 import { compileBundle, type RuntimeBundleV1 } from "../mod.ts";
 import { lintBundle } from "../src/lint/mod.ts";
 import { diffBundles } from "../src/diff/mod.ts";
-import { scenarioBundle, scenarioTarget } from "./_scenario.ts";
+import { THREE_RULES } from "./scenarios/mod.ts";
 
-const bundle = scenarioBundle(10_000);
+const bundle = THREE_RULES.bundle(10_000);
 const changed = structuredClone(bundle);
 changed.policies[5_000]!.rules[1]!.priority = 99;
 changed.policies.push(structuredClone(changed.policies[0]!));
@@ -43,7 +43,7 @@ Deno.bench({
  * 4, … rules only.
  */
 function adversarial(n: number): RuntimeBundleV1 {
-  const target = scenarioTarget(0);
+  const target = THREE_RULES.target(0);
   const values = Array.from({ length: n }, (_, i) => `v${i}`);
   const rules = [
     {

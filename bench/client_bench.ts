@@ -3,12 +3,11 @@
 // the client hands out the engine's evaluator itself, so the first two must
 // be equal within noise.
 import { compileBundle, createEvaluator, createRemoteClient, signBundle } from "../mod.ts";
-import { SCENARIO_CONTEXTS, scenarioBundle, scenarioTarget } from "./_scenario.ts";
+import { QUERIES, scenarioRequests, THREE_RULES } from "./scenarios/mod.ts";
 
 const N = 1_000;
-const QUERIES = 4096;
 const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
-const bundle = { ...scenarioBundle(N), ...scope };
+const bundle = { ...THREE_RULES.bundle(N), ...scope };
 const pair = await crypto.subtle.generateKey(
   { name: "ECDSA", namedCurve: "P-256" },
   false,
@@ -31,10 +30,7 @@ function client(extra: Record<string, unknown> = {}) {
   });
 }
 
-const requests = Array.from({ length: QUERIES }, (_, q) => ({
-  target: scenarioTarget((q * 7919) % N),
-  context: SCENARIO_CONTEXTS[q % 3]!,
-}));
+const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));
 const plain = await client();
 let sink = 0;

@@ -104,8 +104,12 @@ export function comparable(value: unknown): number {
 /** The throttle every scenario's throttle rules apply. */
 export const THROTTLE = Object.freeze({ limit: 100, windowSeconds: 60, key: "tenant" });
 
-/** A decision of a rule, built by hand as a floor returns it. */
-export function ruleDecision(decision: EffectType, policyKey: string, ruleId: string): Decision {
+/** A decision of a rule, built by hand as a floor returns it (the scenarios' rules allow, deny or throttle). */
+export function ruleDecision(
+  decision: "allow" | "deny" | "throttle",
+  policyKey: string,
+  ruleId: string,
+): Decision {
   return decision === "throttle"
     ? {
       decision,

@@ -1,7 +1,7 @@
 // Wide targets: each target has `rules` rules with mixed operators (eq, gt,
 // in, lte, exists, and, or, not), most of which an evaluation must test
 // before one fires; paths flat (`plan`) or nested (`user.org.plan`).
-import type { Condition, EffectType, Rule, RuntimeBundleV1, Target } from "../../mod.ts";
+import type { Condition, Rule, RuntimeBundleV1, Target } from "../../mod.ts";
 import {
   checkedContext,
   comparable,
@@ -40,7 +40,7 @@ interface WideRule {
   readonly id: string;
   readonly k: number;
   readonly kind: number;
-  readonly type: EffectType;
+  readonly type: "deny" | "throttle";
 }
 
 function wideRules(rules: number): WideRule[] {
