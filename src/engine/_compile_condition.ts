@@ -226,3 +226,16 @@ function compileIn(values: unknown, key: string | null, paths: PathTable, slot: 
     return result === matchesNull || Object.hasOwn(ctx, key) ? result : matchesNull;
   };
 }
+
+/**
+ * Compiles a dot path (one leading `ctx.` stripped) into a reader that reads
+ * it as conditions do: through own properties of plain objects only.
+ * Inherited properties (`constructor`, `__proto__`, `toString`), arrays and
+ * class instances never resolve: the value is absent (`undefined`).
+ */
+export function compilePath(path: string): (context: Record<string, unknown>) => unknown {
+  const table = new PathTable();
+  const slot = table.slotOf(path);
+  // Outside any evaluation of the table: every call reads afresh and keeps nothing.
+  return (context) => readPath(table, slot, context);
+}
