@@ -1,5 +1,5 @@
 // This module is browser compatible.
-// Compiles a `when` tree once into closures (CONTRACT.md §3 "Conditions").
+// Compiles a `when` tree once into closures (docs/bundle-format.md, "Conditions (`when`)").
 import { PolicyError } from "./policy_error.ts";
 import {
   isConditionValue,

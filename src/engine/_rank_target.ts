@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // The candidates of one target, ranked once by the selection order of
-// CONTRACT.md §3. The compiler turns them into a target's program; traces
+// docs/bundle-format.md ("Selecting the decision"). The compiler turns them into a target's program; traces
 // rebuild them on demand to explain a decision.
 import type { Effect, EffectType, Policy, Rule } from "./types.ts";
 import type { Test } from "./_compile_condition.ts";
@@ -200,7 +200,7 @@ function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
 const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
 
 /**
- * Selection order (CONTRACT.md §3): strongest effect type; among throttles
+ * Selection order (`docs/bundle-format.md`, "Selecting the decision"): strongest effect type; among throttles
  * the lowest rate then the higher priority; among others the higher
  * priority; then rules before defaults; then bundle order.
  */

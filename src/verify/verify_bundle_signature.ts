@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
- * The signature step of loading a bundle (SPEC.md "Signature verification
- * state", CONTRACT.md §3).
+ * The signature step of loading a bundle (`docs/errors.md`, "Loading a
+ * bundle": the checks and the verification states).
  *
  * @module
  */

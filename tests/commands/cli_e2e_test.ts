@@ -210,7 +210,14 @@ Deno.test({
       "ci",
     ]);
     assert.equal(built.code, 0, built.stderr);
-    const failing = await run(["simulate", "--suite", "suite_failing.json"]);
+    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline).
+    const unverified = await run(["simulate", "--suite", "suite_failing.json"]);
+    assert.equal(unverified.code, 1);
+    assert.match(unverified.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
+    assert.match(unverified.stderr, /hint: .*--skip-verify/);
+    const failing = await run(["simulate", "--suite", "suite_failing.json"], {
+      POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET,
+    });
     assert.equal(failing.code, 1);
     assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);
@@ -322,5 +329,67 @@ Deno.test({
     assert.match(activated.stdout, /licence lic_test_0001 for Acme Corp activated/);
     const status = await policy(["activate", "--status", "--format", "json"], s.wf, env);
     assert.equal(JSON.parse(status.stdout).source, "stored");
+  },
+});
+
+/** A bundle whose `inspect` text (and `--trace full`) is far larger than a pipe's buffer. */
+function wideBundle(): Record<string, unknown> {
+  return {
+    schemaVersion: 1,
+    env: "prod",
+    policies: Array.from({ length: 200 }, (_, p) => ({
+      policyKey: `p${p}`,
+      activeVersion: 1,
+      rules: Array.from({ length: 50 }, (_, r) => ({
+        id: `rule-${r}`,
+        status: "active",
+        priority: r,
+        target: { service: "billing", resource: "invoice", action: "create" },
+        effect: { type: "allow" },
+      })),
+    })),
+  };
+}
+
+Deno.test({
+  name: "cli.ts ends quietly when the reader of its output goes away (policy inspect | head -1)",
+  ignore: DENO === null,
+  fn: async () => {
+    await using s = await scratch();
+    await s.write("policy-bundle.json", wideBundle());
+    for (
+      const args of [
+        ["inspect"],
+        [
+          "simulate",
+          "--service",
+          "billing",
+          "--resource",
+          "invoice",
+          "--action",
+          "create",
+          "--trace",
+          "full",
+        ],
+      ]
+    ) {
+      const child = new Deno.Command(DENO!, {
+        args: ["run", ...taskFlags(), CLI, ...args],
+        cwd: s.wf,
+        env: { POLICY_HOME: s.home, NO_COLOR: "1" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const reader = child.stdout.getReader();
+      assert.ok((await reader.read()).value!.length > 0, "it starts printing");
+      await reader.cancel(); // what head does after its first line
+      const [status, stderr] = await Promise.all([
+        child.status,
+        new Response(child.stderr).text(),
+      ]);
+      assert.equal(status.code, 0, `${args[0]}: ${stderr}`);
+      assert.equal(stderr, "", `${args[0]} prints no error and no stack trace`);
+    }
   },
 });
