@@ -15,8 +15,8 @@
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import {
-  type InspectedBundle,
   inspectBundle,
+  type InspectedBundle,
   loadBundle,
   type LoadBundleOptions,
   type LoadedBundle,

@@ -127,7 +127,7 @@ export function resolveConfig(
   // CLI's own blocks, a field it does not know is most likely a typo (build.sigend).
   for (const [pointer, known] of Object.entries(BLOCK_FIELDS)) {
     const name = pointer.slice(1).replaceAll("/", ".");
-    for (const issue of unknownFieldIssues(read.object(pointer), known, pointer, name, "the CLI")) {
+    for (const issue of unknownFieldIssues(read.value(pointer), known, pointer, name, "the CLI")) {
       warnings.push({ code: issue.code, message: `${file ?? CONFIG_FILE}: ${issue.message}` });
     }
   }
@@ -183,6 +183,11 @@ export function resolveConfig(
 /** Typed reads of nested fields; a field of the wrong type is `CONFIG_INVALID`. */
 class Reader {
   constructor(readonly file: string, readonly raw: Record<string, unknown>) {}
+
+  /** The value at `pointer`, unchecked (undefined when a step is missing or not an object). */
+  value(pointer: string): unknown {
+    return this.#get(pointer);
+  }
 
   #get(pointer: string): unknown {
     let value: unknown = this.raw;

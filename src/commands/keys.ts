@@ -112,4 +112,3 @@ export const runKeys = defineGroup("keys", "Creates signing keys.", {
     summary: "write an ECDSA P-256 key pair, or print a new HMAC secret",
   },
 });
-

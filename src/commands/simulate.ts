@@ -266,7 +266,9 @@ async function runSuite(session: Session): Promise<number> {
   const suite = parseSuite(await session.readJson(suiteFile, "suite"), suiteFile, {
     strict: session.global.strict,
   });
-  for (const w of suite.warnings) session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
+  for (const w of suite.warnings) {
+    session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
+  }
   const { file, compiled, verification } = await prepare(session);
   const bundle = compiled.bundle;
 

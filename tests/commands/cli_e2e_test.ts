@@ -10,6 +10,7 @@ import { type RunResult, scratch } from "./_helpers.ts";
 import { denoCommand } from "../_deno_command.ts";
 import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
 import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
+import { wideBundle } from "../_wide_bundle.mjs";
 
 const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -331,25 +332,6 @@ Deno.test({
     assert.equal(JSON.parse(status.stdout).source, "stored");
   },
 });
-
-/** A bundle whose `inspect` text (and `--trace full`) is far larger than a pipe's buffer. */
-function wideBundle(): Record<string, unknown> {
-  return {
-    schemaVersion: 1,
-    env: "prod",
-    policies: Array.from({ length: 200 }, (_, p) => ({
-      policyKey: `p${p}`,
-      activeVersion: 1,
-      rules: Array.from({ length: 50 }, (_, r) => ({
-        id: `rule-${r}`,
-        status: "active",
-        priority: r,
-        target: { service: "billing", resource: "invoice", action: "create" },
-        effect: { type: "allow" },
-      })),
-    })),
-  };
-}
 
 Deno.test({
   name: "cli.ts ends quietly when the reader of its output goes away (policy inspect | head -1)",

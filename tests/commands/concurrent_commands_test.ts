@@ -4,7 +4,7 @@
  * "Writing files and concurrent commands").
  */
 import assert from "node:assert/strict";
-import { rule, scratch } from "./_helpers.ts";
+import { draftWith, rule, scratch } from "./_helpers.ts";
 import { cliEnv, DENO, explainIgnored, runPolicy } from "../faults/_policy_process.ts";
 
 explainIgnored("concurrent_commands_test");
@@ -14,15 +14,7 @@ Deno.test({
   ignore: DENO === null,
   fn: async () => {
     await using s = await scratch();
-    assert.equal((await s.run(["working-folder", "init"])).code, 0);
-    await s.run([
-      "policies",
-      "update-policy",
-      "--policy-key",
-      "billing",
-      "--defaults-effect",
-      "deny",
-    ]);
+    await draftWith(s, []);
     const ids = Array.from({ length: 8 }, (_, i) => `rule-${i}`);
     for (const id of ids) await s.write(`rules/${id}.json`, rule(id));
     const env = cliEnv(s.home);

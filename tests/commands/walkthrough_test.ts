@@ -206,9 +206,12 @@ Deno.test({
     const serverLog = path.join(scratch, "servers.log");
     let service: { child: Deno.ChildProcess; drained: Promise<unknown> } | null = null;
     const aliases: string[] = [];
+    // As a terminal shows it: curl draws no progress meter when its output is one.
+    const curlHome = path.join(scratch, "curl");
     const env = {
       POLICY_HOME: home,
       NO_COLOR: "1",
+      CURL_HOME: curlHome,
       ...Object.fromEntries(
         [
           "POLICY_WORKING_FOLDER",
@@ -238,6 +241,8 @@ Deno.test({
     try {
       await freshCopy(ROOT, repo);
       await Deno.mkdir(jobs);
+      await Deno.mkdir(curlHome);
+      await Deno.writeTextFile(path.join(curlHome, ".curlrc"), "no-progress-meter\n");
       const unavailable = await serversUnavailable();
       if (unavailable !== null) {
         console.log(`walkthrough_test: steps 5 and 6 (the service) not run: ${unavailable}`);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { manifest, root, scratch } from "./_package.mjs";
+import { wideBundle } from "../_wide_bundle.mjs";
 
 const skip = manifest.bin?.policy
   ? undefined
@@ -69,25 +70,6 @@ test("policy analyze without the optional typescript peer exits 2 with TYPESCRIP
   assert.equal(JSON.parse(record.stdout).error.code, "TYPESCRIPT_UNAVAILABLE");
   assert.match(record.stderr, /npm install --save-dev typescript/);
 });
-
-/** A bundle whose `inspect` text is far larger than a pipe's buffer. */
-function wideBundle() {
-  return {
-    schemaVersion: 1,
-    env: "prod",
-    policies: Array.from({ length: 200 }, (_, p) => ({
-      policyKey: `p${p}`,
-      activeVersion: 1,
-      rules: Array.from({ length: 50 }, (_, r) => ({
-        id: `rule-${r}`,
-        status: "active",
-        priority: r,
-        target: { service: "billing", resource: "invoice", action: "create" },
-        effect: { type: "allow" },
-      })),
-    })),
-  };
-}
 
 /** The installed bin, spawned (not waited for) in `folder`. */
 function spawnPolicy(folder, args) {
