@@ -6,7 +6,7 @@
  * @module
  */
 import type { Issue } from "./types.ts";
-import { suggest } from "../_text/suggest.ts";
+import { suggest } from "./_suggest.ts";
 
 /**
  * The warning for the field `key` of the object at `parentPath`, which is
