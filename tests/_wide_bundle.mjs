@@ -21,3 +21,19 @@ export function wideBundle() {
     })),
   };
 }
+
+/** The commands whose long output the tests cut short: `inspect` and a full trace of `simulate`. */
+export const LONG_OUTPUT_COMMANDS = [
+  ["inspect"],
+  [
+    "simulate",
+    "--service",
+    "billing",
+    "--resource",
+    "invoice",
+    "--action",
+    "create",
+    "--trace",
+    "full",
+  ],
+];

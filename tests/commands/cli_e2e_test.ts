@@ -10,7 +10,7 @@ import { type RunResult, scratch } from "./_helpers.ts";
 import { denoCommand } from "../_deno_command.ts";
 import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
 import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
-import { wideBundle } from "../_wide_bundle.mjs";
+import { LONG_OUTPUT_COMMANDS, wideBundle } from "../_wide_bundle.mjs";
 
 const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -339,22 +339,7 @@ Deno.test({
   fn: async () => {
     await using s = await scratch();
     await s.write("policy-bundle.json", wideBundle());
-    for (
-      const args of [
-        ["inspect"],
-        [
-          "simulate",
-          "--service",
-          "billing",
-          "--resource",
-          "invoice",
-          "--action",
-          "create",
-          "--trace",
-          "full",
-        ],
-      ]
-    ) {
+    for (const args of LONG_OUTPUT_COMMANDS) {
       const child = new Deno.Command(DENO!, {
         args: ["run", ...taskFlags(), CLI, ...args],
         cwd: s.wf,

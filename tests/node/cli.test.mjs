@@ -10,7 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { manifest, root, scratch } from "./_package.mjs";
-import { wideBundle } from "../_wide_bundle.mjs";
+import { LONG_OUTPUT_COMMANDS, wideBundle } from "../_wide_bundle.mjs";
 
 const skip = manifest.bin?.policy
   ? undefined
@@ -97,22 +97,7 @@ test(
     const folder = mkdtempSync(join(tmpdir(), "policy-node-epipe-"));
     t.after(() => rmSync(folder, { recursive: true, force: true }));
     writeFileSync(join(folder, "policy-bundle.json"), JSON.stringify(wideBundle()));
-    for (
-      const args of [
-        ["inspect"],
-        [
-          "simulate",
-          "--service",
-          "billing",
-          "--resource",
-          "invoice",
-          "--action",
-          "create",
-          "--trace",
-          "full",
-        ],
-      ]
-    ) {
+    for (const args of LONG_OUTPUT_COMMANDS) {
       const child = spawnPolicy(folder, args);
       const done = finished(child);
       await once(child.stdout, "data"); // the first line is there …
