@@ -13,9 +13,38 @@
 import process from "node:process";
 import { runCli } from "./src/commands/mod.ts";
 
+/**
+ * A writer to `stream` that goes quiet once the reader is gone (`policy …
+ * | head -1`): the broken pipe (`EPIPE`, thrown by Deno at the write and
+ * emitted later by Node) ends the output, not the command, which finishes
+ * its work and exits with its own code, without a stack trace.
+ */
+function quietOnClose(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  const gone = (error: unknown) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || closed) {
+      closed = true;
+      return true;
+    }
+    return false;
+  };
+  stream.on("error", (error) => {
+    if (!gone(error)) throw error;
+  });
+  return (text) => {
+    if (closed) return;
+    try {
+      stream.write(text);
+    } catch (error) {
+      if (!gone(error)) throw error;
+    }
+  };
+}
+
 const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: quietOnClose(process.stdout),
+  stderr: quietOnClose(process.stderr),
   env: (name) => process.env[name],
   cwd: process.cwd(),
   now: () => new Date(),

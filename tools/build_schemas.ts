@@ -295,8 +295,15 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
             type: "object",
             allOf: [ref("policy")],
             properties: {
-              friendlyName: { description: "A name for people (not built into the bundle)" },
-              discoveredTarget: { description: "Where policy analyze found it" },
+              friendlyName: {
+                type: "string",
+                description: "A name for people (not built into the bundle)",
+              },
+              discoveredTarget: {
+                allOf: [ref("target")],
+                description:
+                  "The target policy analyze found in the code (not built into the bundle)",
+              },
             },
           },
         },

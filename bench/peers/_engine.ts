@@ -48,5 +48,5 @@ export function expresses(engine: PeerEngine, id: string): boolean {
 /** The decision when no rule applies, as our engine gives it. */
 export const DEFAULT_DENY: BenchDecision = Object.freeze({ decision: "deny", reason: "default" });
 
-/** Effect types from strongest to weakest (SPEC.md "Effect precedence"). */
+/** Effect types from strongest to weakest (docs/bundle-format.md, "Selecting the decision"). */
 export const STRENGTH_ORDER = ["kill_switch", "deny", "throttle", "allow", "custom"] as const;

@@ -4,7 +4,8 @@
  * (or hard-linked, when an existing file must not be replaced). A crash never
  * leaves half a document and a watching client never reads one; the temporary
  * file of a writer killed mid-write is removed by a later write of the same
- * file. Uses `node:` built-ins only, so it runs on Deno and Node alike.
+ * file. A replaced file keeps its mode, and its owner where the process may
+ * set it. Uses `node:` built-ins only, so it runs on Deno and Node alike.
  *
  * @module
  */
@@ -13,7 +14,12 @@ import { nodeFs } from "./node_fs.ts";
 
 /** Options of {@link writeFileAtomic}. */
 export interface WriteFileAtomicOptions {
-  /** File mode of the new file (default `0o644`; `0o600` for private keys). */
+  /**
+   * File mode of the file written, whatever was there (`0o600` for private
+   * keys and licences). Without it, a replaced file keeps its mode (and its
+   * owner and group, where the process may set them), and a new file gets
+   * `0o644`.
+   */
   mode?: number;
   /** Replace an existing file (default true). When false, an existing file fails with `EEXIST`. */
   overwrite?: boolean;
@@ -32,10 +38,15 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
-  const { mode = 0o644, overwrite = true, createParents = false } = options;
+  const { overwrite = true, createParents = false } = options;
   const { fs, path } = await nodeFs();
   const folder = path.dirname(target);
   const temp = path.join(folder, `.${path.basename(target)}.${randomSuffix()}.tmp`);
+  // The file replaced, whose mode and owner the new one takes.
+  const replaced = overwrite && options.mode === undefined
+    ? await fs.stat(target).catch(() => null)
+    : null;
+  const mode = options.mode ?? (replaced === null ? 0o644 : replaced.mode & 0o7777);
   try {
     if (createParents) await fs.mkdir(folder, { recursive: true });
     const handle = await fs.open(temp, "wx", mode);
@@ -45,6 +56,7 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
+    if (replaced !== null) await keepOwner(fs, temp, replaced);
     await fs.chmod(temp, mode);
     if (overwrite) {
       await fs.rename(temp, target);
@@ -58,6 +70,22 @@ export async function writeFileAtomic(
     throw error;
   }
   await removeStaleTemporaries(folder, path.basename(target));
+}
+
+/**
+ * Gives `file` the owner and group of `replaced` when they differ from its
+ * own. Only a privileged process may give a file away: where that is
+ * refused (`EPERM`), or the platform has no owners, the file stays the
+ * writer's, as any rewrite by that user would leave it.
+ */
+async function keepOwner(
+  fs: Awaited<ReturnType<typeof nodeFs>>["fs"],
+  file: string,
+  replaced: { uid: number; gid: number },
+): Promise<void> {
+  const own = await fs.stat(file);
+  if (own.uid === replaced.uid && own.gid === replaced.gid) return;
+  await fs.chown(file, replaced.uid, replaced.gid).catch(() => {});
 }
 
 /**

@@ -1,6 +1,6 @@
 // This module is browser compatible.
 /**
- * The draft document `analyze` writes (SPEC.md "Draft document").
+ * The draft document `analyze` writes (`docs/analyze.md`, "The draft document").
  *
  * @module
  */

@@ -3,7 +3,7 @@
 // and every option, key material included, is checked here before any I/O.
 // An unknown key fails like a wrong value, naming the key and the closest
 // known one, so `watch: { interval: 5 }` is an error, not a silent default.
-import { suggest } from "../_text/suggest.ts";
+import { suggest } from "../engine/_suggest.ts";
 import { isRecord } from "../engine/_guards.ts";
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import { importVerifyKey } from "../verify/_import_key.ts";

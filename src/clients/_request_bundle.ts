@@ -1,5 +1,5 @@
 // This module is browser compatible.
-// One HTTP exchange of the remote delivery protocol (CONTRACT.md §4): a GET,
+// One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
 import { PolicyError } from "../engine/policy_error.ts";
 

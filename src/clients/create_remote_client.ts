@@ -1,6 +1,6 @@
 /**
  * The remote client: polls plain HTTP origins for the project's bundle
- * (CONTRACT.md §4, docs/remote.md), verifies every candidate with the same
+ * (`docs/remote.md`), verifies every candidate with the same
  * load pipeline as the local client, and evaluates in-process. Its parts:
  * `_remote_options.ts` (options), `_origin_failover.ts` (one poll across
  * the origins), `_poll_delay.ts` and `_poll_timer.ts` (the schedule),

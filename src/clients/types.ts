@@ -1,5 +1,5 @@
 /**
- * The interface both clients return (SPEC.md "Library operations", CONTRACT.md §2),
+ * The interface both clients return (`docs/local-client.md`, `docs/remote.md`),
  * their options and their status.
  *
  * @module
@@ -160,7 +160,7 @@ export type RemoteClientStatus =
   & RemoteClientLastError;
 
 /**
- * What `status()` returns (SPEC.md "Client status"): narrow on `origin` to
+ * What `status()` returns (`docs/local-client.md`, "`status()`"; `docs/remote.md`, "Status"): narrow on `origin` to
  * reach the remote client's fields.
  */
 export type ClientStatus = LocalClientStatus | RemoteClientStatus;

@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { usageError } from "./_errors.ts";
 import { didYouMean } from "./_suggest.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
 
 /** One flag of a command. */
 export interface FlagSpec {
@@ -34,7 +35,7 @@ export interface CommandSpec {
   maxPositionals?: number;
 }
 
-/** The global flags (SPEC.md "Command-line commands"), accepted by every command. */
+/** The global flags (`docs/cli.md`, "Output, `--quiet`, `--verbose`"), accepted by every command. */
 export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
   "working-folder": {
     type: "string",
@@ -56,6 +57,7 @@ export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
   },
   strict: { type: "boolean", description: "treat warnings as failures" },
   help: { type: "boolean", short: "h", description: "show help for the command" },
+  version: { type: "boolean", description: "print the version of policy and exit" },
 });
 
 /** The output formats. */
@@ -70,6 +72,7 @@ export interface GlobalOptions {
   verbose: boolean;
   strict: boolean;
   help: boolean;
+  version: boolean;
 }
 
 /** The result of {@link parseCommandArgs}. */
@@ -158,7 +161,14 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     verbose: values.has("verbose"),
     strict: values.has("strict"),
     help: values.has("help"),
+    version: values.has("version"),
   };
+  if (global.quiet && global.verbose) {
+    throw usageError(
+      "--quiet and --verbose cannot be combined: one hides what the other adds",
+      "keep one of them",
+    );
+  }
   const flags = new Map<string, string | true>();
   for (const [name, value] of values) {
     if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, value);
@@ -208,6 +218,16 @@ export function detectFormat(args: readonly string[]): Format {
 /** True when the arguments ask for help, before anything else is checked. */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.some((a) => a === "--help" || a === "-h");
+}
+
+/** True when the arguments ask for the version, before anything else is checked. */
+export function wantsVersion(args: readonly string[]): boolean {
+  return args.some((a) => a === "--version");
+}
+
+/** What `--version` prints. */
+export function versionText(): string {
+  return `policy ${PACKAGE_VERSION} (${PACKAGE_NAME})\n`;
 }
 
 /** Help text of a command. */

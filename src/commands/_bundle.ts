@@ -1,71 +1,154 @@
 /**
- * Loading a bundle the way the runtime does, minus the signature: read
- * (size limit first), parse, structure (`BUNDLE_INVALID`), checksum.
+ * Bundle files in the CLI. Reading: the bytes, read within
+ * `limits.maxFileBytes`, go through the library's own load pipeline
+ * (`loadBundle` of `src/verify/load_bundle.ts`: size, JSON, structure,
+ * checksum, signature, compile), so a command accepts exactly what a client
+ * would. A command that must look at a bundle it cannot verify (`inspect`,
+ * `sign`, `analyze`, `diff`) goes through `inspectBundle`, the same pipeline
+ * reporting integrity failures rather than throwing them; it never evaluates
+ * such a bundle. Writing (`build`, `sign`): the
+ * text a bundle is written as, and the parity check that this exact text
+ * loads through the same pipeline before it is written.
  *
  * @module
  */
-import type { RuntimeBundleV1 } from "../engine/types.ts";
-import { PolicyError } from "../engine/policy_error.ts";
-import { validateBundle } from "../engine/validate_bundle.ts";
-import { computeDigest } from "../engine/canonical_payload.ts";
+import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
+import {
+  inspectBundle,
+  type InspectedBundle,
+  loadBundle,
+  type LoadBundleOptions,
+  type LoadedBundle,
+} from "../verify/load_bundle.ts";
+import { withSchema } from "./_schema.ts";
+import { CliError } from "./_errors.ts";
 import type { Session } from "./_session.ts";
+import { ownVerifyKey, type SigningKey, type VerifyKey, verifyOption } from "./_signing.ts";
+import { checkDocumentSize } from "./_write_document.ts";
 
 /**
- * The bundle file a command works on: `--bundle <path>` (from the working
- * folder) when the command has that flag and it is given, else the
- * configured bundle.
- */
-export async function bundleFile(session: Session): Promise<string> {
-  const flag = session.string("bundle");
-  return flag === undefined
-    ? (await session.config()).bundlePath
-    : await session.fromWorkingFolder(flag);
-}
-
-/**
- * Reads and checks a bundle. Validation warnings are printed as warnings.
- * `checksum: false` leaves the checksum to the caller.
+ * Reads and loads the bundle at `file` exactly as a client given the key
+ * `verify` would (none: unsigned bundles load, as with `allowUnsigned`; a
+ * signed one fails with `BUNDLE_SIGNATURE_UNVERIFIED`). Validation warnings
+ * are printed as warnings. Errors name the file.
  *
- * @throws {PolicyError} `BUNDLE_READ_ERROR`, `BUNDLE_TOO_LARGE`,
- * `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID` (with the issues), `CHECKSUM_MISMATCH`.
+ * @throws {PolicyError} The load codes: `BUNDLE_READ_ERROR`,
+ * `BUNDLE_TOO_LARGE`, `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID` (with the
+ * issues), `CHECKSUM_MISMATCH` and the signature codes.
  */
-export async function loadBundle(
+export async function loadBundleFile(
   session: Session,
   file: string,
-  options: { checksum?: boolean } = {},
-): Promise<RuntimeBundleV1> {
-  const document = await session.readJson(file, "bundle");
-  const result = validateBundle(document);
-  if (!result.valid) {
-    const first = result.errors[0]!;
-    throw new PolicyError(
-      "BUNDLE_INVALID",
-      `${file} is not a valid bundle: ${first.message} (${first.code} at ${first.path || "/"})` +
-        (result.errors.length > 1 ? ` and ${result.errors.length - 1} more error(s)` : "") +
-        `; run 'policy validate ${file}' for the list`,
-      { issues: result.errors },
-    );
-  }
-  for (const w of result.warnings) {
-    session.out.warn(w.code, `${w.message} (at ${w.path || "/"})`);
-  }
-  const bundle = document as RuntimeBundleV1;
-  if (options.checksum !== false) await checkChecksum(bundle, file);
-  return bundle;
+  verify: VerifyKey | null,
+): Promise<LoadedBundle> {
+  return await throughPipeline(session, file, verify, loadBundle);
 }
 
 /**
- * Checks the embedded checksum, when there is one.
+ * {@link loadBundleFile} for a command that must look at a bundle it cannot
+ * verify: a checksum or signature failure is returned in `integrity`
+ * (`inspectBundle`), never thrown.
  *
- * @throws {PolicyError} `CHECKSUM_MISMATCH`.
+ * @throws {PolicyError} `BUNDLE_READ_ERROR`, `BUNDLE_TOO_LARGE`,
+ * `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID`.
  */
-export async function checkChecksum(bundle: RuntimeBundleV1, file: string): Promise<void> {
-  if (bundle.checksum === undefined) return;
-  const { checksum } = await computeDigest(bundle);
-  if (checksum !== bundle.checksum) {
-    throw new PolicyError(
-      "CHECKSUM_MISMATCH",
-      `${file}: the checksum does not match the contents; the bundle was altered or truncated after it was built`,
-    );
+export async function inspectBundleFile(
+  session: Session,
+  file: string,
+  verify: VerifyKey | null,
+): Promise<InspectedBundle> {
+  return await throughPipeline(session, file, verify, inspectBundle);
+}
+
+async function throughPipeline<T extends { warnings: Issue[] }>(
+  session: Session,
+  file: string,
+  verify: VerifyKey | null,
+  pipeline: (bytes: Uint8Array, options: LoadBundleOptions) => Promise<T>,
+): Promise<T> {
+  const bytes = await session.readBytes(file, "bundle");
+  let loaded: T;
+  try {
+    loaded = await pipeline(bytes, {
+      maxFileBytes: (await session.config()).maxFileBytes,
+      allowUnsigned: true,
+      ...(verify !== null && { verify: verifyOption(verify) }),
+    });
+  } catch (error) {
+    throw isPolicyError(error) ? inFile(error, file) : error;
   }
+  for (const w of loaded.warnings) {
+    session.out.warn(w.code, `${w.message} (at ${w.path || "/"})`);
+  }
+  return loaded;
+}
+
+/** The same error, its message naming the file (and for `BUNDLE_INVALID`, how to list every issue). */
+export function inFile(error: PolicyError, file: string): PolicyError {
+  const list = error.code === "BUNDLE_INVALID"
+    ? `; run 'policy validate ${file}' for the list`
+    : "";
+  return new PolicyError(error.code, `${file}: ${error.message}${list}`, {
+    issues: [...error.issues],
+    cause: error,
+  });
+}
+
+/**
+ * The text a bundle is written as: compact JSON (no whitespace), `$schema`
+ * first for editors (docs/schemas.md; a bundle naming its own keeps it), and
+ * a final newline. Pretty-printing made bundles about three times the size
+ * of a compact draft, and a bundle must fit in `limits.maxFileBytes` (and in
+ * the clients' `maxFileBytes`); `policy inspect` shows one for people.
+ */
+export function bundleText(bundle: RuntimeBundleV1): string {
+  return JSON.stringify(withSchema(bundle, "bundle")) + "\n";
+}
+
+/** What the parity check found about the signature. */
+export type ParitySignature = "verified" | "unsigned" | "skipped";
+
+/**
+ * The parity check of `build` and `sign`: the exact `text` about to be
+ * written at `file` must fit in `limits.maxFileBytes` and load through the
+ * library's pipeline as a client would load it (strict JSON, structure,
+ * checksum, compile) and, when signed, verify with the key that belongs to
+ * `signingKey`. `skipped`: signed with a SEC1 ECDSA key whose public half
+ * cannot be derived, and no public key is configured.
+ *
+ * @throws {PolicyError|CliError} `BUNDLE_TOO_LARGE` (nothing is written);
+ * `PARITY_FAILED` for anything else a client would refuse.
+ */
+export async function checkParity(
+  session: Session,
+  file: string,
+  text: string,
+  signingKey: SigningKey | null,
+): Promise<ParitySignature> {
+  const maxFileBytes = (await session.config()).maxFileBytes;
+  const bytes = new TextEncoder().encode(text);
+  checkDocumentSize(file, "bundle", bytes.byteLength, maxFileBytes);
+  const key = signingKey === null ? null : await ownVerifyKey(session, signingKey);
+  if (key !== null) session.out.note(`checking the new signature with ${key.source}`);
+  const fail = (why: string) =>
+    new CliError(
+      "PARITY_FAILED",
+      `the bundle to write to ${file} would not load in a client: ${why}; it was not written`,
+    );
+  let loaded: InspectedBundle;
+  try {
+    loaded = await inspectBundle(bytes, {
+      maxFileBytes,
+      allowUnsigned: true,
+      ...(key !== null && { verify: verifyOption(key) }),
+    });
+  } catch (error) {
+    if (!isPolicyError(error)) throw error;
+    throw fail(`${error.message} (${error.code})`);
+  }
+  const failure = loaded.integrity;
+  if (failure === null) return signingKey === null ? "unsigned" : "verified";
+  if (key === null && failure.code === "BUNDLE_SIGNATURE_UNVERIFIED") return "skipped";
+  throw fail(`${failure.message} (${failure.code})`);
 }

@@ -1,7 +1,8 @@
 /**
- * The project file `policy.config.json` (SPEC.md "Configuration documents"):
- * JSONC, unknown fields ignored, every documented field with its default,
- * paths resolved from the working folder.
+ * The project file `policy.config.json` (`docs/cli.md`, "Configuration"):
+ * JSONC, unknown fields ignored (warned about inside the CLI's own blocks),
+ * every documented field with its default, paths resolved from the working
+ * folder.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { ENVS } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
+import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
 
@@ -90,6 +92,29 @@ export async function loadProjectConfig(
   return resolveConfig(workingFolder, file, parseJsoncObject(text, file));
 }
 
+/** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
+const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"];
+const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  "/draft": ["path"],
+  "/bundle": ["path"],
+  "/signature": ["publicKeyPath"],
+  "/limits": ["maxFileBytes"],
+  "/build": [
+    "env",
+    "outputDirectory",
+    "signed",
+    "validateParity",
+    "bundleVersionStrategy",
+    "scope",
+    "signing",
+  ],
+  "/build/scope": ["orgId", "projectId"],
+  "/build/signing": SIGNING_FIELDS,
+  "/sign": ["signing"],
+  "/sign/signing": SIGNING_FIELDS,
+  "/analyze": ["source", "skipDirectories"],
+};
+
 /** Applies defaults and type checks to a parsed config object. */
 export function resolveConfig(
   workingFolder: string,
@@ -98,6 +123,14 @@ export function resolveConfig(
 ): ProjectConfig {
   const read = new Reader(file ?? CONFIG_FILE, raw);
   const warnings: Warning[] = [];
+  // The file is shared with other tools: top-level blocks of theirs are theirs. Inside the
+  // CLI's own blocks, a field it does not know is most likely a typo (build.sigend).
+  for (const [pointer, known] of Object.entries(BLOCK_FIELDS)) {
+    const name = pointer.slice(1).replaceAll("/", ".");
+    for (const issue of unknownFieldIssues(read.value(pointer), known, pointer, name, "the CLI")) {
+      warnings.push({ code: issue.code, message: `${file ?? CONFIG_FILE}: ${issue.message}` });
+    }
+  }
   const fromWf = (p: string) => path.resolve(workingFolder, p);
 
   const schemaVersion = read.number("/schemaVersion");
@@ -150,6 +183,11 @@ export function resolveConfig(
 /** Typed reads of nested fields; a field of the wrong type is `CONFIG_INVALID`. */
 class Reader {
   constructor(readonly file: string, readonly raw: Record<string, unknown>) {}
+
+  /** The value at `pointer`, unchecked (undefined when a step is missing or not an object). */
+  value(pointer: string): unknown {
+    return this.#get(pointer);
+  }
 
   #get(pointer: string): unknown {
     let value: unknown = this.raw;

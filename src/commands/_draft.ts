@@ -1,8 +1,10 @@
 /**
- * The draft document (SPEC.md "Draft document"), its projection onto a
+ * The draft document (`docs/cli.md`, "The draft"), its projection onto a
  * bundle, and its validation with the engine's own rules: a draft is
  * checked by projecting it onto a bundle and running `validateBundle`, so
- * a draft that validates builds a bundle that validates.
+ * a draft that validates builds a bundle that validates. Reading it for an
+ * edit and saving it go through the session (the working folder's lock and
+ * guarded write).
  *
  * @module
  */
@@ -16,10 +18,12 @@ import type {
   ValidationResult,
 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
+import { suggest } from "./_suggest.ts";
+import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import { CliError } from "./_errors.ts";
-import { writeFileAtomic } from "./_atomic_write.ts";
 import { withSchema } from "./_schema.ts";
 import type { Session } from "./_session.ts";
+import { draftDocument } from "./_documents.ts";
 
 /** `schemaVersion` of drafts. */
 export const DRAFT_SCHEMA_VERSION = "1.0";
@@ -43,21 +47,9 @@ export interface DraftDocument {
   [field: string]: unknown;
 }
 
-/** The two document types the CLI reads. */
-export type DocumentType = "bundle" | "draft";
-
 /** A new draft with no policies. */
 export function emptyDraft(now: Date): DraftDocument {
   return { schemaVersion: DRAFT_SCHEMA_VERSION, generatedAt: now.toISOString(), policies: [] };
-}
-
-/**
- * The type of a parsed document: `draft` when `schemaVersion` is a string
- * (drafts carry `"1.0"`), else `bundle` (bundles carry the integer 1), so a
- * wrong version is reported against the right schema.
- */
-export function detectDocumentType(document: unknown): DocumentType {
-  return isRecord(document) && typeof document.schemaVersion === "string" ? "draft" : "bundle";
 }
 
 /** The scope a draft is built for. */
@@ -139,16 +131,106 @@ export function validateDraft(document: unknown): ValidationResult {
     });
     return { valid: false, errors, warnings: [] };
   }
+  const warnings: Issue[] = [];
+  warnings.push(...unknownFieldIssues(document, DRAFT_FIELDS, "", "the draft", "the CLI"));
+  document.policies.forEach((policy, i) => checkDraftPolicy(policy, i, errors, warnings));
   const result = validateBundle({
     schemaVersion: 1,
     env: "prod",
     policies: projectPolicies(document.policies),
   });
   errors.push(...result.errors);
+  warnings.push(...result.warnings);
   const valid = errors.length === 0;
   return result.omitted === undefined
-    ? { valid, errors, warnings: result.warnings }
-    : { valid, errors, warnings: result.warnings, omitted: result.omitted };
+    ? { valid, errors, warnings }
+    : { valid, errors, warnings, omitted: result.omitted };
+}
+
+/** The fields of a draft; its rules and defaults have the bundle's (`validateBundle` checks them). */
+const DRAFT_FIELDS: ReadonlySet<string> = new Set([
+  "$schema",
+  "schemaVersion",
+  "generatedAt",
+  "policies",
+]);
+const DRAFT_POLICY_FIELDS: ReadonlySet<string> = new Set([
+  "policyKey",
+  "activeVersion",
+  "friendlyName",
+  "discoveredTarget",
+  "rules",
+  "defaults",
+]);
+const TARGET_FIELDS: ReadonlySet<string> = new Set(["service", "resource", "action"]);
+
+/**
+ * The draft-only fields of a policy: `friendlyName` (a string),
+ * `discoveredTarget` (a target), unknown fields (`UNKNOWN_FIELD`), and rules
+ * whose target is neither the discovered target nor another rule's
+ * (`RULE_TARGET_UNMATCHED`: `invoices` written for `invoice` would make a
+ * rule no evaluation point ever reaches).
+ */
+function checkDraftPolicy(policy: unknown, index: number, errors: Issue[], warnings: Issue[]) {
+  if (!isRecord(policy)) return; // validateBundle reports it
+  const at = `/policies/${index}`;
+  const name = typeof policy.policyKey === "string"
+    ? `policy ${JSON.stringify(policy.policyKey)}`
+    : `policy ${index}`;
+  warnings.push(...unknownFieldIssues(policy, DRAFT_POLICY_FIELDS, at, name, "the CLI"));
+  if (policy.friendlyName !== undefined && typeof policy.friendlyName !== "string") {
+    errors.push({
+      code: "INVALID_FIELD",
+      path: `${at}/friendlyName`,
+      message: `${name}: friendlyName must be a string`,
+    });
+  }
+  const discovered = policy.discoveredTarget;
+  if (discovered === undefined) return;
+  if (!isTarget(discovered)) {
+    errors.push({
+      code: "INVALID_FIELD",
+      path: `${at}/discoveredTarget`,
+      message: `${name}: discoveredTarget must be {service, resource, action} (non-empty strings)`,
+    });
+    return;
+  }
+  warnings.push(
+    ...unknownFieldIssues(discovered, TARGET_FIELDS, `${at}/discoveredTarget`, name, "the CLI"),
+  );
+  if (!Array.isArray(policy.rules)) return;
+  const targets = policy.rules.map((rule) =>
+    isRecord(rule) && isTarget(rule.target) ? targetText(rule.target) : null
+  );
+  const counts = new Map<string, number>();
+  for (const t of targets) if (t !== null) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const expected = targetText(discovered);
+  targets.forEach((target, i) => {
+    if (target === null || target === expected || counts.get(target)! > 1) return;
+    const rule = policy.rules as unknown[];
+    const id = (rule[i] as Record<string, unknown>).id;
+    const close = suggest(target, [expected]);
+    warnings.push({
+      code: "RULE_TARGET_UNMATCHED",
+      path: `${at}/rules/${i}/target`,
+      message: `${name}, rule ${
+        JSON.stringify(id)
+      }: target ${target} is neither the policy's discoveredTarget (${expected}) nor the target of another of its rules, so no evaluation point found in the code reaches it${
+        close === undefined ? "" : `; did you mean ${close}?`
+      }`,
+    });
+  });
+}
+
+/** True for `{service, resource, action}` with non-empty strings. */
+export function isTarget(value: unknown): value is Target {
+  return isRecord(value) &&
+    [value.service, value.resource, value.action].every((v) => typeof v === "string" && v !== "");
+}
+
+/** `service/resource/action`. */
+function targetText(target: Target): string {
+  return `${target.service}/${target.resource}/${target.action}`;
 }
 
 /**
@@ -171,9 +253,27 @@ export function asEditableDraft(document: unknown, file: string): DraftDocument 
   return document as DraftDocument;
 }
 
-/** Writes a draft atomically, formatted for people and diffs. */
-export async function saveDraft(file: string, draft: DraftDocument): Promise<void> {
-  await writeFileAtomic(file, draftText(draft));
+/** A draft read for an edit. */
+export interface EditableDraft {
+  file: string;
+  draft: DraftDocument;
+  /** The file had comments, which saving it drops. */
+  commented: boolean;
+}
+
+/**
+ * Writes a draft back (within the session's lock, the guarded way),
+ * formatted for people and diffs. Comments of the file read are not kept:
+ * a warning says so.
+ */
+export async function saveDraft(session: Session, edit: EditableDraft): Promise<void> {
+  if (edit.commented) {
+    session.out.warn(
+      "DRAFT_COMMENTS_DROPPED",
+      `${edit.file} had comments or trailing commas, which rewriting it does not keep`,
+    );
+  }
+  await session.writeDocument(edit.file, "draft", draftText(edit.draft), { createParents: true });
 }
 
 /** The text of a draft file: formatted for people and diffs, with `$schema` for editors. */
@@ -196,25 +296,29 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Reads the configured draft (`draft.path`) for editing.
+ * Reads the configured draft (`draft.path`) for editing. Call it within
+ * `session.exclusive()`, so that nothing changes it until it is saved.
  *
  * @throws {CliError} `DOCUMENT_READ_ERROR` (with a hint to create one), `DRAFT_INVALID`.
  */
-export async function readDraftForEdit(
-  session: Session,
-): Promise<{ file: string; draft: DraftDocument }> {
-  const file = (await session.config()).draftPath;
-  return { file, draft: asEditableDraft(await readDraftDocument(session, file), file) };
+export async function readDraftForEdit(session: Session): Promise<EditableDraft> {
+  const { file } = await draftDocument(session);
+  const { value, commented } = await readDraftDocument(session, file);
+  return { file, draft: asEditableDraft(value, file), commented };
 }
 
 /**
- * Reads a draft file as JSON, with a hint to create one when it is missing.
+ * Reads a draft file as JSON (with comments), with a hint to create one
+ * when it is missing.
  *
  * @throws {CliError} `DOCUMENT_READ_ERROR` and the other read errors.
  */
-export async function readDraftDocument(session: Session, file: string): Promise<unknown> {
+export async function readDraftDocument(
+  session: Session,
+  file: string,
+): Promise<{ value: unknown; commented: boolean }> {
   try {
-    return await session.readJson(file, "draft");
+    return await session.readDocument(file, "draft");
   } catch (error) {
     if (error instanceof CliError && error.code === "DOCUMENT_READ_ERROR") {
       throw new CliError(error.code, error.message, {

@@ -1,10 +1,10 @@
 /**
  * The CLI's own error codes and the one table that maps every error code
- * (the library's and the CLI's) to an exit code (CONTRACT.md §5).
+ * (the library's and the CLI's) to an exit code (`docs/cli.md`, "Exit codes").
  *
  * @module
  */
-import { ERROR_CODES, isPolicyError } from "../engine/policy_error.ts";
+import { ERROR_CODES, isPolicyError, PolicyError } from "../engine/policy_error.ts";
 
 /** Error codes the CLI adds to the library's (documented in `docs/cli.md`). */
 export const CLI_ERROR_CODES = [
@@ -12,6 +12,7 @@ export const CLI_ERROR_CODES = [
   "CONFIG_NOT_FOUND",
   "CONFIG_INVALID",
   "WORKING_FOLDER_NOT_FOUND",
+  "WORKING_FOLDER_LOCKED",
   "ENV_NOT_PERMITTED",
   "DOCUMENT_READ_ERROR",
   "DOCUMENT_PARSE_ERROR",
@@ -23,6 +24,8 @@ export const CLI_ERROR_CODES = [
   "RULE_INVALID",
   "DEFAULTS_INVALID",
   "DUPLICATE_RULE_ID",
+  "IMPORT_UNMAPPABLE",
+  "IMPORT_CONFLICT",
   "SUITE_INVALID",
   "REQUESTS_INVALID",
   "SIMULATION_FAILED",
@@ -39,7 +42,7 @@ export const CLI_ERROR_CODES = [
 /** An error code the CLI adds. */
 export type CliErrorCode = typeof CLI_ERROR_CODES[number];
 
-/** The exit codes of CONTRACT.md §5. */
+/** The exit codes (`docs/cli.md`, "Exit codes"). */
 export type ExitCode = 0 | 1 | 2 | 3;
 
 /** Exit code 0: success. */
@@ -77,6 +80,8 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   RULE_INVALID: 1,
   DEFAULTS_INVALID: 1,
   DUPLICATE_RULE_ID: 1,
+  IMPORT_UNMAPPABLE: 1,
+  IMPORT_CONFLICT: 1,
   SIMULATION_FAILED: 1,
   CHANGE_DETECTED: 1,
   VALIDATION_FAILED: 1,
@@ -89,6 +94,7 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   CONFIG_NOT_FOUND: 2,
   CONFIG_INVALID: 2,
   WORKING_FOLDER_NOT_FOUND: 2,
+  WORKING_FOLDER_LOCKED: 2,
   ENV_NOT_PERMITTED: 2,
   BUNDLE_READ_ERROR: 2,
   BUNDLE_PARSE_ERROR: 2,
@@ -163,13 +169,29 @@ export interface ErrorReport {
   hint: string | undefined;
 }
 
+/**
+ * The same library error with a hint for the command line (what to do in
+ * terms of flags and configuration, which the library's message cannot say).
+ */
+export function withHint(error: PolicyError, hint: string): PolicyError {
+  return Object.assign(
+    new PolicyError(error.code, error.message, { issues: [...error.issues], cause: error }),
+    { hint },
+  );
+}
+
 /** Describes a thrown value; unknown errors become `INTERNAL_ERROR`. */
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof CliError) {
     return { code: error.code, message: error.message, hint: error.hint };
   }
   if (isPolicyError(error)) {
-    return { code: error.code, message: error.message, hint: undefined };
+    const hint = (error as { hint?: unknown }).hint;
+    return {
+      code: error.code,
+      message: error.message,
+      hint: typeof hint === "string" ? hint : undefined,
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

@@ -1,11 +1,14 @@
 /**
  * Reading the documents the CLI works on: the size limit is checked before
  * a file is read whole (`limits.maxFileBytes`), then the text is decoded as
- * UTF-8 and, for JSON documents, parsed. Failures carry stable codes.
+ * UTF-8 and, for JSON documents, parsed: bundles as strict JSON (what the
+ * runtime reads), the documents people write (drafts, rules, suites,
+ * configuration, imports) as JSON with comments and trailing commas.
+ * Failures carry stable codes.
  *
  * @module
  */
-import { parseJson } from "../engine/parse_json.ts";
+import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import * as fs from "node:fs/promises";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { PolicyError } from "../engine/policy_error.ts";
@@ -22,32 +25,47 @@ export type DocumentKind =
   | "rule"
   | "suite"
   | "requests"
+  | "import"
   | "private key"
   | "public key"
   | "config"
   | "license";
 
 /**
- * Reads a UTF-8 text file of at most `maxBytes` bytes: only a regular file
- * (a pipe, device or socket is refused at once, see `readRegularFile`).
+ * Reads a file of at most `maxBytes` bytes: only a regular file (a pipe,
+ * device or socket is refused at once, see `readRegularFile`).
  *
  * @throws {PolicyError|CliError} `BUNDLE_READ_ERROR`/`BUNDLE_TOO_LARGE` for
  * bundles, `DOCUMENT_READ_ERROR`/`DOCUMENT_TOO_LARGE` otherwise.
  */
-export async function readTextDocument(
+export async function readDocumentBytes(
   path: string,
   kind: DocumentKind,
   maxBytes: number,
-): Promise<string> {
-  let bytes: Uint8Array;
+): Promise<Uint8Array> {
   try {
-    bytes = (await readRegularFile(path, maxBytes)).bytes;
+    return (await readRegularFile(path, maxBytes)).bytes;
   } catch (error) {
     if (error instanceof ReadFailure && error.reason === "too-large") {
       throw tooLarge(kind, path, maxBytes, error.size);
     }
     throw readError(kind, path, error);
   }
+}
+
+/**
+ * Reads a UTF-8 text file of at most `maxBytes` bytes (see
+ * {@link readDocumentBytes}); a byte-order mark is dropped.
+ *
+ * @throws {PolicyError|CliError} the codes of {@link readDocumentBytes}, and
+ * `BUNDLE_PARSE_ERROR`/`DOCUMENT_PARSE_ERROR` when it is not UTF-8.
+ */
+export async function readTextDocument(
+  path: string,
+  kind: DocumentKind,
+  maxBytes: number,
+): Promise<string> {
+  const bytes = await readDocumentBytes(path, kind, maxBytes);
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -56,23 +74,49 @@ export async function readTextDocument(
   }
 }
 
+/** A parsed JSON document. */
+export interface JsonDocument {
+  value: unknown;
+  /** The text has comments or trailing commas (JSONC), which a rewrite does not keep. */
+  commented: boolean;
+}
+
 /**
- * Reads and parses a JSON document of at most `maxBytes` bytes.
+ * Parses the text of a document: strict JSON for bundles, JSON with
+ * comments and trailing commas for every other kind.
  *
- * @throws {PolicyError|CliError} the codes of {@link readTextDocument}, and
- * `BUNDLE_PARSE_ERROR` or `DOCUMENT_PARSE_ERROR` when it is not JSON.
+ * @throws {PolicyError|CliError} `BUNDLE_PARSE_ERROR` or
+ * `DOCUMENT_PARSE_ERROR`, naming the line and column, never the text.
+ */
+export function parseDocumentText(text: string, kind: DocumentKind, path: string): JsonDocument {
+  try {
+    return { value: parseJson(text), commented: false };
+  } catch (error) {
+    if (!(error instanceof JsonParseError)) throw error;
+    if (kind === "bundle") {
+      throw parseError(kind, path, `it is not JSON (${error.message}); bundles are strict JSON`);
+    }
+  }
+  try {
+    return { value: parseJson(text, { comments: true }), commented: true };
+  } catch (error) {
+    throw parseError(kind, path, `it is not JSON (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Reads and parses a JSON document of at most `maxBytes` bytes (see
+ * {@link parseDocumentText}).
+ *
+ * @throws {PolicyError|CliError} the codes of {@link readTextDocument} and
+ * {@link parseDocumentText}.
  */
 export async function readJsonDocument(
   path: string,
   kind: DocumentKind,
   maxBytes: number,
-): Promise<unknown> {
-  const text = await readTextDocument(path, kind, maxBytes);
-  try {
-    return parseJson(text);
-  } catch (error) {
-    throw parseError(kind, path, `it is not JSON (${(error as Error).message})`);
-  }
+): Promise<JsonDocument> {
+  return parseDocumentText(await readTextDocument(path, kind, maxBytes), kind, path);
 }
 
 /** True when something exists at `path`. */

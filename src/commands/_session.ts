@@ -1,7 +1,8 @@
 /**
  * One command run: parsed flags, the printer, and the working folder,
  * project config and documents, each resolved once, lazily, with
- * `--verbose` notes. {@link defineCommand} turns a command body into a
+ * `--verbose` notes; the working folder's lock and the one guarded way to
+ * write its documents. {@link defineCommand} turns a command body into a
  * `run(args, io) → exit code` function that reports every error the same way.
  *
  * @module
@@ -15,13 +16,24 @@ import {
   parseCommandArgs,
   renderHelp,
   splitCommand,
+  versionText,
   wantsHelp,
+  wantsVersion,
 } from "./_args.ts";
 import { loadProjectConfig, type ProjectConfig } from "./_config.ts";
 import { readEnv } from "./_env.ts";
 import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
-import { type DocumentKind, readJsonDocument, readTextDocument } from "./_read_document.ts";
+import {
+  type DocumentKind,
+  type JsonDocument,
+  readDocumentBytes,
+  readJsonDocument,
+  readTextDocument,
+} from "./_read_document.ts";
+import type { AtomicWriteOptions } from "./_atomic_write.ts";
+import { writeDocument } from "./_write_document.ts";
+import { lockWorkingFolder, type WorkingFolderLock } from "./_working_folder_lock.ts";
 import { didYouMean } from "./_suggest.ts";
 import {
   requireWorkingFolder,
@@ -43,6 +55,7 @@ export class Session {
   readonly #flags: ReadonlyMap<string, string | true>;
   #workingFolder: Promise<WorkingFolder> | undefined;
   #config: Promise<ProjectConfig> | undefined;
+  #lock: WorkingFolderLock | undefined;
 
   constructor(
     io: CliIo,
@@ -144,10 +157,69 @@ export class Session {
 
   /** Reads a JSON document within `limits.maxFileBytes`; noted with `--verbose`. */
   async readJson(file: string, kind: DocumentKind): Promise<unknown> {
+    return (await this.readDocument(file, kind)).value;
+  }
+
+  /**
+   * Reads a JSON document within `limits.maxFileBytes` (strict JSON for
+   * bundles, JSON with comments for the rest), saying whether it had
+   * comments; noted with `--verbose`.
+   */
+  async readDocument(file: string, kind: DocumentKind): Promise<JsonDocument> {
     const limit = await this.#limit();
-    const value = await readJsonDocument(file, kind, limit);
+    const document = await readJsonDocument(file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
-    return value;
+    return document;
+  }
+
+  /** Reads the bytes of a document within `limits.maxFileBytes`; noted with `--verbose`. */
+  async readBytes(file: string, kind: DocumentKind): Promise<Uint8Array> {
+    const limit = await this.#limit();
+    const bytes = await readDocumentBytes(file, kind, limit);
+    this.out.note(`read ${file} (${kind})`);
+    return bytes;
+  }
+
+  /**
+   * Runs `work` holding the working folder's lock, so that commands that
+   * read, change and write its documents run one at a time (see
+   * `_working_folder_lock.ts`). Waiting is noted on stderr.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#lock !== undefined) return await work();
+    const folder = await this.workingFolder();
+    this.#lock = await lockWorkingFolder(folder.path, this.spec.name, {
+      onWait: (holder) => this.out.aside(`waiting for ${holder} to finish…`),
+    });
+    this.out.note(`locked ${this.#lock.file}`);
+    try {
+      return await work();
+    } finally {
+      await this.#lock.release();
+      this.#lock = undefined;
+    }
+  }
+
+  /**
+   * Writes a document of the working folder (draft, bundle) the one guarded
+   * way: within {@link exclusive}, after checking its size against
+   * `limits.maxFileBytes`, atomically, keeping the file's mode and owner.
+   *
+   * @throws {PolicyError|CliError} `BUNDLE_TOO_LARGE`, `DOCUMENT_TOO_LARGE`,
+   * `WORKING_FOLDER_LOCKED`, `WRITE_ERROR`.
+   */
+  async writeDocument(
+    file: string,
+    kind: DocumentKind,
+    text: string,
+    options: AtomicWriteOptions = {},
+  ): Promise<void> {
+    const lock = this.#lock;
+    if (lock === undefined) {
+      throw new Error(`'policy ${this.spec.name}' wrote its ${kind} outside session.exclusive()`);
+    }
+    await writeDocument(file, text, { ...options, kind, maxBytes: await this.#limit(), lock });
+    this.out.note(`wrote ${file} (${kind})`);
   }
 
   /** Reads a text document within `limits.maxFileBytes`; noted with `--verbose` (path only). */
@@ -183,10 +255,18 @@ export function defineCommand(
           io.stdout(renderHelp(spec));
           return 0;
         }
+        if (wantsVersion(args)) {
+          io.stdout(versionText());
+          return 0;
+        }
         throw error;
       }
       if (parsed.global.help) {
         io.stdout(renderHelp(spec));
+        return 0;
+      }
+      if (parsed.global.version) {
+        io.stdout(versionText());
         return 0;
       }
       out = new Output(io, parsed.global);
@@ -224,6 +304,10 @@ export function defineGroup(
     }
     if (sub === undefined && wantsHelp(args)) {
       io.stdout(help());
+      return 0;
+    }
+    if (sub === undefined && wantsVersion(args)) {
+      io.stdout(versionText());
       return 0;
     }
     const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });

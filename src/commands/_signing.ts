@@ -1,8 +1,8 @@
 /**
  * Signing and verification keys of the CLI: which algorithm, key id and key
  * a command signs with (flags over config blocks), and which key verifies a
- * bundle (SPEC.md "Authentication"). Secrets are read here and handed to
- * `src/verify`; nothing here prints or returns them in a message.
+ * bundle (`docs/cli.md`, "Keys and secrets"). Secrets are read here and
+ * handed to `src/verify`; nothing here prints or returns them in a message.
  *
  * @module
  */
@@ -10,12 +10,11 @@ import * as path from "node:path";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import {
-  type BundleSignatureStatus,
   MAX_VERIFY_KEYS,
   SIGNATURE_ALGORITHMS,
   signBundle,
-  verifyBundleSignature,
   type VerifyKeyOptions,
+  type VerifyKeySet,
 } from "../verify/mod.ts";
 import type { FlagSpecs } from "./_args.ts";
 import type { SigningBlock } from "./_config.ts";
@@ -73,15 +72,31 @@ export function mergeSigningBlocks(...blocks: (SigningBlock | null)[]): SigningB
 }
 
 /**
- * The signing key from the signing flags, then `block`.
+ * How a command signs, decided from the signing flags, then `block`,
+ * without reading any key: every usage and configuration error comes out
+ * here, before the command does anything (the licence check included).
+ */
+export interface SigningSettings {
+  algorithm: SignatureAlgorithm;
+  keyId: string;
+  /** ECDSA: the private key file, absolute. */
+  keyFile?: string;
+  /** HMAC: the secret given on the command line. Never print it. */
+  inlineSecret?: string;
+  /** HMAC: the variable holding the secret. */
+  secretEnv?: string;
+}
+
+/**
+ * The signing settings from the signing flags, then `block`.
  *
  * @throws {CliError} `USAGE_ERROR`, `CONFIG_INVALID`, `SIGNING_KEY_MISSING`.
  */
-export async function resolveSigningKey(
+export async function signingSettings(
   session: Session,
   block: SigningBlock | null,
   blockName: string,
-): Promise<SigningKey> {
+): Promise<SigningSettings> {
   const requested = session.string("signing-algorithm");
   if (requested !== undefined && /^(ed25519|eddsa)$/i.test(requested)) {
     throw usageError(
@@ -108,9 +123,7 @@ export async function resolveSigningKey(
           `pass --ecdsa-private-key <path> or set ${blockName}.ecdsaPrivateKeyPath (create one with 'policy keys generate')`,
       });
     }
-    const file = await session.fromWorkingFolder(relative);
-    const key = await session.readText(file, "private key");
-    return { algorithm, keyId, key, source: file };
+    return { algorithm, keyId, keyFile: await session.fromWorkingFolder(relative) };
   }
   if (session.has("ecdsa-private-key")) {
     throw usageError("--ecdsa-private-key does not apply to HMAC_SHA256 signing");
@@ -124,20 +137,40 @@ export async function resolveSigningKey(
       "HMAC_SECRET_ON_COMMAND_LINE",
       `--hmac-secret leaks the secret into shell history and process lists; put it in an environment variable and pass --hmac-secret-env <name> instead`,
     );
-    return { algorithm, keyId, key: inline, source: "--hmac-secret" };
+    return { algorithm, keyId, inlineSecret: inline };
   }
   const name = session.string("hmac-secret-env") ?? block?.hmacSecretEnv ??
     DEFAULT_HMAC_SECRET_ENV;
   if (!isEnvName(name)) throw usageError(envNameProblem("--hmac-secret-env"));
-  const secret = session.env(name);
-  if (secret === undefined) {
+  if (session.env(name) === undefined) {
     throw new CliError(
       "SIGNING_KEY_MISSING",
       `HMAC_SHA256 signing needs the secret in environment variable ${name}, which is not set`,
       { hint: "create a secret with 'policy keys generate --algorithm HMAC_SHA256'" },
     );
   }
-  return { algorithm, keyId, key: secret, source: `environment variable ${name}` };
+  return { algorithm, keyId, secretEnv: name };
+}
+
+/**
+ * Reads the key that `settings` name.
+ *
+ * @throws {CliError} `DOCUMENT_READ_ERROR` and the other read errors of the key file.
+ */
+export async function readSigningKey(
+  session: Session,
+  settings: SigningSettings,
+): Promise<SigningKey> {
+  const { algorithm, keyId } = settings;
+  if (settings.keyFile !== undefined) {
+    const key = await session.readText(settings.keyFile, "private key");
+    return { algorithm, keyId, key, source: settings.keyFile };
+  }
+  if (settings.inlineSecret !== undefined) {
+    return { algorithm, keyId, key: settings.inlineSecret, source: "--hmac-secret" };
+  }
+  const name = settings.secretEnv!;
+  return { algorithm, keyId, key: session.env(name)!, source: `environment variable ${name}` };
 }
 
 function configAlgorithm(
@@ -291,17 +324,11 @@ export async function resolveVerifyKey(
 }
 
 /**
- * Verifies a bundle's signature with `key`.
- *
- * @throws {PolicyError} the signature codes of SPEC.md.
+ * The `verify` option of the library's load pipeline for `key`: the key, or
+ * the whole trusted set when the key text held several.
  */
-export async function verify(
-  bundle: RuntimeBundleV1,
-  key: VerifyKey,
-): Promise<BundleSignatureStatus> {
-  return await verifyBundleSignature(bundle, {
-    verify: key.keys ?? { algorithm: key.algorithm, publicKey: key.publicKey },
-  });
+export function verifyOption(key: VerifyKey): VerifyKeySet {
+  return key.keys ?? { algorithm: key.algorithm, publicKey: key.publicKey };
 }
 
 /**
@@ -361,29 +388,17 @@ async function publicKeyOfPkcs8(pem: string): Promise<CryptoKey | null> {
 }
 
 /**
- * Checks that a bundle just signed with `key` verifies: with the same HMAC
- * secret, or with the public half of the ECDSA private key (else the
- * configured public key). Returns "skipped" when no ECDSA public key can be
- * had (a SEC1 private key and no configured public key).
- *
- * @throws {PolicyError} the signature codes when it does not verify.
+ * The key that checks a signature just made with `key`: the same HMAC
+ * secret, or the public half of the ECDSA private key, else (a SEC1 key,
+ * whose public half WebCrypto cannot derive) the configured verification
+ * key; null when there is none.
  */
-export async function verifyOwnSignature(
-  session: Session,
-  bundle: RuntimeBundleV1,
-  key: SigningKey,
-): Promise<"verified" | "skipped"> {
-  let verifyKey: VerifyKey | null = null;
+export async function ownVerifyKey(session: Session, key: SigningKey): Promise<VerifyKey | null> {
   if (key.algorithm === "HMAC_SHA256") {
-    verifyKey = { algorithm: key.algorithm, publicKey: key.key, source: key.source };
-  } else {
-    const derived = await publicKeyOfPkcs8(key.key);
-    verifyKey = derived !== null
-      ? { algorithm: key.algorithm, publicKey: derived, source: `public half of ${key.source}` }
-      : await resolveVerifyKey(session, { signing: null });
+    return { algorithm: key.algorithm, publicKey: key.key, source: key.source };
   }
-  if (verifyKey === null) return "skipped";
-  session.out.note(`checking the new signature with ${verifyKey.source}`);
-  await verify(bundle, verifyKey);
-  return "verified";
+  const derived = await publicKeyOfPkcs8(key.key);
+  return derived !== null
+    ? { algorithm: key.algorithm, publicKey: derived, source: `public half of ${key.source}` }
+    : await resolveVerifyKey(session, { signing: null });
 }

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { EffectType, Target } from "../engine/types.ts";
+import type { EffectType, Issue, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../engine/types.ts";
+import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import { CliError } from "./_errors.ts";
 import { isRecord } from "./_draft.ts";
 
@@ -17,19 +18,35 @@ export interface Scenario {
   expected: { decision: EffectType; ruleId?: string; reason?: "rule" | "default" };
 }
 
+/** The fields of a suite, a scenario, its target and its expectation (`$schema` for editors). */
+const SUITE_FIELDS = {
+  suite: ["$schema", "name", "scenarios"],
+  scenario: ["name", "target", "context", "expected"],
+  target: ["service", "resource", "action"],
+  expected: ["decision", "ruleId", "reason"],
+} as const;
+
 /**
- * Checks a suite document.
+ * Checks a suite document. Unknown fields are returned as warnings
+ * (`UNKNOWN_FIELD`, with the closest known name: an expectation spelled
+ * `ruleID` would otherwise go unchecked and its scenario pass); with
+ * `strict` they make the suite invalid.
  *
  * @throws {CliError} `SUITE_INVALID`, listing every problem.
  */
 export function parseSuite(
   document: unknown,
   file: string,
-): { name: string; scenarios: Scenario[] } {
+  options: { strict?: boolean } = {},
+): { name: string; scenarios: Scenario[]; warnings: Issue[] } {
   const problems: string[] = [];
   if (!isRecord(document)) {
     throw new CliError("SUITE_INVALID", `${file} must be a JSON object with name and scenarios`);
   }
+  const warnings: Issue[] = [];
+  const fields = (object: unknown, known: readonly string[], at: string, name: string) =>
+    warnings.push(...unknownFieldIssues(object, known, at, name, "simulate"));
+  fields(document, SUITE_FIELDS.suite, "", "the suite");
   const name = typeof document.name === "string" && document.name !== "" ? document.name : null;
   if (name === null) problems.push("name must be a non-empty string");
   const scenarios: Scenario[] = [];
@@ -39,6 +56,11 @@ export function parseSuite(
     document.scenarios.forEach((s: unknown, i: number) => {
       const at = `scenarios[${i}]`;
       if (!isRecord(s)) return void problems.push(`${at} must be an object`);
+      const pointer = `/scenarios/${i}`;
+      const label = `scenario ${typeof s.name === "string" ? JSON.stringify(s.name) : i}`;
+      fields(s, SUITE_FIELDS.scenario, pointer, label);
+      fields(s.target, SUITE_FIELDS.target, `${pointer}/target`, label);
+      fields(s.expected, SUITE_FIELDS.expected, `${pointer}/expected`, label);
       if (typeof s.name !== "string" || s.name === "") {
         problems.push(`${at}.name must be a non-empty string`);
       }
@@ -79,11 +101,14 @@ export function parseSuite(
       }
     });
   }
+  if (options.strict && warnings.length > 0) {
+    problems.push(`${warnings.length} unknown field(s), which --strict refuses`);
+  }
   if (problems.length > 0) {
     throw new CliError(
       "SUITE_INVALID",
       `${file} is not a valid simulation suite: ${problems.join("; ")}`,
     );
   }
-  return { name: name!, scenarios };
+  return { name: name!, scenarios, warnings };
 }

@@ -1,5 +1,5 @@
 /**
- * The working folder (SPEC.md "Working folder resolution order") and the
+ * The working folder (`docs/cli.md`, "Working folder and paths") and the
  * user file `$POLICY_HOME/config.json` that persists it.
  *
  * @module
@@ -45,11 +45,58 @@ export function userConfigPath(io: CliIo): string | undefined {
   return home === undefined ? undefined : path.join(home, "config.json");
 }
 
-/** Reads the user config; an absent file is an empty object. */
+/** How to recover from a user config that cannot be used. */
+const REPAIR_HINT =
+  "fix the file, or run 'policy working-folder reset' (or 'set <path>') to start it over; the damaged file is kept beside it";
+
+/**
+ * Reads the user config; an absent file is an empty object.
+ *
+ * @throws {CliError} `CONFIG_INVALID` (with how to start it over) when it
+ * is not a JSON object or `workingFolder` is not a non-empty string;
+ * `DOCUMENT_READ_ERROR`.
+ */
 export async function readUserConfig(file: string): Promise<Record<string, unknown>> {
   if (!(await exists(file))) return {};
   const text = await readTextDocument(file, "config", DEFAULT_MAX_FILE_BYTES);
-  return parseJsoncObject(text, file);
+  let config: Record<string, unknown>;
+  try {
+    config = parseJsoncObject(text, file);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    throw new CliError(error.code, error.message, { hint: REPAIR_HINT });
+  }
+  const folder = config.workingFolder;
+  if (folder !== undefined && (typeof folder !== "string" || folder === "")) {
+    throw new CliError(
+      "CONFIG_INVALID",
+      `${file}: workingFolder must be a non-empty string (the path of the working folder)`,
+      { hint: REPAIR_HINT },
+    );
+  }
+  return config;
+}
+
+/**
+ * Reads the user config to change it (`working-folder set` and `reset`). A
+ * file that cannot be used is not an obstacle to replacing it: it is moved
+ * aside to `config.json.damaged-<time>` and the change starts from an empty
+ * file; `moved` says where it went.
+ */
+export async function readUserConfigForChange(
+  file: string,
+  now: Date,
+): Promise<{ config: Record<string, unknown>; moved: string | null }> {
+  try {
+    return { config: await readUserConfig(file), moved: null };
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== "CONFIG_INVALID") throw error;
+    const moved = `${file}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
+    await fs.rename(file, moved).catch((cause) => {
+      throw new CliError("WRITE_ERROR", `cannot move ${file} aside: ${(cause as Error).message}`);
+    });
+    return { config: {}, moved };
+  }
 }
 
 /** Writes the user config atomically, creating `$POLICY_HOME` if needed. */
@@ -62,7 +109,10 @@ export async function writeUserConfig(file: string, data: Record<string, unknown
  * 3. `workingFolder` of the user config; 4. the current folder. Relative
  * values resolve from the current folder.
  *
- * @throws {CliError} `CONFIG_INVALID` when the user config is not JSON.
+ * The user config is read only when neither the flag nor the variable is
+ * given, so a damaged one stops only the commands that would use it.
+ *
+ * @throws {CliError} `CONFIG_INVALID` when the user config cannot be used.
  */
 export async function resolveWorkingFolder(
   flag: string | undefined,
@@ -76,7 +126,7 @@ export async function resolveWorkingFolder(
   const file = userConfigPath(io);
   if (file !== undefined) {
     const persisted = (await readUserConfig(file)).workingFolder;
-    if (typeof persisted === "string" && persisted !== "") {
+    if (typeof persisted === "string") {
       return { path: path.resolve(io.cwd, persisted), source: "user-config" };
     }
   }

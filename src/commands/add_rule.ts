@@ -5,10 +5,9 @@
  * @module
  */
 import type { Rule } from "../engine/types.ts";
-import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { isRecord, projectPolicies, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { isRecord, readDraftForEdit, saveDraft, validateDraft } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { didYouMean } from "./_suggest.ts";
 import { withoutSchema } from "./_schema.ts";
@@ -22,7 +21,8 @@ export const runAddRule = defineCommand(
       "Adds the rule in <path> (a Rule document: id, status, priority, target, effect, and",
       "optionally when, thenEffect, elseEffect, description) to a policy of the draft.",
       "The rule is checked with the same rules as validate; a rule id already used in the",
-      "policy is refused. With --strict, validation warnings refuse the rule too.",
+      "policy is refused. With --strict, validation warnings (an unknown field, a target no",
+      "evaluation point uses) refuse the rule too. The rule file may have comments.",
     ].join("\n"),
     flags: {
       "policy-key": {
@@ -41,95 +41,100 @@ export const runAddRule = defineCommand(
     const out = session.out;
     const policyKey = session.requireString("policy-key");
     const ruleFile = await session.fromWorkingFolder(session.requireString("rule-file"));
-    const { file, draft } = await readDraftForEdit(session);
-    // A rule file's $schema is for editors, not part of the rule.
-    const rule = withoutSchema(await session.readJson(ruleFile, "rule"));
+    return await session.exclusive(async () => {
+      const edit = await readDraftForEdit(session);
+      const { file, draft } = edit;
+      // A rule file's $schema is for editors, not part of the rule.
+      const rule = withoutSchema(await session.readJson(ruleFile, "rule"));
 
-    const policy = draft.policies.find((p) => p?.policyKey === policyKey);
-    if (policy === undefined) {
-      const keys = draft.policies.map((p) => p?.policyKey).filter((k) => typeof k === "string");
-      throw new CliError(
-        "POLICY_NOT_FOUND",
-        `the draft has no policy "${policyKey}"${didYouMean(policyKey, keys)}`,
+      const policy = draft.policies.find((p) => p?.policyKey === policyKey);
+      if (policy === undefined) {
+        const keys = draft.policies.map((p) => p?.policyKey).filter((k) => typeof k === "string");
+        throw new CliError(
+          "POLICY_NOT_FOUND",
+          `the draft has no policy "${policyKey}"${didYouMean(policyKey, keys)}`,
+          {
+            hint:
+              `create it with 'policy policies update-policy --policy-key ${policyKey} --defaults-effect <effect>'`,
+          },
+        );
+      }
+      const existing = Array.isArray(policy.rules) ? policy.rules : [];
+      // Validate the policy with the new rule after the existing ones, as a draft, so that a
+      // reused id and a target no evaluation point uses are reported; keep the new rule's issues.
+      const at = `/policies/0/rules/${existing.length}`;
+      const result = validateDraft({
+        schemaVersion: "1.0",
+        policies: [{ ...policy, rules: [...existing, rule] }],
+      });
+      const mine = (p: string) => p === at || p.startsWith(`${at}/`);
+      const errors = result.errors.filter((e) => mine(e.path));
+      const warnings = result.warnings.filter((w) => mine(w.path));
+      const duplicate = errors.find((e) => e.code === "DUPLICATE_RULE_ID");
+      if (duplicate !== undefined) {
+        throw new CliError("DUPLICATE_RULE_ID", duplicate.message, {
+          hint: "give the rule another id, or edit the existing rule in the draft",
+        });
+      }
+      const local = (p: string) => p.slice(at.length) || "/";
+      if (errors.length > 0) {
+        throw new CliError(
+          "RULE_INVALID",
+          `${ruleFile} is not a valid rule: ${
+            errors.map((e) => `${e.message} (${e.code} at ${local(e.path)})`).join("; ")
+          }`,
+        );
+      }
+      for (const w of warnings) out.warn(w.code, `${w.message} (at ${local(w.path)})`);
+      if (session.global.strict && warnings.length > 0) {
+        throw new CliError(
+          "RULE_INVALID",
+          `${ruleFile} has ${warnings.length} warning(s), which --strict treats as failures`,
+        );
+      }
+
+      const added = rule as Rule;
+      if (!Array.isArray(policy.rules)) policy.rules = [];
+      policy.rules.push(added);
+      await saveDraft(session, edit);
+
+      const branch = (key: "thenEffect" | "elseEffect") => {
+        const effect = (added as unknown as Record<string, unknown>)[key];
+        return isRecord(effect) && typeof effect.type === "string" ? effect.type : null;
+      };
+      out.result(
         {
-          hint:
-            `create it with 'policy policies update-policy --policy-key ${policyKey} --defaults-effect <effect>'`,
+          draftPath: file,
+          policyKey,
+          ruleId: added.id,
+          status: added.status,
+          priority: added.priority,
+          target: added.target,
+          effect: added.effect.type,
+          thenEffect: branch("thenEffect"),
+          elseEffect: branch("elseEffect"),
+          ruleCount: policy.rules.length,
+          warnings: out.warnings,
+        },
+        () => {
+          out.info(`added rule ${added.id} to policy ${policyKey} in ${file}`);
+          out.info(`  key:      ${policyKey}`);
+          out.info(`  rule id:  ${added.id}`);
+          out.info(`  priority: ${added.priority}`);
+          out.info(`  effect:   ${describeEffect(added.effect.type, added.effect)}`);
+          if (added.when !== undefined) {
+            const then = added.thenEffect ?? added.effect;
+            const otherwise = added.elseEffect;
+            out.info(
+              `  when:     true -> ${describeEffect(then.type, then)}, false -> ${
+                otherwise === undefined ? "skipped" : describeEffect(otherwise.type, otherwise)
+              }`,
+            );
+          }
+          out.info(`  target:   ${describeTarget(added.target)}`);
         },
       );
-    }
-    const existing = Array.isArray(policy.rules) ? policy.rules : [];
-    // Validate the new rule after the existing ones, so the engine also reports a reused id;
-    // keep only the issues of the new rule.
-    const at = `/policies/0/rules/${existing.length}`;
-    const [projected] = projectPolicies([{ ...policy, rules: [...existing, rule] }]);
-    const result = validateBundle({ schemaVersion: 1, env: "prod", policies: [projected] });
-    const mine = (p: string) => p === at || p.startsWith(`${at}/`);
-    const errors = result.errors.filter((e) => mine(e.path));
-    const warnings = result.warnings.filter((w) => mine(w.path));
-    const duplicate = errors.find((e) => e.code === "DUPLICATE_RULE_ID");
-    if (duplicate !== undefined) {
-      throw new CliError("DUPLICATE_RULE_ID", duplicate.message, {
-        hint: "give the rule another id, or edit the existing rule in the draft",
-      });
-    }
-    const local = (p: string) => p.slice(at.length) || "/";
-    if (errors.length > 0) {
-      throw new CliError(
-        "RULE_INVALID",
-        `${ruleFile} is not a valid rule: ${
-          errors.map((e) => `${e.message} (${e.code} at ${local(e.path)})`).join("; ")
-        }`,
-      );
-    }
-    for (const w of warnings) out.warn(w.code, `${w.message} (at ${local(w.path)})`);
-    if (session.global.strict && warnings.length > 0) {
-      throw new CliError(
-        "RULE_INVALID",
-        `${ruleFile} has ${warnings.length} warning(s), which --strict treats as failures`,
-      );
-    }
-
-    const added = rule as Rule;
-    if (!Array.isArray(policy.rules)) policy.rules = [];
-    policy.rules.push(added);
-    await saveDraft(file, draft);
-    out.note(`wrote ${file} (draft)`);
-
-    const branch = (key: "thenEffect" | "elseEffect") => {
-      const effect = (added as unknown as Record<string, unknown>)[key];
-      return isRecord(effect) && typeof effect.type === "string" ? effect.type : null;
-    };
-    out.result(
-      {
-        draftPath: file,
-        policyKey,
-        ruleId: added.id,
-        status: added.status,
-        priority: added.priority,
-        target: added.target,
-        effect: added.effect.type,
-        thenEffect: branch("thenEffect"),
-        elseEffect: branch("elseEffect"),
-        ruleCount: policy.rules.length,
-      },
-      () => {
-        out.info(`added rule ${added.id} to policy ${policyKey} in ${file}`);
-        out.info(`  key:      ${policyKey}`);
-        out.info(`  rule id:  ${added.id}`);
-        out.info(`  priority: ${added.priority}`);
-        out.info(`  effect:   ${describeEffect(added.effect.type, added.effect)}`);
-        if (added.when !== undefined) {
-          const then = added.thenEffect ?? added.effect;
-          const otherwise = added.elseEffect;
-          out.info(
-            `  when:     true -> ${describeEffect(then.type, then)}, false -> ${
-              otherwise === undefined ? "skipped" : describeEffect(otherwise.type, otherwise)
-            }`,
-          );
-        }
-        out.info(`  target:   ${describeTarget(added.target)}`);
-      },
-    );
-    return 0;
+      return 0;
+    });
   },
 );

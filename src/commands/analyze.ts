@@ -18,13 +18,22 @@ import {
   scanSourceTree,
   type SourceLocation,
 } from "../analyze/mod.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { suggest } from "./_suggest.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
-import { asEditableDraft, type DraftDocument, draftText, isRecord } from "./_draft.ts";
-import { writeFileAtomic } from "./_atomic_write.ts";
-import { plural } from "./_describe.ts";
+import {
+  asEditableDraft,
+  type DraftDocument,
+  draftText,
+  isRecord,
+  isTarget,
+  readDraftForEdit,
+  saveDraft,
+} from "./_draft.ts";
+import { bundleDocument, draftDocument } from "./_documents.ts";
+import { inspectBundleFile } from "./_bundle.ts";
+import { describeTarget, plural } from "./_describe.ts";
 
 /** A warning of the JSON document: position fields are null when the warning is not about a place. */
 interface LocatedWarning {
@@ -53,9 +62,11 @@ export const runAnalyze = defineCommand(
       "and lists each target with its status: present when the existing draft (else the",
       "bundle) has a policy naming it, missing otherwise, with every file:line:column.",
       "Without --check, writes the first draft (one policy per target, no rules) to",
-      "draft.path; an existing draft is never overwritten (DRAFT_EXISTS, exit 2).",
-      "With --check, writes nothing and exits 1 when a target has no policy. Targets that",
-      "cannot be resolved from the file alone are warnings; --strict makes them failures.",
+      "draft.path; an existing draft is never overwritten (DRAFT_EXISTS, exit 2): --merge adds",
+      "a policy for each target it lacks and changes nothing else. With --check, writes",
+      "nothing and exits 1 when a target has no policy. Targets that cannot be resolved from",
+      "the file alone, and rules whose target is close to but not one the code evaluates, are",
+      "warnings; --strict makes them failures.",
     ].join("\n"),
     flags: {
       source: {
@@ -68,6 +79,10 @@ export const runAnalyze = defineCommand(
         type: "boolean",
         description: "write nothing; exit 1 when an evaluation point has no policy",
       },
+      merge: {
+        type: "boolean",
+        description: "add to the existing draft a policy for each target it lacks",
+      },
     },
   },
   async (session) => {
@@ -77,6 +92,10 @@ export const runAnalyze = defineCommand(
     const early = out.warnings.length;
     const settings = analyzeSettings(config.analyze, config.file);
     const check = session.has("check");
+    const merge = session.has("merge");
+    if (check && merge) {
+      throw usageError("--check writes nothing; it cannot be combined with --merge");
+    }
     const strict = session.global.strict;
 
     const sourceFlag = session.string("source");
@@ -85,7 +104,9 @@ export const runAnalyze = defineCommand(
     const sourceIsFile = await sourceKind(source);
     out.note(`source: ${source}`);
 
-    if (!check && await exists(config.draftPath)) throw draftExists(config.draftPath);
+    const { file: draftFile } = await draftDocument(session);
+    const hasDraft = await exists(draftFile);
+    if (!check && !merge && hasDraft) throw draftExists(draftFile);
 
     const scan = await scanSourceTree(source, {
       maxFileBytes: config.maxFileBytes,
@@ -122,11 +143,20 @@ export const runAnalyze = defineCommand(
       );
     }
 
-    const comparison = await compareWith(session, check ? config.draftPath : null);
+    const comparison = await compareWith(session, check || merge ? draftFile : null);
     if (comparison !== null) out.note(`compared with the ${comparison.type} ${comparison.path}`);
     const listing = listDiscoveredPolicies(points, comparison?.policies ?? []);
     const missing = listing.policies.filter((p) => p.status === "missing");
     if (comparison !== null) {
+      for (const near of nearMisses(comparison.policies, listing.policies)) {
+        warnAt(
+          "ANALYZE_RULE_TARGET_UNUSED",
+          `rule ${
+            JSON.stringify(near.ruleId)
+          } of policy ${near.policyKey} in the ${comparison.type} targets ${near.target}, which no evaluation point uses; did you mean ${near.closest}?`,
+          null,
+        );
+      }
       for (const entry of listing.policies) {
         if (entry.status !== "present" || hasRuleFor(comparison.policies, entry)) continue;
         const t = entry.target;
@@ -146,15 +176,47 @@ export const runAnalyze = defineCommand(
       : !(strict && warningCount > 0);
 
     let draftPath: string | null = null;
+    let added: string[] = [];
     if (!check && passed && points.length > 0) {
-      const draft = buildDraft(points, session.io.now());
-      await writeFileAtomic(config.draftPath, draftText(draft as DraftDocument), {
-        overwrite: false,
-        createParents: true,
-        onExists: draftExists,
+      const fresh = buildDraft(points, session.io.now());
+      added = await session.exclusive(async () => {
+        if (!hasDraft || !merge) {
+          await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {
+            overwrite: false,
+            createParents: true,
+            onExists: draftExists,
+          });
+          return fresh.policies.map((p) => p.policyKey);
+        }
+        // Merge: the draft as it is now (under the lock), plus the policies it lacks.
+        const edit = await readDraftForEdit(session);
+        const known = listDiscoveredPolicies(points, edit.draft.policies as KnownPolicy[]);
+        const lacking = new Set(
+          known.policies.filter((p) => p.status === "missing").map((p) => p.policyKey),
+        );
+        const taken = new Set(edit.draft.policies.map((p) => p?.policyKey));
+        const extra = fresh.policies.filter((p) => lacking.has(p.policyKey));
+        const clash = extra.find((p) => taken.has(p.policyKey));
+        if (clash !== undefined) {
+          throw new CliError(
+            "DRAFT_INVALID",
+            `the draft already has a policy ${clash.policyKey} that does not name the target ${
+              describeTarget(clash.discoveredTarget)
+            }; nothing was merged`,
+            {
+              hint: `give that policy a discoveredTarget or a rule for ${
+                describeTarget(clash.discoveredTarget)
+              }, or rename it`,
+            },
+          );
+        }
+        if (extra.length > 0) {
+          edit.draft.policies.push(...extra as unknown as typeof edit.draft.policies);
+          await saveDraft(session, edit);
+        }
+        return extra.map((p) => p.policyKey);
       });
-      out.note(`wrote ${config.draftPath} (draft)`);
-      draftPath = config.draftPath;
+      draftPath = added.length > 0 || !hasDraft || !merge ? draftFile : null;
     }
 
     const allWarnings: LocatedWarning[] = [
@@ -169,6 +231,7 @@ export const runAnalyze = defineCommand(
         filesScanned: scan.filesScanned,
         comparedWith: comparison === null ? null : { type: comparison.type, path: comparison.path },
         draftPath,
+        added,
         policies: listing.policies,
         summary: listing.summary,
         warnings: allWarnings,
@@ -207,6 +270,14 @@ export const runAnalyze = defineCommand(
         } else if (!passed) {
           out.line(
             `no draft written: ${plural(warningCount, "warning")} with --strict`,
+          );
+        } else if (merge && hasDraft) {
+          out.info(
+            added.length === 0
+              ? `the draft ${draftFile} already has a policy for every target; nothing was added`
+              : `added ${plural(added.length, "policy", "policies")} to the draft ${draftFile}: ${
+                added.join(", ")
+              } (no rules yet)`,
           );
         } else if (draftPath !== null) {
           out.info(
@@ -270,7 +341,7 @@ function draftExists(target: string): CliError {
     `a draft already exists at ${target}; analyze never overwrites it, and it was not changed`,
     {
       hint:
-        "compare the code with it using 'policy analyze --check', add policies with 'policy policies update-policy', or delete it to start over",
+        "compare the code with it using 'policy analyze --check', and add a policy for each target it lacks with 'policy analyze --merge'",
     },
   );
 }
@@ -291,25 +362,56 @@ async function sourceKind(source: string): Promise<boolean> {
 }
 
 /**
- * What the listing is compared with: in `--check` mode the draft when it
- * exists; otherwise (and when there is no draft) the bundle when it exists;
- * else nothing.
+ * What the listing is compared with: with `--check` or `--merge` the draft
+ * when it exists; otherwise (and when there is no draft) the bundle when it
+ * exists, loaded through the library's pipeline (its integrity is not this
+ * command's concern); else nothing.
  */
 async function compareWith(session: Session, draftPath: string | null): Promise<Comparison | null> {
   if (draftPath !== null && await exists(draftPath)) {
     const draft = asEditableDraft(await session.readJson(draftPath, "draft"), draftPath);
     return { type: "draft", path: draftPath, policies: draft.policies as KnownPolicy[] };
   }
-  const bundlePath = (await session.config()).bundlePath;
-  if (!(await exists(bundlePath))) return null;
-  const bundle = await session.readJson(bundlePath, "bundle");
-  if (!isRecord(bundle) || !Array.isArray(bundle.policies)) {
-    throw new PolicyError(
-      "BUNDLE_INVALID",
-      `${bundlePath} is not a bundle (an object with a policies array); run 'policy validate ${bundlePath}'`,
-    );
+  const { file } = await bundleDocument(session);
+  if (!(await exists(file))) return null;
+  const loaded = await inspectBundleFile(session, file, null);
+  return { type: "bundle", path: file, policies: loaded.compiled.bundle.policies as KnownPolicy[] };
+}
+
+/** A rule whose target no evaluation point uses, but one close to it does. */
+interface NearMiss {
+  policyKey: string;
+  ruleId: unknown;
+  target: string;
+  closest: string;
+}
+
+/**
+ * The rules of `policies` whose target is not a discovered one but is close
+ * to one (`billing/invoices/create` for `billing/invoice/create`): a typo
+ * that makes the rule apply where no code evaluates. Rules for targets far
+ * from every discovered one are left alone (code outside the scan may use them).
+ */
+function nearMisses(
+  policies: readonly KnownPolicy[],
+  discovered: readonly DiscoveredPolicy[],
+): NearMiss[] {
+  const targets = discovered.map((d) => describeTarget(d.target));
+  const known = new Set(targets);
+  const found: NearMiss[] = [];
+  for (const policy of policies) {
+    if (!isRecord(policy) || !Array.isArray(policy.rules)) continue;
+    for (const rule of policy.rules as unknown[]) {
+      if (!isRecord(rule) || !isTarget(rule.target)) continue;
+      const target = describeTarget(rule.target);
+      if (known.has(target)) continue;
+      const closest = suggest(target, targets);
+      if (closest !== undefined) {
+        found.push({ policyKey: String(policy.policyKey), ruleId: rule.id, target, closest });
+      }
+    }
   }
-  return { type: "bundle", path: bundlePath, policies: bundle.policies as KnownPolicy[] };
+  return found;
 }
 
 /** The fields of the `analyze` config block the CLI uses. */

@@ -5,8 +5,6 @@
  * @module
  */
 import type { Decision, RuntimeBundleV1 } from "../engine/types.ts";
-import { PolicyError } from "../engine/policy_error.ts";
-import { validateBundle } from "../engine/validate_bundle.ts";
 import { type BundleDiff, diffBundles, type FieldChange } from "../diff/diff_bundles.ts";
 import {
   compareDecisions,
@@ -16,14 +14,10 @@ import {
 import type { RankEntry } from "../diff/_rankings.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import {
-  detectDocumentType,
-  type DocumentType,
-  type DraftDocument,
-  draftToBundle,
-  validateDraft,
-} from "./_draft.ts";
-import { checkChecksum } from "./_bundle.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
+import { detectDocumentType, type DocumentType } from "./_documents.ts";
+import { inFile, inspectBundleFile } from "./_bundle.ts";
+import { parseDocumentText } from "./_read_document.ts";
 import { parseSuite } from "./_suite.ts";
 import { parseRequests } from "./_requests.ts";
 import { describeEffect, describeTarget, plural } from "./_describe.ts";
@@ -105,32 +99,37 @@ interface Side {
 }
 
 /**
- * Reads a bundle or a draft and checks it like `validate` does.
+ * Reads a bundle or a draft (its type told as `validate` tells it,
+ * `_documents.ts`): a draft is checked like `validate` does; a bundle goes
+ * through the library's load pipeline, which must accept it but for its
+ * signature (not this command's concern).
  *
  * @throws {PolicyError|CliError} the read errors, `BUNDLE_INVALID`,
  * `CHECKSUM_MISMATCH`, `DRAFT_INVALID`.
  */
 async function readComparable(session: Session, argument: string): Promise<Side> {
   const file = await session.fromWorkingFolder(argument);
-  const document = await session.readJson(file, "document");
-  const type = detectDocumentType(document);
-  const result = type === "draft" ? validateDraft(document) : validateBundle(document);
+  const document = parseDocumentText(await session.readText(file, "document"), "document", file)
+    .value;
+  const { type } = detectDocumentType(document);
+  if (type === "bundle") {
+    const seen = await inspectBundleFile(session, file, null);
+    if (seen.integrity?.code === "CHECKSUM_MISMATCH") throw inFile(seen.integrity, file);
+    return { file, argument, type, bundle: seen.compiled.bundle };
+  }
+  const result = validateDraft(document);
   if (!result.valid) {
     const first = result.errors[0]!;
-    const message = `${file} is not a valid ${type}: ${first.message} (${first.code} at ${
-      first.path || "/"
-    })${result.errors.length > 1 ? ` and ${result.errors.length - 1} more error(s)` : ""}`;
-    const hint = `run 'policy validate ${argument}' for the list`;
-    if (type === "draft") throw new CliError("DRAFT_INVALID", message, { hint });
-    throw new PolicyError("BUNDLE_INVALID", `${message}; ${hint}`, { issues: result.errors });
+    throw new CliError(
+      "DRAFT_INVALID",
+      `${file} is not a valid draft: ${first.message} (${first.code} at ${first.path || "/"})${
+        result.errors.length > 1 ? ` and ${result.errors.length - 1} more error(s)` : ""
+      }`,
+      { hint: `run 'policy validate ${argument}' for the list` },
+    );
   }
-  if (type === "draft") {
-    // The env is not the draft's: scope is not compared when a side is a draft.
-    const bundle = draftToBundle(document as DraftDocument, { env: "prod" });
-    return { file, argument, type, bundle };
-  }
-  const bundle = document as RuntimeBundleV1;
-  await checkChecksum(bundle, file);
+  // The env is not the draft's: scope is not compared when a side is a draft.
+  const bundle = draftToBundle(document as DraftDocument, { env: "prod" });
   return { file, argument, type, bundle };
 }
 
@@ -158,7 +157,10 @@ async function replay(
     };
   }
   const file = await session.fromWorkingFolder(suiteFlag!);
-  const suite = parseSuite(await session.readJson(file, "suite"), file);
+  const suite = parseSuite(await session.readJson(file, "suite"), file, {
+    strict: session.global.strict,
+  });
+  for (const w of suite.warnings) session.out.warn(w.code, `${file}: ${w.message} (at ${w.path})`);
   const result = compareDecisions(before, after, suite.scenarios);
   return {
     source: { kind: "suite" as const, path: file },

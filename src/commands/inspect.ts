@@ -4,23 +4,13 @@
  * @module
  */
 import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
-import { isPolicyError } from "../engine/policy_error.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { bundleFile, checkChecksum, loadBundle } from "./_bundle.ts";
+import { inspectBundleFile } from "./_bundle.ts";
+import { bundleDocument } from "./_documents.ts";
 import { countRules } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
-import { mergeSigningBlocks, resolveVerifyKey, verify } from "./_signing.ts";
-
-/** Codes that mean "the signature (or checksum) is not valid", reported as status `invalid`. */
-const INVALID_CODES = new Set([
-  "CHECKSUM_MISMATCH",
-  "BUNDLE_SIGNATURE_MISSING",
-  "BUNDLE_SIGNATURE_INVALID",
-  "BUNDLE_SIGNATURE_KEY_UNKNOWN",
-  "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
-  "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
-]);
+import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
 
 /** Shows a bundle or verifies its signature. */
 export const runInspect = defineCommand(
@@ -62,44 +52,38 @@ export const runInspect = defineCommand(
       out.warn("PUBLIC_KEY_UNUSED", "--public-key is only used with --signature");
     }
     const config = await session.config();
-    const file = await bundleFile(session);
-    const bundle = await loadBundle(session, file, { checksum: false });
-
-    let verification: Verification | null = null;
-    if (showSignature) {
-      const key = await resolveVerifyKey(session, {
+    const { file } = await bundleDocument(session);
+    const key = showSignature
+      ? await resolveVerifyKey(session, {
         publicKeyFlag: session.string("public-key"),
         signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
         conventionalHmacSecret: true,
+      })
+      : null;
+    if (showSignature && key === null) {
+      throw new CliError("PUBLIC_KEY_MISSING", "no key to verify the signature with", {
+        hint:
+          "pass --public-key <path>, set POLICY_PUBLIC_KEY or POLICY_PUBLIC_KEY_PATH, or set signature.publicKeyPath",
       });
-      if (key === null) {
-        throw new CliError("PUBLIC_KEY_MISSING", "no key to verify the signature with", {
-          hint:
-            "pass --public-key <path>, set POLICY_PUBLIC_KEY or POLICY_PUBLIC_KEY_PATH, or set signature.publicKeyPath",
-        });
-      }
-      out.note(`verifying with ${key.algorithm} key from ${key.source}`);
-      const signature = bundle.signature;
-      const base = {
-        algorithm: signature?.algorithm ?? null,
-        keyId: signature?.keyId ?? null,
+    }
+    if (key !== null) out.note(`verifying with ${key.algorithm} key from ${key.source}`);
+    // The library's load pipeline, reporting (not throwing) what makes the bundle untrusted.
+    const loaded = await inspectBundleFile(session, file, key);
+    const bundle = loaded.compiled.bundle;
+    const failure = loaded.integrity;
+
+    let verification: Verification | null = null;
+    if (key !== null) {
+      verification = {
+        status: failure === null ? "valid" : "invalid",
+        algorithm: bundle.signature?.algorithm ?? null,
+        keyId: bundle.signature?.keyId ?? null,
         keySource: key.source,
+        code: failure?.code ?? null,
+        message: failure?.message ?? null,
       };
-      try {
-        await checkChecksum(bundle, file);
-        await verify(bundle, key);
-        verification = { status: "valid", ...base, code: null, message: null };
-      } catch (error) {
-        if (!isPolicyError(error) || !INVALID_CODES.has(error.code)) throw error;
-        verification = { status: "invalid", ...base, code: error.code, message: error.message };
-      }
-    } else if (bundle.checksum !== undefined) {
-      try {
-        await checkChecksum(bundle, file);
-      } catch (error) {
-        if (!isPolicyError(error)) throw error;
-        out.warn(error.code, error.message);
-      }
+    } else if (failure?.code === "CHECKSUM_MISMATCH") {
+      out.warn(failure.code, `${file}: ${failure.message}`);
     }
 
     out.result(
@@ -119,6 +103,7 @@ export const runInspect = defineCommand(
           : { algorithm: bundle.signature.algorithm, keyId: bundle.signature.keyId },
         policies: showPolicies ? describePolicies(bundle) : null,
         verification,
+        warnings: out.warnings,
       },
       () => {
         if (showPolicies) printPolicies(out, file, bundle);

@@ -50,7 +50,13 @@ export const runKeysGenerate = defineCommand(
     if (algorithm === "HMAC_SHA256") {
       if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
       const secret = generateHmacSecret();
-      out.result({ algorithm, secret, privateKeyPath: null, publicKeyPath: null }, () => {
+      out.result({
+        algorithm,
+        secret,
+        privateKeyPath: null,
+        publicKeyPath: null,
+        warnings: out.warnings,
+      }, () => {
         out.line(secret);
         out.aside(
           "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
@@ -82,7 +88,13 @@ export const runKeysGenerate = defineCommand(
       onExists: refuse,
     });
     out.note(`wrote ${privateKeyPath} (private key, mode 0600) and ${publicKeyPath}`);
-    out.result({ algorithm, secret: null, privateKeyPath, publicKeyPath }, () => {
+    out.result({
+      algorithm,
+      secret: null,
+      privateKeyPath,
+      publicKeyPath,
+      warnings: out.warnings,
+    }, () => {
       out.info(`wrote ${privateKeyPath} (private key, PKCS#8, mode 0600)`);
       out.info(`wrote ${publicKeyPath} (public key, SPKI)`);
       out.info(

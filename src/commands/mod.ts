@@ -30,6 +30,7 @@ export { runWorkingFolder } from "./working_folder.ts";
 export { runPolicies } from "./policies.ts";
 export { runUpdatePolicy } from "./update_policy.ts";
 export { runAddRule } from "./add_rule.ts";
+export { runImportPolicies } from "./import_policies.ts";
 export { runValidate } from "./validate.ts";
 export { runBuild } from "./build.ts";
 export { runSign } from "./sign.ts";

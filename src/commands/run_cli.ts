@@ -4,7 +4,14 @@
  * @module
  */
 import type { CliIo } from "./cli_io.ts";
-import { detectFormat, GLOBAL_FLAGS, splitCommand, wantsHelp } from "./_args.ts";
+import {
+  detectFormat,
+  GLOBAL_FLAGS,
+  splitCommand,
+  versionText,
+  wantsHelp,
+  wantsVersion,
+} from "./_args.ts";
 import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
@@ -95,6 +102,10 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   if (name === undefined && (wantsHelp(args) || args.length === 0)) {
     io.stdout(help());
     return args.length === 0 ? exitCodeFor("USAGE_ERROR") : 0;
+  }
+  if (name === undefined && wantsVersion(args)) {
+    io.stdout(versionText());
+    return 0;
   }
   const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
   const report = describeError(

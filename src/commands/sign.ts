@@ -4,19 +4,16 @@
  * @module
  */
 import { computeDigest } from "../engine/canonical_payload.ts";
-import { isPolicyError } from "../engine/policy_error.ts";
-import { CliError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand } from "./_session.ts";
-import { bundleFile, loadBundle } from "./_bundle.ts";
-import { writeFileAtomic } from "./_atomic_write.ts";
-import { withSchema } from "./_schema.ts";
+import { bundleText, checkParity, inFile, inspectBundleFile } from "./_bundle.ts";
+import { bundleDocument } from "./_documents.ts";
 import {
   mergeSigningBlocks,
-  resolveSigningKey,
+  readSigningKey,
   sign,
   SIGNING_FLAGS,
-  verifyOwnSignature,
+  signingSettings,
 } from "./_signing.ts";
 
 /** Signs an existing bundle. */
@@ -29,7 +26,8 @@ export const runSign = defineCommand(
       "canonical payload, replacing any previous signature. The key comes from the signing",
       "flags, else the sign.signing block (falling back field by field to build.signing).",
       "The bundle must be valid and its checksum, when present, must match: sign never",
-      "blesses a bundle altered after it was built (rebuild it instead). Needs a toolkit",
+      "blesses a bundle altered after it was built (rebuild it instead). The signed text must",
+      "load and verify as a client would before it replaces the file. Needs a toolkit",
       "licence once the 30-day grace period is over (see 'policy activate --help').",
     ].join("\n"),
     flags: {
@@ -44,54 +42,54 @@ export const runSign = defineCommand(
   async (session) => {
     const out = session.out;
     const config = await session.config();
-    await requireToolkitLicense(session, "sign");
-    const file = await bundleFile(session);
-    const bundle = await loadBundle(session, file);
     const block = mergeSigningBlocks(config.build.signing, config.sign.signing);
-    const key = await resolveSigningKey(session, block, "sign.signing");
+    const settings = await signingSettings(session, block, "sign.signing");
+    await requireToolkitLicense(session, "sign");
+    const key = await readSigningKey(session, settings);
     out.note(`signing with ${key.algorithm}, key id ${key.keyId}, key from ${key.source}`);
-    const previous = bundle.signature;
-    const signed = await sign(bundle, key);
-    try {
-      await verifyOwnSignature(session, signed, key);
-    } catch (error) {
-      if (!isPolicyError(error)) throw error;
-      throw new CliError(
-        "PARITY_FAILED",
-        `the new signature does not verify (${error.code}: ${error.message}); the bundle was not changed`,
+    const { file } = await bundleDocument(session);
+    return await session.exclusive(async () => {
+      // The library's pipeline; the old signature is being replaced, so only the checksum counts.
+      const loaded = await inspectBundleFile(session, file, null);
+      if (loaded.integrity?.code === "CHECKSUM_MISMATCH") throw inFile(loaded.integrity, file);
+      const bundle = loaded.compiled.bundle;
+      const previous = bundle.signature;
+      const signed = await sign(bundle, key);
+      // Keep the field order of the file; put checksum and signature where they were or at the end.
+      const text = bundleText({ ...bundle, ...signed });
+      if ((await checkParity(session, file, text, key)) === "skipped") {
+        out.warn(
+          "PARITY_SIGNATURE_SKIPPED",
+          "the new signature was not checked: the private key is not PKCS#8 and no public key is configured (signature.publicKeyPath)",
+        );
+      }
+      await session.writeDocument(file, "bundle", text);
+      const { etag } = await computeDigest(signed);
+      out.result(
+        {
+          path: file,
+          schemaVersion: 1,
+          env: signed.env,
+          bundleVersion: signed.bundleVersion ?? null,
+          checksum: signed.checksum,
+          etag,
+          signature: { algorithm: signed.signature.algorithm, keyId: signed.signature.keyId },
+          replacedSignature: previous === undefined
+            ? null
+            : { algorithm: previous.algorithm, keyId: previous.keyId },
+          warnings: out.warnings,
+        },
+        () => {
+          out.info(`signed ${file}`);
+          out.info(`  algorithm: ${signed.signature.algorithm}`);
+          out.info(`  key id:    ${signed.signature.keyId}`);
+          out.info(`  checksum:  ${signed.checksum}`);
+          if (previous !== undefined) {
+            out.info(`  replaced:  ${previous.algorithm} signature, key id ${previous.keyId}`);
+          }
+        },
       );
-    }
-    // Keep the field order of the file; put checksum and signature where they were or at the end.
-    await writeFileAtomic(
-      file,
-      JSON.stringify(withSchema({ ...bundle, ...signed }, "bundle"), null, 2) + "\n",
-    );
-    out.note(`wrote ${file} (bundle)`);
-    const { etag } = await computeDigest(signed);
-    out.result(
-      {
-        path: file,
-        schemaVersion: 1,
-        env: signed.env,
-        bundleVersion: signed.bundleVersion ?? null,
-        checksum: signed.checksum,
-        etag,
-        signature: { algorithm: signed.signature.algorithm, keyId: signed.signature.keyId },
-        replacedSignature: previous === undefined
-          ? null
-          : { algorithm: previous.algorithm, keyId: previous.keyId },
-        warnings: out.warnings,
-      },
-      () => {
-        out.info(`signed ${file}`);
-        out.info(`  algorithm: ${signed.signature.algorithm}`);
-        out.info(`  key id:    ${signed.signature.keyId}`);
-        out.info(`  checksum:  ${signed.checksum}`);
-        if (previous !== undefined) {
-          out.info(`  replaced:  ${previous.algorithm} signature, key id ${previous.keyId}`);
-        }
-      },
-    );
-    return 0;
+      return 0;
+    });
   },
 );

@@ -5,20 +5,23 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import type { Decision, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
+import type { Decision, Target } from "../engine/types.ts";
+import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
+import { isPolicyError } from "../engine/policy_error.ts";
+import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
-import { exitCodeFor, usageError } from "./_errors.ts";
+import { exitCodeFor, usageError, withHint } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { bundleFile, loadBundle } from "./_bundle.ts";
+import { inFile, inspectBundleFile, loadBundleFile } from "./_bundle.ts";
+import { bundleDocument } from "./_documents.ts";
+import { isRecord } from "./_draft.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
-import { mergeSigningBlocks, resolveVerifyKey, verify } from "./_signing.ts";
+import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
 import type { Output } from "./_output.ts";
 import { parseSuite, type Scenario } from "./_suite.ts";
-import { isRecord } from "./_draft.ts";
 
 /** Evaluates requests against the bundle. */
 export const runSimulate = defineCommand(
@@ -81,47 +84,70 @@ export const runSimulate = defineCommand(
 
 /** How the bundle's signature was treated. */
 interface Verification {
-  status: "verified" | "skipped";
+  /**
+   * `verified` with the configured key; `unsigned`: no key is configured and
+   * the bundle has no signature (what a client with `allowUnsigned` loads);
+   * `skipped`: `--skip-verify`.
+   */
+  status: "verified" | "unsigned" | "skipped";
   algorithm: string | null;
   keyId: string | null;
   keySource: string | null;
 }
 
-/** Loads, verifies (when a key is configured) and compiles the bundle. */
+/**
+ * Loads the bundle through the library's load pipeline with the key a
+ * client would be given (the configured one), so the command accepts and
+ * refuses exactly what that client would. `--skip-verify` is the explicit
+ * way to evaluate a bundle whose signature cannot be checked; its checksum
+ * must still match.
+ */
 async function prepare(
   session: Session,
-): Promise<
-  { file: string; bundle: RuntimeBundleV1; compiled: CompiledBundle; verification: Verification }
-> {
+): Promise<{ file: string; compiled: CompiledBundle; verification: Verification }> {
   const config = await session.config();
-  const file = await bundleFile(session);
-  const bundle = await loadBundle(session, file);
-  let verification: Verification = {
-    status: "skipped",
-    algorithm: null,
-    keyId: null,
-    keySource: null,
-  };
-  if (session.has("skip-verify")) {
-    session.out.note("signature verification skipped (--skip-verify)");
-  } else {
-    const key = await resolveVerifyKey(session, {
-      signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
-    });
-    if (key === null) {
-      session.out.note("no verification key configured; the signature is not checked");
-    } else {
-      session.out.note(`verifying the signature with ${key.algorithm} key from ${key.source}`);
-      const status = await verify(bundle, key);
-      verification = {
-        status: "verified",
-        algorithm: status.status === "verified" ? status.algorithm : null,
-        keyId: status.status === "verified" ? status.keyId : null,
-        keySource: key.source,
-      };
-    }
+  const { file } = await bundleDocument(session);
+  const skip = session.has("skip-verify");
+  const key = skip ? null : await resolveVerifyKey(session, {
+    signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+  });
+  if (skip) session.out.note("signature verification skipped (--skip-verify)");
+  else if (key === null) session.out.note("no verification key configured");
+  else session.out.note(`verifying the signature with ${key.algorithm} key from ${key.source}`);
+  if (skip) {
+    // The pipeline, reporting integrity failures: only the checksum's stops the command.
+    const seen = await inspectBundleFile(session, file, null);
+    if (seen.integrity?.code === "CHECKSUM_MISMATCH") throw inFile(seen.integrity, file);
+    const verification: Verification = {
+      status: "skipped",
+      algorithm: null,
+      keyId: null,
+      keySource: null,
+    };
+    return { file, compiled: seen.compiled, verification };
   }
-  return { file, bundle, compiled: compileBundle(bundle, { skipValidation: true }), verification };
+  let loaded: LoadedBundle;
+  try {
+    loaded = await loadBundleFile(session, file, key);
+  } catch (error) {
+    if (isPolicyError(error, "BUNDLE_SIGNATURE_UNVERIFIED")) {
+      throw withHint(
+        error,
+        "configure the key clients verify it with (signature.publicKeyPath, POLICY_PUBLIC_KEY, POLICY_PUBLIC_KEY_PATH, or a signing block), or pass --skip-verify to evaluate it unverified",
+      );
+    }
+    throw error;
+  }
+  const signature = loaded.status.signature;
+  const verification: Verification = signature.status === "verified"
+    ? {
+      status: "verified",
+      algorithm: signature.algorithm,
+      keyId: signature.keyId,
+      keySource: key?.source ?? null,
+    }
+    : { status: "unsigned", algorithm: null, keyId: null, keySource: null };
+  return { file, compiled: loaded.compiled, verification };
 }
 
 async function runOne(session: Session): Promise<number> {
@@ -140,12 +166,21 @@ async function runOne(session: Session): Promise<number> {
   const decision = createEvaluator(compiled)({ target, context });
   const traced = trace === "full" ? traceEvaluation(compiled, { target, context }) : null;
   out.result(
-    { path: file, verification, target, context, decision, trace: traced },
+    {
+      path: file,
+      verification,
+      target,
+      context,
+      decision,
+      trace: traced,
+      warnings: out.warnings,
+    },
     () => {
       out.line(`decision: ${describeEffect(decision.decision, decision)}`);
       out.line(`  reason: ${decision.reason}`);
       out.line(`  policy: ${decision.policyKey ?? "(none: deny by default)"}`);
       out.line(`  rule:   ${decision.ruleId ?? "(none)"}`);
+      out.info(`  bundle: ${file}`);
       out.info(`  signature: ${describeVerification(verification)}`);
       if (traced !== null) printTrace(out, traced);
     },
@@ -169,9 +204,14 @@ function parseContext(text: string | undefined): Record<string, unknown> {
 }
 
 function describeVerification(v: Verification): string {
-  return v.status === "verified"
-    ? `verified (${v.algorithm}, key id ${v.keyId})`
-    : "not verified (no key configured)";
+  switch (v.status) {
+    case "verified":
+      return `verified (${v.algorithm}, key id ${v.keyId})`;
+    case "unsigned":
+      return "unsigned (no key configured, and the bundle has no signature)";
+    case "skipped":
+      return "not verified (--skip-verify)";
+  }
 }
 
 function printTrace(out: Output, trace: EvaluationTrace): void {
@@ -223,8 +263,14 @@ async function runSuite(session: Session): Promise<number> {
   const suiteFile = await session.fromWorkingFolder(session.requireString("suite"));
   const junit = session.string("junit");
   const junitFile = junit === undefined ? null : await session.fromWorkingFolder(junit);
-  const suite = parseSuite(await session.readJson(suiteFile, "suite"), suiteFile);
-  const { file, bundle, compiled, verification } = await prepare(session);
+  const suite = parseSuite(await session.readJson(suiteFile, "suite"), suiteFile, {
+    strict: session.global.strict,
+  });
+  for (const w of suite.warnings) {
+    session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
+  }
+  const { file, compiled, verification } = await prepare(session);
+  const bundle = compiled.bundle;
 
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
@@ -300,6 +346,7 @@ async function runSuite(session: Session): Promise<number> {
       summary,
       coverage,
       junitPath: junitFile,
+      warnings: out.warnings,
     },
     () => {
       out.info(`suite "${suite.name}": ${plural(results.length, "scenario")} against ${file}`);

@@ -98,53 +98,56 @@ export const runUpdatePolicy = defineCommand(
     }
     const defaults = effect === undefined ? undefined : defaultsFromFlags(session, effect);
 
-    const { file, draft } = await readDraftForEdit(session);
-    let policy = draft.policies.find((p) => p?.policyKey === policyKey);
-    const created = policy === undefined;
-    if (policy === undefined) {
-      policy = { policyKey, activeVersion: 1, friendlyName: policyKey, rules: [] };
-      draft.policies.push(policy);
-    }
-    if (activeVersion !== undefined) policy.activeVersion = activeVersion;
-    if (friendlyName !== undefined) policy.friendlyName = friendlyName;
-    if (defaults !== undefined) {
-      checkDefaults(policy, defaults, policyKey);
-      policy.defaults = defaults;
-    }
-    if (
-      policy.defaults !== undefined && Array.isArray(policy.rules) && policy.rules.length === 0
-    ) {
-      out.warn(
-        "DEFAULTS_UNREACHABLE",
-        `policy "${policyKey}" has no rules yet; its default applies only at targets its rules name (add one with 'policy policies add-rule')`,
-      );
-    }
-    await saveDraft(file, draft);
-    out.note(`wrote ${file} (draft)`);
-
-    const shown = policy.defaults;
-    out.result(
-      {
-        draftPath: file,
-        policyKey,
-        created,
-        activeVersion: policy.activeVersion,
-        defaultsEffect: shown?.effect ?? null,
-        defaults: shown ?? null,
-        ruleCount: Array.isArray(policy.rules) ? policy.rules.length : 0,
-      },
-      () => {
-        out.info(`${created ? "created" : "updated"} policy ${policyKey} in ${file}`);
-        out.info(`  key:            ${policyKey}`);
-        out.info(`  active version: ${policy.activeVersion}`);
-        out.info(
-          `  default effect: ${
-            shown === undefined ? "(none)" : describeEffect(shown.effect, shown)
-          }`,
+    return await session.exclusive(async () => {
+      const edit = await readDraftForEdit(session);
+      const { file, draft } = edit;
+      let policy = draft.policies.find((p) => p?.policyKey === policyKey);
+      const created = policy === undefined;
+      if (policy === undefined) {
+        policy = { policyKey, activeVersion: 1, friendlyName: policyKey, rules: [] };
+        draft.policies.push(policy);
+      }
+      if (activeVersion !== undefined) policy.activeVersion = activeVersion;
+      if (friendlyName !== undefined) policy.friendlyName = friendlyName;
+      if (defaults !== undefined) {
+        checkDefaults(policy, defaults);
+        policy.defaults = defaults;
+      }
+      if (
+        policy.defaults !== undefined && Array.isArray(policy.rules) && policy.rules.length === 0
+      ) {
+        out.warn(
+          "DEFAULTS_UNREACHABLE",
+          `policy "${policyKey}" has no rules yet; its default applies only at targets its rules name (add one with 'policy policies add-rule')`,
         );
-      },
-    );
-    return 0;
+      }
+      await saveDraft(session, edit);
+
+      const shown = policy.defaults;
+      out.result(
+        {
+          draftPath: file,
+          policyKey,
+          created,
+          activeVersion: policy.activeVersion,
+          defaultsEffect: shown?.effect ?? null,
+          defaults: shown ?? null,
+          ruleCount: Array.isArray(policy.rules) ? policy.rules.length : 0,
+          warnings: out.warnings,
+        },
+        () => {
+          out.info(`${created ? "created" : "updated"} policy ${policyKey} in ${file}`);
+          out.info(`  key:            ${policyKey}`);
+          out.info(`  active version: ${policy.activeVersion}`);
+          out.info(
+            `  default effect: ${
+              shown === undefined ? "(none)" : describeEffect(shown.effect, shown)
+            }`,
+          );
+        },
+      );
+      return 0;
+    });
   },
 );
 
@@ -190,18 +193,18 @@ function defaultsFromFlags(session: Session, effect: EffectType): PolicyDefault 
  *
  * @throws {CliError} `DEFAULTS_INVALID`.
  */
-function checkDefaults(policy: DraftPolicy, defaults: PolicyDefault, policyKey: string): void {
+function checkDefaults(policy: DraftPolicy, defaults: PolicyDefault): void {
   const [projected] = projectPolicies([{ ...policy, defaults, rules: [] }]);
   const result = validateBundle({ schemaVersion: 1, env: "prod", policies: [projected] });
   const errors = result.errors.filter((e) =>
     e.path.startsWith("/policies/0/defaults") || e.path.startsWith("/policies/0/activeVersion")
   );
   if (errors.length > 0) {
+    // The engine's messages name the policy: "policy "k": a throttle default needs …".
     throw new CliError(
       "DEFAULTS_INVALID",
-      `the default for policy "${policyKey}" is invalid: ${
-        errors.map((e) => `${e.message} (${e.code})`).join("; ")
-      }`,
+      `${errors.map((e) => `${e.message} (${e.code})`).join("; ")}; the draft was not changed`,
+      { hint: `run 'policy policies update-policy --help' for the flags of each effect` },
     );
   }
 }

@@ -1,57 +1,74 @@
 /**
  * `policy validate [file]`: validates a draft or a bundle with the rules the
- * runtime applies.
+ * runtime applies (which document: `_documents.ts`).
  *
  * @module
  */
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { DEFAULT_MAX_ISSUES, validateBundle } from "../engine/validate_bundle.ts";
-import { computeDigest } from "../engine/canonical_payload.ts";
-import { CliError, exitCodeFor } from "./_errors.ts";
-import { defineCommand, type Session } from "./_session.ts";
-import {
-  countRules,
-  detectDocumentType,
-  type DraftDocument,
-  draftToBundle,
-  validateDraft,
-} from "./_draft.ts";
+import { inspectBundle } from "../verify/load_bundle.ts";
+import { exitCodeFor } from "./_errors.ts";
+import { defineCommand } from "./_session.ts";
+import { countRules, type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
 import { lintBundle } from "../lint/lint_bundle.ts";
-import { type DocumentKind, exists } from "./_read_document.ts";
+import { describeDocument, detectDocumentType, validateDocument } from "./_documents.ts";
+import { parseDocumentText } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
 
 /** Validates a draft or a bundle. */
 export const runValidate = defineCommand(
   {
     name: "validate",
-    usage: "validate [file] [--strict]",
+    usage: "validate [file] [--type draft|bundle] [--strict]",
     summary: [
-      "Validates a draft or a bundle with the same rules the runtime applies, and prints its",
-      "type, policy count, rule count, schema version, errors and warnings. [file] resolves",
-      "from the working folder; without it, the configured bundle is validated if it exists,",
-      'else the draft. The type is detected: schemaVersion 1 is a bundle, "1.0" a draft.',
-      "A bundle's checksum, when present, must match its contents. A valid document is also",
-      "analysed for rules that can never be selected, branches that never apply, conditions",
-      "that are never true or never false, duplicated rules and defaults that never decide",
-      "(warnings). Errors exit 1; with --strict, warnings do too.",
+      "Validates a draft or a bundle with the same rules the runtime applies, and prints which",
+      "document it checked, its type, policy count, rule count, schema version, errors and",
+      "warnings. Without [file] it checks the draft (draft.path), or the bundle when there is",
+      "no draft; [file] resolves from the working folder and its type is detected (a string",
+      "schemaVersion, or no field only bundles have such as env, is a draft), or given with",
+      "--type. A bundle must also load as a client loads it: strict JSON, and its checksum,",
+      "when present, must match. A valid document is also analysed for rules that can never",
+      "be selected, branches that never apply, conditions that are never true or never false,",
+      "duplicated rules and defaults that never decide (warnings). Errors exit 1; with",
+      "--strict, warnings do too.",
     ].join("\n"),
-    flags: {},
+    flags: {
+      type: {
+        type: "string",
+        value: "draft|bundle",
+        description: "read [file] as this type instead of detecting it",
+      },
+    },
     maxPositionals: 1,
   },
   async (session) => {
     const out = session.out;
-    const { file, kind } = await pickDocument(session);
-    const document = await session.readJson(file, kind);
-    const type = detectDocumentType(document);
-    out.note(`detected type: ${type}`);
-    const result = type === "draft" ? validateDraft(document) : validateBundle(document);
+    const forced = session.choice("type", ["draft", "bundle"] as const);
+    const chosen = await validateDocument(session);
+    const text = await session.readText(chosen.file, chosen.type ?? "document");
+    // Drafts may have comments; bundles are strict JSON: read as a draft, then strictly if a bundle.
+    let document = parseDocumentText(text, chosen.type ?? "document", chosen.file).value;
+    const detected = forced ?? chosen.type ?? detectDocumentType(document).type;
+    out.note(
+      `type: ${detected} (${
+        forced !== undefined
+          ? "--type"
+          : chosen.type !== null
+          ? chosen.source
+          : detectDocumentType(document).why
+      })`,
+    );
+    if (detected === "bundle") document = parseDocumentText(text, "bundle", chosen.file).value;
+    const result = detected === "draft" ? validateDraft(document) : validateBundle(document);
     const errors = [...result.errors];
-    if (type === "bundle" && result.valid) errors.push(...await checksumIssues(document));
+    if (detected === "bundle" && result.valid) {
+      errors.push(...await integrityIssues(text, (await session.config()).maxFileBytes));
+    }
     // Dead and shadowed rules (docs/errors.md): only a valid document is analysed, and its
     // findings share the cap on the warnings listed.
     const omitted = { ...(result.omitted ?? { errors: 0, warnings: 0 }) };
     const found = !result.valid ? [] : lintBundle(
-      type === "draft"
+      detected === "draft"
         ? draftToBundle(document as DraftDocument, { env: "prod" })
         : document as RuntimeBundleV1,
     );
@@ -71,8 +88,9 @@ export const runValidate = defineCommand(
 
     out.result(
       {
-        path: file,
-        type,
+        path: chosen.file,
+        source: chosen.source,
+        type: detected,
         valid,
         strict,
         schemaVersion,
@@ -83,8 +101,10 @@ export const runValidate = defineCommand(
         omitted,
       },
       () => {
-        out.info(
-          `${file}: ${type}, schema ${schemaVersion ?? "(none)"}, ${
+        // Which document was checked: also with --quiet when there is something to fix.
+        (valid ? out.info : out.line).call(
+          out,
+          `${describeDocument(chosen, detected)}: schema ${schemaVersion ?? "(none)"}, ${
             plural(policyCount, "policy", "policies")
           }, ${plural(ruleCount, "rule")}`,
         );
@@ -111,31 +131,14 @@ export const runValidate = defineCommand(
   },
 );
 
-/** The file to validate: the argument, else the bundle if it exists, else the draft. */
-async function pickDocument(session: Session): Promise<{ file: string; kind: DocumentKind }> {
-  const [argument] = session.positionals;
-  if (argument !== undefined) {
-    return { file: await session.fromWorkingFolder(argument), kind: "document" };
-  }
-  const config = await session.config();
-  if (await exists(config.bundlePath)) return { file: config.bundlePath, kind: "bundle" };
-  if (await exists(config.draftPath)) return { file: config.draftPath, kind: "draft" };
-  throw new CliError(
-    "DOCUMENT_READ_ERROR",
-    `nothing to validate: no bundle at ${config.bundlePath} and no draft at ${config.draftPath}`,
-    { hint: "pass a file, or create a draft with 'policy working-folder init'" },
-  );
-}
-
-/** A `CHECKSUM_MISMATCH` error when the bundle's checksum does not match its contents. */
-async function checksumIssues(document: unknown): Promise<Issue[]> {
-  const bundle = document as RuntimeBundleV1;
-  if (bundle.checksum === undefined) return [];
-  const { checksum } = await computeDigest(bundle);
-  return checksum === bundle.checksum ? [] : [{
-    code: "CHECKSUM_MISMATCH",
-    path: "/checksum",
-    message:
-      `the checksum does not match the contents (expected ${checksum}); the bundle was changed after it was built`,
-  }];
+/**
+ * What the runtime's own load pipeline (`loadBundle`) finds wrong with a
+ * structurally valid bundle beyond its structure: the checksum. The
+ * signature is `inspect --signature`'s business.
+ */
+async function integrityIssues(text: string, maxFileBytes: number): Promise<Issue[]> {
+  const loaded = await inspectBundle(text, { allowUnsigned: true, maxFileBytes });
+  return loaded.integrity?.code === "CHECKSUM_MISMATCH"
+    ? [{ code: "CHECKSUM_MISMATCH", path: "/checksum", message: loaded.integrity.message }]
+    : [];
 }

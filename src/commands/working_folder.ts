@@ -6,10 +6,11 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { CliError, usageError } from "./_errors.ts";
+import { draftDocument } from "./_documents.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import {
   isDirectory,
-  readUserConfig,
+  readUserConfigForChange,
   resolveWorkingFolder,
   SOURCE_LABELS,
   userConfigPath,
@@ -17,7 +18,6 @@ import {
   writeUserConfig,
 } from "./_working_folder.ts";
 import { draftText, emptyDraft } from "./_draft.ts";
-import { writeFileAtomic } from "./_atomic_write.ts";
 import { didYouMean } from "./_suggest.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
@@ -89,6 +89,7 @@ async function show(
       exists,
       userConfig,
       draftPath,
+      warnings: out.warnings,
     },
     () => {
       if (action === "show") {
@@ -149,17 +150,32 @@ async function set(session: Session, argument: string | undefined): Promise<numb
     throw new CliError("WORKING_FOLDER_NOT_FOUND", `${target} is not an existing folder`);
   }
   const file = requireUserConfig(session);
-  const config = await readUserConfig(file);
+  const { config } = await userConfigForChange(session, file);
   await writeUserConfig(file, { ...config, schemaVersion: 1, workingFolder: target });
   session.out.note(`wrote ${file}`);
   warnIfOverridden(session);
   return await show(session, "set", { path: target, source: "user-config" }, null);
 }
 
+/** The user config to change; a damaged one is moved aside, with a warning. */
+async function userConfigForChange(
+  session: Session,
+  file: string,
+): Promise<{ config: Record<string, unknown>; moved: string | null }> {
+  const { config, moved } = await readUserConfigForChange(file, session.io.now());
+  if (moved !== null) {
+    session.out.warn(
+      "USER_CONFIG_REPLACED",
+      `${file} could not be used (not JSON, or workingFolder not a path); it was moved to ${moved} and a new one is written`,
+    );
+  }
+  return { config, moved };
+}
+
 async function reset(session: Session): Promise<number> {
   const file = requireUserConfig(session);
-  const config = await readUserConfig(file);
-  if (Object.hasOwn(config, "workingFolder")) {
+  const { config, moved } = await userConfigForChange(session, file);
+  if (Object.hasOwn(config, "workingFolder") || moved !== null) {
     const { workingFolder: _removed, ...rest } = config;
     await writeUserConfig(file, { ...rest, schemaVersion: 1 });
     session.out.note(`wrote ${file}`);
@@ -174,16 +190,17 @@ async function init(session: Session): Promise<number> {
     throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${(error as Error).message}`);
   });
   await session.workingFolder();
-  const config = await session.config();
+  const { file } = await draftDocument(session);
   const draft = emptyDraft(session.io.now());
-  await writeFileAtomic(config.draftPath, draftText(draft), {
-    overwrite: false,
-    createParents: true,
-    onExists: (target) =>
-      new CliError("DRAFT_EXISTS", `a draft already exists at ${target}; it was not changed`, {
-        hint: "edit it with 'policy policies ...', or delete it first to start over",
-      }),
-  });
-  session.out.note(`wrote ${config.draftPath} (draft)`);
-  return await show(session, "init", folder, config.draftPath);
+  await session.exclusive(() =>
+    session.writeDocument(file, "draft", draftText(draft), {
+      overwrite: false,
+      createParents: true,
+      onExists: (target) =>
+        new CliError("DRAFT_EXISTS", `a draft already exists at ${target}; it was not changed`, {
+          hint: "edit it with 'policy policies ...', or delete it first to start over",
+        }),
+    })
+  );
+  return await show(session, "init", folder, file);
 }

@@ -2,7 +2,7 @@
 // Shared value checks and vocabulary of the bundle format.
 import type { EffectType, Env } from "./types.ts";
 
-/** Effect types, strongest first (CONTRACT.md §3 selection order). */
+/** Effect types, strongest first (`docs/bundle-format.md`, "Selecting the decision"). */
 export const EFFECT_TYPES: readonly EffectType[] = [
   "kill_switch",
   "deny",

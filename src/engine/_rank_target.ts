@@ -201,7 +201,7 @@ function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
 const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
 
 /**
- * Selection order (CONTRACT.md §3): strongest effect type; among throttles
+ * Selection order (`docs/bundle-format.md`, "Selecting the decision"): strongest effect type; among throttles
  * the lowest rate then the higher priority; among others the higher
  * priority; then rules before defaults; then bundle order.
  */

@@ -28,6 +28,7 @@ const SHORT_ESCAPES: Record<number, number> = {
 /** Strings at least this long that need no care are written by the runtime's encoder. */
 const NATIVE_MIN_LENGTH = 64;
 /** What the encoder would not write as JSON.stringify does: escapes, and surrogates (lone ones are escaped). */
+// deno-lint-ignore no-control-regex -- control characters are exactly what it finds
 const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 const ENCODER = new TextEncoder();
 

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
- * The canonical payload that checksum and signature cover (SPEC.md "Canonical
- * payload", CONTRACT.md §3): a projection of the bundle serialised with keys
+ * The canonical payload that checksum and signature cover (`docs/bundle-format.md`,
+ * "Canonical payload, checksum, ETag"): a projection of the bundle serialised with keys
  * sorted at every depth (UTF-16 code unit order), no whitespace, and
  * `JSON.stringify` escaping and number format.
  *

@@ -3,8 +3,8 @@ import type { Issue } from "./types.ts";
 
 /**
  * Every stable error code the library and the CLI report. Callers match on
- * these, never on messages. The codes of SPEC.md come first; the rest are
- * the project's own (see `docs/errors.md`).
+ * these, never on messages. Every code is documented in `docs/errors.md`,
+ * grouped as here.
  *
  * @example Every code a PolicyError can carry
  * ```ts
@@ -16,7 +16,7 @@ import type { Issue } from "./types.ts";
  * ```
  */
 export const ERROR_CODES = [
-  // Bundle load (SPEC.md "Bundle load codes")
+  // Loading a bundle (docs/errors.md, "Loading a bundle")
   "BUNDLE_READ_ERROR",
   "BUNDLE_PARSE_ERROR",
   "BUNDLE_INVALID",
@@ -27,7 +27,7 @@ export const ERROR_CODES = [
   "BUNDLE_SIGNATURE_INVALID",
   "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
   "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
-  // CONTRACT.md
+  // Size, context policy, remote delivery (docs/errors.md), the library licence (docs/license.md)
   "BUNDLE_TOO_LARGE",
   "CONTEXT_KEY_NOT_ALLOWED",
   "REMOTE_HMAC_REFUSED",

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** Length of the grace period, in days (SPEC.md "Limits"). */
+/** Length of the grace period, in days (`docs/license.md`, "The grace period"). */
 export const GRACE_PERIOD_DAYS = 30;
 
 const DAY_MS = 86_400_000;

@@ -70,6 +70,9 @@ export function activationUrl(apiUrl: string): URL {
 export async function requestLicense(options: RequestLicenseOptions): Promise<unknown> {
   const url = activationUrl(options.apiUrl);
   const doFetch = options.fetch ?? globalThis.fetch;
+  // Only text from elsewhere (the server's message, an error of the network
+  // stack) can hold the key; our own words ("HTTP 500") are never redacted,
+  // so a key that happens to be "500" does not garble them.
   const redact = (text: string) =>
     options.activationKey === ""
       ? text
@@ -78,7 +81,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
     why: string,
     advice =
       "try again later, or ask for a licence file and install it with 'policy activate --license-file <path>'",
-  ) => new PolicyError("ACTIVATION_UNAVAILABLE", `cannot activate: ${redact(why)}; ${advice}`);
+  ) => new PolicyError("ACTIVATION_UNAVAILABLE", `cannot activate: ${why}; ${advice}`);
 
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? ACTIVATION_TIMEOUT_MS;
@@ -105,7 +108,9 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
           `run the policy:activate task, or add --allow-net=${url.host} to deno run`,
         );
       }
-      throw unavailable(describeFetchError(error, url, controller.signal.aborted, timeoutMs));
+      throw unavailable(
+        redact(describeFetchError(error, url, controller.signal.aborted, timeoutMs)),
+      );
     }
     let body: string;
     try {
@@ -114,7 +119,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
       throw unavailable(
         controller.signal.aborted
           ? `${url.origin} did not answer within ${timeoutMs} ms`
-          : (error as Error).message,
+          : redact((error as Error).message),
       );
     }
     const status = response.status;

@@ -7,7 +7,7 @@
  */
 import { canonicalPayloadBytes, toHex } from "../engine/canonical_payload.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import { assertValidBundle, LOAD_MAX_ISSUES } from "../engine/validate_bundle.ts";
@@ -31,10 +31,11 @@ export interface LoadBundleOptions extends VerifyBundleSignatureOptions {
 }
 
 /**
- * The signature part of a client's status (SPEC.md "Client status"): a
- * loaded bundle is `verified`, with the signature's algorithm and key id,
- * or `unsigned`. The `missing` and `unverified` states of SPEC.md are load
- * failures, never the state of a loaded bundle.
+ * The signature part of a client's status (`docs/local-client.md`,
+ * "`status()`"): a loaded bundle is `verified`, with the signature's
+ * algorithm and key id, or `unsigned`. The `missing` and `unverified` states
+ * (`docs/errors.md`, "Loading a bundle") are load failures, never the state
+ * of a loaded bundle.
  */
 export type SignatureStatus = BundleSignatureStatus;
 
@@ -64,12 +65,47 @@ export interface LoadedBundle {
   warnings: Issue[];
 }
 
+/** The codes of failed integrity checks, which {@link inspectBundle} returns instead of throwing. */
+export const INTEGRITY_CODES: ReadonlySet<string> = new Set([
+  "CHECKSUM_MISMATCH",
+  "BUNDLE_UNSIGNED",
+  "BUNDLE_SIGNATURE_MISSING",
+  "BUNDLE_SIGNATURE_UNVERIFIED",
+  "BUNDLE_SIGNATURE_INVALID",
+  "BUNDLE_SIGNATURE_KEY_UNKNOWN",
+  "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
+  "BUNDLE_SIGNATURE_ALGORITHM_REMOVED",
+]);
+
+/**
+ * A bundle as {@link inspectBundle} sees it: through every check of
+ * {@link loadBundle}, with a failed checksum or signature reported rather
+ * than thrown. Never evaluate one whose `integrity` is not null.
+ */
+export interface InspectedBundle {
+  /** The compiled bundle (structurally valid). */
+  compiled: CompiledBundle;
+  /** What `status()` would report, but the signature. */
+  status: Omit<BundleStatus, "signature">;
+  /** The verified or unsigned state; null when the integrity checks failed. */
+  signature: BundleSignatureStatus | null;
+  /** Validation warnings. */
+  warnings: Issue[];
+  /**
+   * Null when the checksum (if any) matches and the signature passed the
+   * options' checks; otherwise the failure a load would throw (a code of
+   * {@link INTEGRITY_CODES}): the checksum's first, then the signature's.
+   */
+  integrity: PolicyError | null;
+}
+
 /**
  * Loads a bundle from its bytes (or text), applying the checks of
- * CONTRACT.md §3 in order: size (`BUNDLE_TOO_LARGE`), UTF-8 and JSON
- * (`BUNDLE_PARSE_ERROR`), structure (`BUNDLE_INVALID`, with the issues),
- * the embedded checksum if any (`CHECKSUM_MISMATCH`), then the signature
- * (the verification states of SPEC.md). A byte-order mark is accepted.
+ * `docs/errors.md` ("Loading a bundle") in order: size
+ * (`BUNDLE_TOO_LARGE`), UTF-8 and JSON (`BUNDLE_PARSE_ERROR`), structure
+ * (`BUNDLE_INVALID`, with the issues), the embedded checksum if any
+ * (`CHECKSUM_MISMATCH`), then the signature (the verification states of
+ * the same section). A byte-order mark is accepted.
  *
  * The steps yield to the event loop between them, so that a process that
  * reloads a bundle keeps answering `evaluate` calls while it loads (each
@@ -93,6 +129,45 @@ export async function loadBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
+  const { compiled, status, signature, warnings } = await runPipeline(source, options, false);
+  return { compiled, status: { ...status, signature: signature! }, warnings };
+}
+
+/**
+ * {@link loadBundle}'s pipeline for tools that must look at a bundle they
+ * cannot verify (the `policy` CLI's `inspect`, `sign`, `analyze`): size,
+ * JSON and structure are refused with the same codes, but a checksum or
+ * signature failure is returned in `integrity` instead of being thrown.
+ * Both clients use {@link loadBundle}, which throws.
+ *
+ * @throws {PolicyError} `BUNDLE_TOO_LARGE`, `BUNDLE_PARSE_ERROR`,
+ * `BUNDLE_INVALID`; `INVALID_KEY` and `INVALID_OPTIONS` for unusable options.
+ *
+ * @example Looking at a bundle that cannot be verified
+ * ```ts
+ * import { inspectBundle } from "./load_bundle.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const text = '{"schemaVersion":1,"env":"dev","policies":[],"checksum":"sha256:' + "0".repeat(64) + '"}';
+ * const seen = await inspectBundle(text, { allowUnsigned: true });
+ * assert.equal(seen.integrity?.code, "CHECKSUM_MISMATCH");
+ * assert.equal(seen.signature, null);
+ * assert.equal(seen.compiled.policyCount, 0);
+ * ```
+ */
+export async function inspectBundle(
+  source: Uint8Array | string,
+  options: LoadBundleOptions = {},
+): Promise<InspectedBundle> {
+  return await runPipeline(source, options, true);
+}
+
+/** The one load pipeline; `report` returns integrity failures instead of throwing them. */
+async function runPipeline(
+  source: Uint8Array | string,
+  options: LoadBundleOptions,
+  report: boolean,
+): Promise<InspectedBundle> {
   const max = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const bytes = typeof source === "string" ? new TextEncoder().encode(source) : source;
   if (bytes.byteLength > max) {
@@ -117,34 +192,43 @@ export async function loadBundle(
   signature.catch(() => {}); // reported below, after a checksum mismatch if there is one
   let compiled: CompiledBundle;
   let hex: string;
+  let integrity: PolicyError | null = null;
   try {
     await pause();
     compiled = compileBundle(bundle, { skipValidation: true });
     hex = toHex(await digest);
     const computed = `sha256:${hex}`;
     if (bundle.checksum !== undefined && bundle.checksum !== computed) {
-      throw new PolicyError(
+      integrity = new PolicyError(
         "CHECKSUM_MISMATCH",
         `the bundle's checksum ${bundle.checksum} does not match its contents (${computed}): it was altered or truncated; rebuild it`,
       );
+      if (!report) throw integrity;
     }
   } catch (error) {
     // Never leave the crypto work running behind a failure.
     await Promise.allSettled([digest, signature]);
     throw error;
   }
-  const checksum = `sha256:${hex}`;
+  let verified: BundleSignatureStatus | null = null;
+  try {
+    verified = await signature;
+  } catch (error) {
+    if (!report || !isPolicyError(error) || !INTEGRITY_CODES.has(error.code)) throw error;
+    integrity ??= error;
+  }
   return {
     compiled,
     status: {
       bundleVersion: bundle.bundleVersion ?? null,
-      checksum,
+      checksum: `sha256:${hex}`,
       etag: `"${hex}"`,
       env: bundle.env,
-      signature: await signature,
       policies: bundle.policies.length,
     },
+    signature: integrity === null ? verified : null,
     warnings,
+    integrity,
   };
 }
 

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
- * The signature step of loading a bundle (SPEC.md "Signature verification
- * state", CONTRACT.md §3).
+ * The signature step of loading a bundle (`docs/errors.md`, "Loading a
+ * bundle": the checks and the verification states).
  *
  * @module
  */
@@ -38,7 +38,8 @@ export interface VerifyBundleSignatureOptions {
  * The signature state of a bundle that passed {@link verifyBundleSignature}:
  * `verified` (a configured key checked the signature) with its algorithm and
  * key id, or `unsigned` (no signature, and allowed). The other two states of
- * SPEC.md, `missing` and `unverified`, are load failures.
+ * `docs/errors.md` ("Loading a bundle"), `missing` and `unverified`, are load
+ * failures.
  */
 export type BundleSignatureStatus =
   | {

@@ -35,7 +35,7 @@
  * `features` turns off cases a client refuses by design; those cases are
  * registered as ignored, so the test report shows them:
  * - `hmac: false`: the client refuses `HMAC_SHA256` bundles and keys (the remote
- *   client, CONTRACT.md §4).
+ *   client, docs/remote.md).
  * - `allowUnsigned: false`: the client has no `allowUnsigned` option, and
  *   needs `verify` (the remote client): creating it without `verify`, or with
  *   `allowUnsigned`, fails with `INVALID_OPTIONS`.

@@ -1,6 +1,6 @@
 // The remote client against the shared client conformance suite: each
 // client fetches the suite's bundle text, byte for byte, from a local HTTP
-// server. HMAC and unsigned bundles are refused by design (CONTRACT.md §4).
+// server. HMAC and unsigned bundles are refused by design (docs/remote.md, "Answers").
 import { createRemoteClient, type RemoteClientOptions } from "../../mod.ts";
 import { runClientSuite, SUITE_SCOPE } from "./_client_suite.ts";
 import { FaultServer } from "./_fault_server.ts";

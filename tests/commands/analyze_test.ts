@@ -11,6 +11,7 @@ export const ANALYZE_SHAPE = {
   filesScanned: "number",
   comparedWith: "object|null",
   draftPath: "string|null",
+  added: "array",
   policies: "array",
   summary: "object",
   warnings: "array",
@@ -413,4 +414,77 @@ Deno.test("analyze --check refuses a draft that is not a draft (DRAFT_INVALID, e
   assertError(await s.run(["analyze", "--check"]), 1, "DRAFT_INVALID");
   await s.write("policy-drafts.json", "{ not json");
   assertError(await s.run(["analyze", "--check"]), 2, "DOCUMENT_PARSE_ERROR");
+});
+
+Deno.test("after DRAFT_EXISTS, following the hint (analyze --merge) makes analyze --check pass", async () => {
+  await using s = await scratch();
+  await service(s);
+  // A draft written by hand that knows one of the two targets.
+  await s.write("policy-drafts.json", {
+    schemaVersion: "1.0",
+    generatedAt: "2026-01-01T00:00:00Z",
+    policies: [{
+      policyKey: "orders.order.create",
+      activeVersion: 3,
+      friendlyName: "Create orders",
+      discoveredTarget: CREATE,
+      rules: [],
+      defaults: { effect: "deny" },
+    }],
+  });
+  const refused = await s.run(["analyze"]);
+  assertError(refused, 2, "DRAFT_EXISTS");
+  assert.match(refused.stderr, /hint: .*'policy analyze --merge'/);
+  assert.doesNotMatch(refused.stderr, /update-policy/);
+  assert.equal((await s.run(["analyze", "--check"])).code, 1);
+  const merged = await s.json(["analyze", "--merge"]);
+  assert.equal(merged.code, 0, merged.stderr);
+  assert.deepEqual(merged.doc.added, ["orders.order.list"]);
+  const draft = await s.readJson("policy-drafts.json");
+  assert.deepEqual((draft.policies as Record<string, unknown>[]).map((p) => p.policyKey), [
+    "orders.order.create",
+    "orders.order.list",
+  ]);
+  assert.equal(
+    (draft.policies as Record<string, unknown>[])[0]!.activeVersion,
+    3,
+    "kept as it was",
+  );
+  assert.equal((await s.run(["analyze", "--check"])).code, 0);
+  const again = await s.json(["analyze", "--merge"]);
+  assert.deepEqual([again.code, again.doc.added, again.doc.draftPath], [0, [], null]);
+  assertError(await s.run(["analyze", "--merge", "--check"]), 2, "USAGE_ERROR");
+});
+
+Deno.test("analyze --check warns about a rule whose target is a near miss of one the code evaluates; --strict fails", async () => {
+  await using s = await scratch();
+  await service(s);
+  assert.equal((await s.run(["analyze"])).code, 0);
+  const draft = await s.readJson("policy-drafts.json");
+  const policies = draft.policies as { rules: unknown[] }[];
+  policies[0]!.rules.push({
+    id: "plural",
+    status: "active",
+    priority: 1,
+    target: { service: "orders", resource: "orders", action: "create" },
+    effect: { type: "allow" },
+  });
+  policies[1]!.rules.push({
+    id: "list",
+    status: "active",
+    priority: 1,
+    target: LIST,
+    effect: { type: "allow" },
+  });
+  await s.write("policy-drafts.json", draft);
+  const r = await s.json(["analyze", "--check"]);
+  assert.equal(r.code, 0, r.stderr);
+  const near = (r.doc.warnings as { code: string; message: string }[])
+    .filter((w) => w.code === "ANALYZE_RULE_TARGET_UNUSED");
+  assert.equal(near.length, 1);
+  assert.match(
+    near[0]!.message,
+    /rule "plural" of policy orders\.order\.create in the draft targets orders\/orders\/create, which no evaluation point uses; did you mean orders\/order\/create\?/,
+  );
+  assert.equal((await s.run(["analyze", "--check", "--strict"])).code, 1);
 });

@@ -26,6 +26,47 @@ Deno.test("writeFileAtomic() with overwrite false refuses an existing file and k
   assert.deepEqual([...Deno.readDirSync(s.wf)].map((e) => e.name), ["key.pem"]);
 });
 
+Deno.test(
+  "writeFileAtomic() keeps the mode of the file it replaces; a new file gets 0644, and mode wins",
+  {
+    ignore: Deno.build.os === "windows",
+  },
+  async () => {
+    await using s = await scratch();
+    const target = path.join(s.wf, "draft.json");
+    await writeFileAtomic(target, "one");
+    assert.equal((await Deno.stat(target)).mode! & 0o777, 0o644);
+    await Deno.chmod(target, 0o600);
+    await writeFileAtomic(target, "two");
+    assert.equal((await Deno.stat(target)).mode! & 0o777, 0o600, "a 0600 draft stays 0600");
+    await writeFileAtomic(target, "three", { mode: 0o640 });
+    assert.equal((await Deno.stat(target)).mode! & 0o777, 0o640);
+  },
+);
+
+/** Root, told by the owner of a file this process creates (reading the uid needs --allow-sys). */
+const isRoot = Deno.build.os !== "windows" && await (async () => {
+  await using s = await scratch();
+  return (await Deno.stat(await s.write("probe", ""))).uid === 0;
+})();
+Deno.test({
+  name: "writeFileAtomic() keeps the owner and group of the file it replaces (as root)",
+  ignore: !isRoot,
+  fn: async () => {
+    await using s = await scratch();
+    const target = path.join(s.wf, "bundle.json");
+    await writeFileAtomic(target, "one");
+    await Deno.chown(target, 4321, 4322);
+    await writeFileAtomic(target, "two");
+    const stat = await Deno.stat(target);
+    assert.deepEqual([stat.uid, stat.gid], [4321, 4322]);
+    assert.equal(await Deno.readTextFile(target), "two");
+  },
+});
+if (!isRoot) {
+  console.log("atomic_write_test: the owner test needs root (only root can give a file away)");
+}
+
 Deno.test("writeFileAtomic() reports WRITE_ERROR when the folder is missing, unless asked to create it", async () => {
   await using s = await scratch();
   const target = path.join(s.wf, "a", "b", "c.json");
@@ -37,12 +78,12 @@ Deno.test("writeFileAtomic() reports WRITE_ERROR when the folder is missing, unl
 Deno.test("readJsonDocument() checks the size limit and gives bundle or document codes", async () => {
   await using s = await scratch();
   const file = await s.write("d.json", '{"a": 1}');
-  assert.deepEqual(await readJsonDocument(file, "draft", 8), { a: 1 });
+  assert.deepEqual((await readJsonDocument(file, "draft", 8)).value, { a: 1 });
   await assert.rejects(readJsonDocument(file, "draft", 7), { code: "DOCUMENT_TOO_LARGE" });
   await assert.rejects(readJsonDocument(file, "bundle", 7), { code: "BUNDLE_TOO_LARGE" });
   await assert.rejects(readJsonDocument(s.wf, "bundle", 100), { code: "BUNDLE_READ_ERROR" });
   const bom = await s.write("bom.json", '\uFEFF{"b": 2}');
-  assert.deepEqual(await readJsonDocument(bom, "suite", 100), { b: 2 });
+  assert.deepEqual((await readJsonDocument(bom, "suite", 100)).value, { b: 2 });
   const bad = await s.write("bad.json", "{");
   await assert.rejects(readJsonDocument(bad, "bundle", 100), { code: "BUNDLE_PARSE_ERROR" });
 });

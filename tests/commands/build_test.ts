@@ -334,10 +334,105 @@ Deno.test("build signs with a SEC1 key and checks the signature with the configu
   assertError(await s.run(args), 1, "PARITY_FAILED");
 });
 
-Deno.test("build stops when the file at the output path is not JSON rather than restart at 1", async () => {
+/** A draft of `rules` rules whose compact JSON is about `rules` * 270 bytes. */
+function bigDraft(rules: number): Record<string, unknown> {
+  return {
+    schemaVersion: "1.0",
+    generatedAt: NOW.toISOString(),
+    policies: [{
+      policyKey: "p",
+      activeVersion: 1,
+      rules: Array.from({ length: rules }, (_, i) => ({
+        id: `rule-${i}`,
+        status: "active",
+        priority: i % 7,
+        target: { service: "billing", resource: "invoice", action: `a${i}` },
+        when: { op: "and", conditions: [{ op: "eq", path: "ctx.plan", value: `p${i}` }] },
+        effect: { type: "allow" },
+        elseEffect: { type: "deny" },
+      })),
+    }],
+  };
+}
+
+Deno.test("build refuses a bundle over limits.maxFileBytes (BUNDLE_TOO_LARGE) and writes nothing", async () => {
+  await using s = await scratch();
+  const draft = JSON.stringify(bigDraft(200)); // compact: about 54 KB
+  await s.write("policy-drafts.json", draft);
+  const limit = draft.length + 1_000; // the draft fits; a bundle three times its size would not
+  await s.write("policy.config.json", { limits: { maxFileBytes: limit } });
+  const built = await s.json(["build"]);
+  assert.equal(built.code, 0, built.stderr);
+  assert.ok((await Deno.stat(path.join(s.wf, "policy-bundle.json"))).size <= limit);
+  // What a client would refuse is refused before anything is written: here the draft fits
+  // and the bundle, with its checksum and metadata, does not.
+  const before = await s.read("policy-bundle.json");
+  const grown = JSON.stringify(bigDraft(210));
+  await s.write("policy-drafts.json", grown);
+  await s.write("policy.config.json", { limits: { maxFileBytes: grown.length + 10 } });
+  assert.equal((await s.run(["validate", "--strict"])).code, 0, "the draft itself is fine");
+  const refused = await s.run(["build"]);
+  assertError(refused, 2, "BUNDLE_TOO_LARGE");
+  assert.match(refused.stderr, /nothing was written/);
+  assert.equal(await s.read("policy-bundle.json"), before);
+  // And so does a build whose parity check is off: the size check is the write path's.
+  await s.write("policy.config.json", {
+    limits: { maxFileBytes: grown.length + 10 },
+    build: { validateParity: false },
+  });
+  assertError(await s.run(["build"]), 2, "BUNDLE_TOO_LARGE");
+  assert.equal(await s.read("policy-bundle.json"), before);
+});
+
+Deno.test("build is not stuck behind a previous bundle it cannot read: it warns and says where the count starts", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
-  await s.write("policy-bundle.json", "{ truncated");
-  assertError(await s.run(["build"]), 2, "BUNDLE_PARSE_ERROR");
-  assert.equal(await s.read("policy-bundle.json"), "{ truncated");
+  for (
+    const [previous, why] of [
+      ["{ truncated", /not valid JSON/],
+      ["x".repeat(9_000), /over limits\.maxFileBytes|bytes or more/],
+    ] as const
+  ) {
+    await s.write("policy.config.json", { limits: { maxFileBytes: 8_000 } });
+    await s.write("policy-bundle.json", previous);
+    const built = await s.json(["build"]);
+    assert.equal(built.code, 0, built.stderr);
+    assert.equal(built.doc.bundleVersion, 1);
+    assert.match(built.stderr, /PREVIOUS_BUNDLE_UNREADABLE/);
+    assert.match(built.stderr, why);
+    assert.match(built.stderr, /starts the count again at 1 \(pass --bundle-version/);
+    const again = await s.json(["build"]);
+    assert.equal(again.doc.bundleVersion, 2, "and the next build goes on from the new bundle");
+  }
+  const chosen = await s.json(["build", "--bundle-version", "41"]);
+  assert.equal(chosen.doc.bundleVersion, 41);
+  assertError(await s.run(["build", "--bundle-version", "2.5"]), 2, "USAGE_ERROR");
+});
+
+Deno.test("build continues a bundleVersion written as a string or a fraction, and says so", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  for (
+    const [version, next] of [["7", 8], [2.5, 3], [0, 1], [{ v: 1 }, 1]] as const
+  ) {
+    await s.write("policy-bundle.json", {
+      schemaVersion: 1,
+      env: "prod",
+      policies: [],
+      bundleVersion: version,
+    });
+    const built = await s.json(["build"]);
+    assert.equal(built.code, 0, built.stderr);
+    assert.equal(built.doc.bundleVersion, next, JSON.stringify(version));
+    assert.match(built.stderr, /PREVIOUS_BUNDLE_VERSION_INVALID/);
+    assert.match(built.stderr, new RegExp(`this build writes ${next}`));
+  }
+});
+
+Deno.test("build writes the bundle as compact JSON", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  assert.equal((await s.run(["build"])).code, 0);
+  const text = await s.read("policy-bundle.json");
+  assert.equal(text, JSON.stringify(JSON.parse(text)) + "\n");
 });

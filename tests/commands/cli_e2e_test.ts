@@ -10,6 +10,7 @@ import { type RunResult, scratch } from "./_helpers.ts";
 import { denoCommand } from "../_deno_command.ts";
 import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
 import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
+import { LONG_OUTPUT_COMMANDS, wideBundle } from "../_wide_bundle.mjs";
 
 const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -210,7 +211,14 @@ Deno.test({
       "ci",
     ]);
     assert.equal(built.code, 0, built.stderr);
-    const failing = await run(["simulate", "--suite", "suite_failing.json"]);
+    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline).
+    const unverified = await run(["simulate", "--suite", "suite_failing.json"]);
+    assert.equal(unverified.code, 1);
+    assert.match(unverified.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
+    assert.match(unverified.stderr, /hint: .*--skip-verify/);
+    const failing = await run(["simulate", "--suite", "suite_failing.json"], {
+      POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET,
+    });
     assert.equal(failing.code, 1);
     assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);
@@ -322,5 +330,33 @@ Deno.test({
     assert.match(activated.stdout, /licence lic_test_0001 for Acme Corp activated/);
     const status = await policy(["activate", "--status", "--format", "json"], s.wf, env);
     assert.equal(JSON.parse(status.stdout).source, "stored");
+  },
+});
+
+Deno.test({
+  name: "cli.ts ends quietly when the reader of its output goes away (policy inspect | head -1)",
+  ignore: DENO === null,
+  fn: async () => {
+    await using s = await scratch();
+    await s.write("policy-bundle.json", wideBundle());
+    for (const args of LONG_OUTPUT_COMMANDS) {
+      const child = new Deno.Command(DENO!, {
+        args: ["run", ...taskFlags(), CLI, ...args],
+        cwd: s.wf,
+        env: { POLICY_HOME: s.home, NO_COLOR: "1" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const reader = child.stdout.getReader();
+      assert.ok((await reader.read()).value!.length > 0, "it starts printing");
+      await reader.cancel(); // what head does after its first line
+      const [status, stderr] = await Promise.all([
+        child.status,
+        new Response(child.stderr).text(),
+      ]);
+      assert.equal(status.code, 0, `${args[0]}: ${stderr}`);
+      assert.equal(stderr, "", `${args[0]} prints no error and no stack trace`);
+    }
   },
 });

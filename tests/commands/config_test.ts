@@ -172,3 +172,20 @@ Deno.test("build.outputDirectory moves the bundle for every command", async () =
   const inspected = await s.json(["inspect"]);
   assert.equal(inspected.doc.path, path.join(s.wf, "dist", "b.json"));
 });
+
+Deno.test("an unknown field inside a block of policy.config.json is a warning naming the closest field; other tools' blocks are left alone", async () => {
+  await using s = await scratch();
+  await s.write(
+    "policy.config.json",
+    '{ "build": { "sigend": true, "scope": { "orgID": "acme" } }, "toolkit": { "anything": 1 } }',
+  );
+  await s.run(["working-folder", "init"]);
+  const r = await s.json(["validate"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /unknown field "sigend" \(did you mean "signed"\?\), which the CLI ignores/,
+  );
+  assert.match(r.stderr, /unknown field "orgID" \(did you mean "orgId"\?\)/);
+  assert.doesNotMatch(r.stderr, /toolkit|anything/);
+});

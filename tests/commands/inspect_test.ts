@@ -17,6 +17,7 @@ const SHAPE = {
   signature: "object|null",
   policies: "array|null",
   verification: "object|null",
+  warnings: "array",
 };
 const POLICY_SHAPE = {
   policyKey: "string",

@@ -10,6 +10,7 @@ const SHAPE = {
   secret: "string|null",
   privateKeyPath: "string|null",
   publicKeyPath: "string|null",
+  warnings: "array",
 };
 
 Deno.test("keys generate ECDSA_SHA_256 writes a PKCS#8 private key (mode 0600) and an SPKI public key", async () => {
@@ -25,6 +26,7 @@ Deno.test("keys generate ECDSA_SHA_256 writes a PKCS#8 private key (mode 0600) a
     secret: null,
     privateKeyPath,
     publicKeyPath,
+    warnings: [],
   });
   const privatePem = await Deno.readTextFile(privateKeyPath);
   const publicPem = await Deno.readTextFile(publicKeyPath);

@@ -225,3 +225,23 @@ Deno.test("--verbose says where the licence comes from, never its contents", asy
   );
   assert.ok(!r.stderr.includes(JSON.parse(TEST_LICENSE).signature.value));
 });
+
+Deno.test("a usage or configuration error comes before the licence check: no grace-period warning, nothing recorded", async () => {
+  await using s = await scratch();
+  await withDraft(s);
+  for (
+    const args of [
+      ["build", "--env", "qa"],
+      ["build", "--hmac-secret-env", "X"],
+      ["build", "--signed"],
+      ["build", "--bundle-version", "0"],
+      ["sign"],
+    ]
+  ) {
+    const r = await s.run(args, { env: UNLICENSED });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /LICENSE_GRACE_PERIOD/, args.join(" "));
+  }
+  assert.deepEqual([...Deno.readDirSync(s.wf)].map((e) => e.name), ["policy-drafts.json"]);
+  await assert.rejects(Deno.stat(path.join(s.home, "license-state.json")));
+});

@@ -11,6 +11,7 @@ const UPDATE_SHAPE = {
   defaultsEffect: "string|null",
   defaults: "object|null",
   ruleCount: "number",
+  warnings: "array",
 };
 
 const ADD_SHAPE = {
@@ -25,6 +26,7 @@ const ADD_SHAPE = {
   thenEffect: "string|null",
   elseEffect: "string|null",
   ruleCount: "number",
+  warnings: "array",
 };
 
 const update = (
@@ -337,4 +339,150 @@ Deno.test("draft edits keep fields the CLI does not know", async () => {
     action: "create",
   });
   assert.equal(policy.activeVersion, 2);
+});
+
+const addRule = (file: string, key = "billing") => [
+  "policies",
+  "add-rule",
+  "--policy-key",
+  key,
+  "--rule-file",
+  file,
+];
+
+Deno.test("add-rule warns on an unknown rule field with the closest name, and --strict refuses it", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  await s.write(
+    "typo.json",
+    rule("typo", {
+      when: { op: "eq", path: "plan", value: "free" },
+      thenEfect: { type: "deny" }, // meant thenEffect: without it, a free plan is allowed
+    }),
+  );
+  const strict = await s.run([...addRule("typo.json"), "--strict"]);
+  assertError(strict, 1, "RULE_INVALID");
+  const r = await s.json(addRule("typo.json"));
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.doc.warnings, [{
+    code: "UNKNOWN_FIELD",
+    message:
+      'policy "billing", rule "typo": unknown field "thenEfect" (did you mean "thenEffect"?), which the runtime ignores; correct or remove it (at /thenEfect)',
+  }]);
+});
+
+Deno.test("add-rule warns when a rule's target is neither the policy's discovered target nor another rule's", async () => {
+  await using s = await scratch();
+  await s.write("policy-drafts.json", {
+    schemaVersion: "1.0",
+    generatedAt: "2026-01-01T00:00:00Z",
+    policies: [{
+      policyKey: "billing.invoice.create",
+      activeVersion: 1,
+      friendlyName: "billing invoice create",
+      discoveredTarget: { service: "billing", resource: "invoice", action: "create" },
+      rules: [],
+    }],
+  });
+  await s.write(
+    "plural.json",
+    rule("plural", { target: { service: "billing", resource: "invoices", action: "create" } }),
+  );
+  const key = "billing.invoice.create";
+  assertError(await s.run([...addRule("plural.json", key), "--strict"]), 1, "RULE_INVALID");
+  const r = await s.json(addRule("plural.json", key));
+  assert.equal(r.code, 0, r.stderr);
+  const [warning] = r.doc.warnings as { code: string; message: string }[];
+  assert.equal(warning!.code, "RULE_TARGET_UNMATCHED");
+  assert.match(
+    warning!.message,
+    /target billing\/invoices\/create is neither the policy's discoveredTarget \(billing\/invoice\/create\)/,
+  );
+  assert.match(warning!.message, /did you mean billing\/invoice\/create\?/);
+  // validate (the CI step) says the same about the draft, and fails under --strict.
+  const validated = await s.json(["validate", "--strict"]);
+  assert.equal(validated.code, 1);
+  assert.deepEqual((validated.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "RULE_TARGET_UNMATCHED",
+  ]);
+  await s.write(
+    "right.json",
+    rule("right", { target: { service: "billing", resource: "invoice", action: "create" } }),
+  );
+  const right = await s.json(addRule("right.json", key));
+  assert.deepEqual(right.doc.warnings, [], "a rule on the discovered target draws no warning");
+});
+
+Deno.test("update-policy lists its warnings in JSON and says plainly what is wrong with a default", async () => {
+  await using s = await scratch();
+  await s.run(["working-folder", "init"]);
+  const created = await s.json(update("--defaults-effect", "deny"));
+  assert.deepEqual((created.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "DEFAULTS_UNREACHABLE",
+  ]);
+  const r = await s.run(update(
+    "--defaults-effect",
+    "throttle",
+    "--throttle-limit",
+    "10",
+    "--throttle-window-seconds",
+    "0",
+    "--throttle-key",
+    "ip",
+  ));
+  assertError(r, 1, "DEFAULTS_INVALID");
+  assert.match(
+    r.stderr,
+    /error: policy "billing": a throttle default needs throttle: \{limit >= 0, windowSeconds > 0, key \(string\)\} \(INVALID_DEFAULT_EFFECT\); the draft was not changed \(DEFAULTS_INVALID\)/,
+  );
+  assert.doesNotMatch(r.stderr, /defaults a throttle/);
+});
+
+Deno.test("drafts and rule files take comments; rewriting a commented draft says the comments go", async () => {
+  await using s = await scratch();
+  await s.write(
+    "policy-drafts.json",
+    `// written by hand
+{
+  "schemaVersion": "1.0",
+  "generatedAt": "2026-01-01T00:00:00Z",
+  "policies": [
+    { "policyKey": "billing", "activeVersion": 1, "rules": [], }, // trailing commas too
+  ],
+}
+`,
+  );
+  await s.write(
+    "r.json",
+    `{
+  // the paid plans
+  "id": "paid", "status": "active", "priority": 1,
+  "target": { "service": "billing", "resource": "invoice", "action": "create" },
+  "effect": { "type": "allow" },
+}`,
+  );
+  const r = await s.json(addRule("r.json"));
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "DRAFT_COMMENTS_DROPPED",
+  ]);
+  const again = await s.json(update("--defaults-effect", "deny"));
+  assert.deepEqual(again.doc.warnings, [], "the rewritten draft has no comments left to lose");
+});
+
+Deno.test("rewriting the draft or the bundle keeps its file mode", {
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  await using s = await scratch();
+  await draftWith(s, [rule("a")]);
+  const draft = path.join(s.wf, "policy-drafts.json");
+  await Deno.chmod(draft, 0o600);
+  await s.write("b.json", rule("b"));
+  assert.equal((await s.run(addRule("b.json"))).code, 0);
+  assert.equal((await Deno.stat(draft)).mode! & 0o777, 0o600);
+  assert.equal((await s.run(["build"])).code, 0);
+  const bundle = path.join(s.wf, "policy-bundle.json");
+  await Deno.chmod(bundle, 0o600);
+  assert.equal((await s.run(["build"])).code, 0);
+  assert.equal((await Deno.stat(bundle)).mode! & 0o777, 0o600);
 });

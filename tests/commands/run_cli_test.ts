@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CLI_ERROR_CODES, COMMANDS, ERROR_CODES, EXIT_CODES, exitCodeFor } from "./_exports.ts";
 import { assertError, assertShape, scratch } from "./_helpers.ts";
+import { PACKAGE_VERSION } from "../../src/_version.ts";
 
 Deno.test("runCli() suggests the closest command for an unknown one and exits 2", async () => {
   await using s = await scratch();
@@ -97,4 +98,20 @@ Deno.test("global flags work before the command name too", async () => {
   const result = await s.run(["-w", s.wf, "--format", "json", "working-folder"]);
   assert.equal(result.code, 0);
   assert.equal(JSON.parse(result.stdout).source, "flag");
+});
+
+Deno.test("--version prints the package version, alone or with a command", async () => {
+  await using s = await scratch();
+  for (const args of [["--version"], ["build", "--version"], ["policies", "--version"]]) {
+    const r = await s.run(args);
+    assert.equal(r.code, 0, args.join(" "));
+    assert.equal(r.stdout, `policy ${PACKAGE_VERSION} (@policy/runtime)\n`);
+  }
+});
+
+Deno.test("--quiet and --verbose together are a usage error", async () => {
+  await using s = await scratch();
+  const r = await s.run(["working-folder", "--quiet", "--verbose"]);
+  assertError(r, 2, "USAGE_ERROR");
+  assert.match(r.stderr, /--quiet and --verbose cannot be combined/);
 });

@@ -51,7 +51,7 @@ Deno.test("$schema is accepted and ignored by every reader, and never warned abo
   assert.deepEqual([validated.doc.valid, validated.doc.warnings], [true, []]);
   const built = await s.json(["build"]);
   assert.deepEqual([built.code, built.doc.warnings], [0, []]);
-  const bundle = await s.json(["validate"]);
+  const bundle = await s.json(["validate", "policy-bundle.json"]);
   assert.deepEqual([bundle.doc.type, bundle.doc.warnings, bundle.stderr], ["bundle", [], ""]);
 
   await s.write("suite.json", {

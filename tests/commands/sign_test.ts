@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
 import { verifyBundleSignature } from "../../src/verify/mod.ts";
 import { assertError, assertShape, HMAC_SECRET, scratch } from "./_helpers.ts";
+import { generateSec1Key } from "../_openssl.ts";
 
 const SHAPE = {
   formatVersion: "number",
@@ -125,4 +126,17 @@ Deno.test("sign writes rules in canonical key order, whatever order the file had
   const rule = after.policies[0]!.rules[0]! as unknown as Record<string, unknown>;
   assert.deepEqual(Object.keys(rule), Object.keys(rule).sort());
   assert.equal(after.checksum, built.checksum);
+});
+
+Deno.test("sign with a SEC1 key and no public key says the self-check was skipped, in text and JSON", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  assert.equal((await s.run(["build"])).code, 0);
+  await s.write("sec1.pem", await generateSec1Key());
+  const r = await s.json(["sign", "--ecdsa-private-key", "sec1.pem", "--signing-key-id", "k"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "PARITY_SIGNATURE_SKIPPED",
+  ]);
+  assert.match(r.stderr, /warning: the new signature was not checked/);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { assertError, assertShape, HMAC_SECRET, type Scratch, scratch } from "./_helpers.ts";
+import { createLocalClient } from "../../src/clients/mod.ts";
 
 const ONE_SHAPE = {
   formatVersion: "number",
@@ -10,6 +11,7 @@ const ONE_SHAPE = {
   context: "object",
   decision: "object",
   trace: "object|null",
+  warnings: "array",
 };
 const VERIFICATION_SHAPE = {
   status: "string",
@@ -26,6 +28,7 @@ const SUITE_SHAPE = {
   summary: "object",
   coverage: "object",
   junitPath: "string|null",
+  warnings: "array",
 };
 const SCENARIO_SHAPE = {
   name: "string",
@@ -65,7 +68,7 @@ Deno.test("simulate prints decision, reason, policy and rule", async () => {
   assert.deepEqual(r.doc.target, { service: "billing", resource: "invoice", action: "create" });
   assert.deepEqual(r.doc.context, { plan: "pro" });
   assert.equal(r.doc.trace, null);
-  assert.equal((r.doc.verification as { status: string }).status, "skipped");
+  assert.equal((r.doc.verification as { status: string }).status, "unsigned");
 });
 
 Deno.test("simulate denies by default at a target no rule names", async () => {
@@ -277,4 +280,84 @@ Deno.test("simulate --bundle evaluates another bundle, resolved from the working
   assertError(await s.run(["simulate", ...target]), 2, "BUNDLE_READ_ERROR");
   const r = await s.json(["simulate", ...target, "--bundle", "elsewhere.json"]);
   assert.equal(r.doc.path, path.join(s.wf, "elsewhere.json"));
+});
+
+Deno.test("simulate loads the bundle exactly as a local client given the same key would", async () => {
+  await using s = await built();
+  await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"]);
+  const publicKey = await s.read("keys/public-key.pem");
+  const bundleFile = path.join(s.wf, "policy-bundle.json");
+  const unsigned = await s.read("policy-bundle.json");
+  assert.equal(
+    (await s.run([
+      "sign",
+      "--ecdsa-private-key",
+      "keys/private-key.pem",
+      "--signing-key-id",
+      "k",
+    ])).code,
+    0,
+  );
+  const signed = await s.read("policy-bundle.json");
+  const tampered = signed.replace('"activeVersion":1', '"activeVersion":2');
+  assert.notEqual(tampered, signed);
+  const keyed = { POLICY_PUBLIC_KEY: publicKey };
+  for (
+    const [name, text, env] of [
+      ["unsigned, no key", unsigned, {}],
+      ["unsigned, a key", unsigned, keyed],
+      ["signed, no key", signed, {}],
+      ["signed, its key", signed, keyed],
+      ["altered after signing", tampered, keyed],
+    ] as const
+  ) {
+    await Deno.writeTextFile(bundleFile, text);
+    const simulated = await s.json(["simulate", ...target], { env });
+    const client = await createLocalClient({
+      bundlePath: bundleFile,
+      ...("POLICY_PUBLIC_KEY" in env
+        ? { verify: { algorithm: "ECDSA_SHA_256" as const, publicKey } }
+        : { allowUnsigned: true }),
+    }).then(async (c) => {
+      await c.close();
+      return "loaded";
+    }, (error) => error.code as string);
+    const outcome = simulated.code === 0
+      ? "loaded"
+      : (simulated.doc.error as { code: string }).code;
+    assert.equal(outcome, client, name);
+  }
+});
+
+Deno.test("simulate --skip-verify says it skipped the check, also when a key is configured", async () => {
+  await using s = await built();
+  await s.write("policy.config.json", { build: { signing: { hmacSecretEnv: "S" } } });
+  const r = await s.run(["simulate", ...target, "--skip-verify"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /signature: not verified \(--skip-verify\)/);
+  assert.doesNotMatch(r.stdout, /no key configured/);
+});
+
+Deno.test("simulate warns on unknown fields of a suite, which --strict refuses: a misspelt expectation is not checked", async () => {
+  await using s = await built();
+  await s.write("suite.json", {
+    name: "typos",
+    scenarios: [{
+      name: "free plan",
+      target: { service: "billing", resource: "invoice", action: "create" },
+      context: { plan: "free", seats: 9 },
+      expected: { decision: "deny", ruleID: "no-such-rule", reasn: "default" },
+    }],
+  });
+  const r = await s.json(["simulate", "--suite", "suite.json"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    (r.doc.warnings as { code: string; message: string }[]).map((w) =>
+      w.message.match(/unknown field "(\w+)"(?: \(did you mean "(\w+)"\?\))?/)!.slice(1)
+    ),
+    [["ruleID", "ruleId"], ["reasn", "reason"]],
+  );
+  const strict = await s.run(["simulate", "--suite", "suite.json", "--strict"]);
+  assertError(strict, 2, "SUITE_INVALID");
+  assert.match(strict.stderr, /2 unknown field\(s\), which --strict refuses/);
 });

@@ -5,6 +5,7 @@ import { assertError, assertShape, scratch } from "./_helpers.ts";
 const SHAPE = {
   formatVersion: "number",
   path: "string",
+  source: "string",
   type: "string",
   valid: "boolean",
   strict: "boolean",
@@ -21,7 +22,10 @@ Deno.test("validate detects a draft and prints type, policy count, rule count an
   await s.fixture("draft.json", "policy-drafts.json");
   const text = await s.run(["validate"]);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /draft, schema 1\.0, 2 policies, 5 rules/);
+  assert.match(
+    text.stdout,
+    /^the draft \S+policy-drafts\.json \(draft\.path\): schema 1\.0, 2 policies, 5 rules$/m,
+  );
   const r = await s.json(["validate"]);
   assertShape(r.doc, SHAPE);
   assert.deepEqual(
@@ -31,18 +35,72 @@ Deno.test("validate detects a draft and prints type, policy count, rule count an
   assert.equal(r.doc.path, path.join(s.wf, "policy-drafts.json"));
 });
 
-Deno.test("validate prefers the configured bundle over the draft and detects it as a bundle", async () => {
+Deno.test("validate checks the draft by default, not the bundle, so a broken draft fails CI", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
   assert.equal((await s.run(["build"])).code, 0);
-  const r = await s.json(["validate"]);
-  assert.deepEqual([r.doc.type, r.doc.schemaVersion, r.doc.path], [
-    "bundle",
-    "1",
-    path.join(s.wf, "policy-bundle.json"),
+  // The draft gets a duplicate rule id after the (valid) bundle was built.
+  const draft = await s.readJson("policy-drafts.json");
+  const rules = (draft.policies as { rules: unknown[] }[])[0]!.rules;
+  rules.push(rules[0]);
+  await s.write("policy-drafts.json", draft);
+  const r = await s.json(["validate", "--strict"]);
+  assert.equal(r.code, 1, "the draft is what validate checks");
+  assert.deepEqual([r.doc.type, r.doc.source, r.doc.path], [
+    "draft",
+    "draft.path",
+    path.join(s.wf, "policy-drafts.json"),
   ]);
-  const explicit = await s.json(["validate", "policy-drafts.json"]);
-  assert.equal(explicit.doc.type, "draft");
+  assert.deepEqual((r.doc.errors as { code: string }[]).map((e) => e.code), [
+    "DUPLICATE_RULE_ID",
+  ]);
+  const text = await s.run(["validate", "--strict", "--quiet"]);
+  assert.match(text.stdout, /^the draft \S+policy-drafts\.json \(draft\.path\)/, "and says so");
+  const bundle = await s.json(["validate", "policy-bundle.json"]);
+  assert.deepEqual([bundle.code, bundle.doc.type, bundle.doc.source], [0, "bundle", "argument"]);
+  // A folder with a bundle and no draft: the bundle, and the note says why.
+  await Deno.remove(path.join(s.wf, "policy-drafts.json"));
+  const only = await s.json(["validate", "--verbose"]);
+  assert.deepEqual([only.code, only.doc.type, only.doc.source], [0, "bundle", "bundle.path"]);
+  assert.match(only.stderr, /no draft at \S+: validating the bundle/);
+});
+
+Deno.test("validate tells a draft by its fields, not by a number in schemaVersion; --type decides", async () => {
+  await using s = await scratch();
+  // `"schemaVersion": 1.0` written as a number: still a draft (no env, friendlyName present).
+  await s.write(
+    "numeric.json",
+    '{"schemaVersion": 1.0, "generatedAt": "2026-01-01T00:00:00Z", "policies": [{"policyKey": "p", "activeVersion": 1, "friendlyName": "p", "rules": []}]}',
+  );
+  const r = await s.json(["validate", "numeric.json", "--verbose"]);
+  assert.equal(r.doc.type, "draft");
+  assert.deepEqual((r.doc.errors as { code: string; path: string }[]).map((e) => e.code), [
+    "INVALID_SCHEMA_VERSION",
+  ]);
+  assert.match(r.stderr, /type: draft \(it has no env or other field only bundles have\)/);
+  const forced = await s.json(["validate", "numeric.json", "--type", "bundle"]);
+  assert.equal(forced.doc.type, "bundle");
+  assert.ok((forced.doc.errors as { code: string }[]).some((e) => e.code === "INVALID_ENV"));
+  assertError(await s.run(["validate", "numeric.json", "--type", "bundel"]), 2, "USAGE_ERROR");
+});
+
+Deno.test("validate reads drafts with comments; a bundle with comments is not JSON to a client", async () => {
+  await using s = await scratch();
+  await s.write(
+    "commented.json",
+    '// the draft\n{"schemaVersion": "1.0", /* none yet */ "policies": [],}\n',
+  );
+  const draft = await s.json(["validate", "commented.json"]);
+  assert.deepEqual([draft.code, draft.doc.type, draft.doc.valid], [0, "draft", true]);
+  await s.write("b.json", '{"schemaVersion": 1, "env": "prod", // prod\n "policies": []}');
+  const bundle = await s.run(["validate", "b.json"]);
+  assertError(bundle, 2, "BUNDLE_PARSE_ERROR");
+  assert.match(bundle.stderr, /line 1, column \d+\); bundles are strict JSON/);
+  await s.write("bad.json", '{"schemaVersion": "1.0", "policies": [}');
+  const broken = await s.run(["validate", "bad.json"]);
+  assertError(broken, 2, "DOCUMENT_PARSE_ERROR");
+  assert.match(broken.stderr, /unexpected character: expected a value at line 1, column 39/);
+  assert.doesNotMatch(broken.stderr, /ValueExpected/);
 });
 
 Deno.test("validate reports every error with its code and JSON pointer and exits 1", async () => {
@@ -143,7 +201,7 @@ Deno.test("validate reports a bundle whose checksum does not match its contents"
   const bundle = await s.readJson("policy-bundle.json");
   (bundle.policies as { activeVersion: number }[])[0]!.activeVersion = 99;
   await s.write("policy-bundle.json", bundle);
-  const r = await s.json(["validate"]);
+  const r = await s.json(["validate", "policy-bundle.json"]);
   assert.equal(r.code, 1);
   assert.equal((r.doc.errors as { code: string }[])[0]!.code, "CHECKSUM_MISMATCH");
 });

@@ -11,6 +11,7 @@ const SHAPE = {
   exists: "boolean",
   userConfig: "string|null",
   draftPath: "string|null",
+  warnings: "array",
 };
 
 Deno.test("working-folder resolves flag, then POLICY_WORKING_FOLDER, then the persisted folder, then cwd", async () => {
@@ -124,5 +125,47 @@ Deno.test("--verbose names the working folder, its source and the config in use 
   );
   assert.match(r.stderr, /verbose: config: none/);
   assert.match(r.stderr, /verbose: read .*policy-drafts.json \(draft\)/);
-  assert.match(r.stderr, /verbose: detected type: draft/);
+  assert.match(r.stderr, /verbose: type: draft \(draft\.path\)/);
+});
+
+Deno.test("a damaged $POLICY_HOME/config.json stops only what uses it, and reset or set start it over", async () => {
+  await using s = await scratch();
+  await Deno.mkdir(s.home, { recursive: true });
+  const userConfig = path.join(s.home, "config.json");
+  await Deno.writeTextFile(userConfig, '{"workingFolder": "/x", oops}');
+  assert.equal((await s.run(["working-folder", "init", "-w", s.wf])).code, 0);
+  // With -w (or POLICY_WORKING_FOLDER) the user file is not needed.
+  assert.equal((await s.run(["validate", "-w", s.wf])).code, 0);
+  const shown = await s.run(["working-folder"]);
+  assertError(shown, 2, "CONFIG_INVALID");
+  assert.match(shown.stderr, /hint: .*'policy working-folder reset'/);
+  const reset = await s.json(["working-folder", "reset"]);
+  assert.equal(reset.code, 0, reset.stderr);
+  assert.deepEqual((reset.doc.warnings as { code: string }[]).map((w) => w.code), [
+    "USER_CONFIG_REPLACED",
+  ]);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(userConfig)), { schemaVersion: 1 });
+  const kept = [...Deno.readDirSync(s.home)].map((e) => e.name).filter((n) =>
+    n.startsWith("config.json.damaged-")
+  );
+  assert.equal(kept.length, 1, "the damaged file is kept beside it");
+  assert.equal(
+    await Deno.readTextFile(path.join(s.home, kept[0]!)),
+    '{"workingFolder": "/x", oops}',
+  );
+  assert.equal((await s.run(["working-folder"])).code, 0);
+  // set works on a damaged file too.
+  await Deno.writeTextFile(userConfig, "[]");
+  const set = await s.json(["working-folder", "set", s.wf]);
+  assert.equal(set.code, 0, set.stderr);
+  assert.equal(JSON.parse(await Deno.readTextFile(userConfig)).workingFolder, s.wf);
+});
+
+Deno.test("a workingFolder that is not a path in $POLICY_HOME/config.json is CONFIG_INVALID, not ignored", async () => {
+  await using s = await scratch();
+  await Deno.mkdir(s.home, { recursive: true });
+  await Deno.writeTextFile(path.join(s.home, "config.json"), '{"workingFolder": 5}');
+  const r = await s.run(["validate"]);
+  assertError(r, 2, "CONFIG_INVALID");
+  assert.match(r.stderr, /workingFolder must be a non-empty string/);
 });

@@ -1,5 +1,5 @@
 // Differential test of decision selection: the compiled engine against a
-// direct reading of CONTRACT.md §3 ("Effect precedence"), over random bundles
+// direct reading of docs/bundle-format.md ("Selecting the decision"), over random bundles
 // built to hit ties, disabled rules, else branches, defaults (including
 // ignored ones) and many rules at one target.
 import assert from "node:assert/strict";
@@ -135,7 +135,7 @@ interface ReferenceCandidate {
   ruleId?: string;
 }
 
-/** CONTRACT.md §3, read directly: every candidate, then one sort. */
+/** docs/bundle-format.md ("Selecting the decision"), read directly: every candidate, then one sort. */
 function referenceDecision(bundle: RuntimeBundleV1, target: Target, context: object): Decision {
   const same = (t: Target) =>
     t.service === target.service && t.resource === target.resource && t.action === target.action;

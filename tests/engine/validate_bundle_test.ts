@@ -45,7 +45,7 @@ for (const c of fixture.cases) {
   });
 }
 
-Deno.test("validateBundle() covers every validation code of SPEC.md", () => {
+Deno.test("validateBundle() covers every validation code of docs/errors.md's specification codes", () => {
   const spec = [
     "DOCUMENT_NOT_OBJECT",
     "INVALID_SCHEMA_VERSION",
@@ -209,4 +209,38 @@ Deno.test("a non-finite priority is reported once, and non-finite numbers elsewh
     ["INVALID_RULE_PRIORITY", "/policies/0/rules/0/priority"],
     ["NUMBER_NOT_FINITE", "/policies/0/rules/0/x/1"],
   ]);
+});
+
+Deno.test("validateBundle() names the known field closest to an unknown one (UNKNOWN_FIELD)", () => {
+  const rule = {
+    id: "r",
+    status: "active",
+    priority: 1,
+    target: { service: "s", resource: "r", action: "a" },
+    effect: { type: "allow" },
+    when: { op: "eq", path: "plan", value: "pro" },
+    thenEfect: { type: "deny" },
+  };
+  const result = validateBundle({
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{ policyKey: "p", activeVersion: 1, rules: [rule] }],
+  });
+  assert.equal(result.valid, true, "an unknown field is a warning: newer producers may add fields");
+  assert.deepEqual(result.warnings, [{
+    code: "UNKNOWN_FIELD",
+    path: "/policies/0/rules/0/thenEfect",
+    message:
+      'policy "p", rule "r": unknown field "thenEfect" (did you mean "thenEffect"?), which the runtime ignores; correct or remove it',
+  }]);
+});
+
+Deno.test("validateBundle() caps UNKNOWN_FIELD warnings like any other issue, long names included", () => {
+  const bundle: Record<string, unknown> = { schemaVersion: 1, env: "prod", policies: [] };
+  for (let i = 0; i < 5_000; i++) bundle[`x${i}`.padEnd(2_000, "y")] = i;
+  const result = validateBundle(bundle, { maxIssues: 10 });
+  assert.equal(result.valid, true);
+  assert.equal(result.warnings.length, 10);
+  assert.deepEqual(result.omitted, { errors: 0, warnings: 4_990 });
+  assert.ok(result.warnings.every((w) => w.message.length < 200), "names are quoted cut short");
 });

@@ -102,9 +102,17 @@ async function others(folder: string, expected: string[]): Promise<string[]> {
   return names.sort();
 }
 
-/** Temporary files of the atomic writer: `.<name>.<12 hex>.tmp`. */
+/**
+ * Temporary files of the atomic writer, `.<name>.<12 hex>.tmp`, and what a
+ * killed command leaves of the working folder's lock (`.policy.lock`, taken
+ * over by the next command; its temporary and break files).
+ */
 const tempOf = (name: string) =>
-  new RegExp(`^\\.${name.replaceAll(".", "\\.")}\\.[0-9a-f]{12}\\.tmp$`);
+  new RegExp(
+    `^(?:\\.${
+      name.replaceAll(".", "\\.")
+    }\\.[0-9a-f]{12}\\.tmp|\\.policy\\.lock(?:\\.[0-9a-f]{16}\\.tmp|\\.break)?)$`,
+  );
 
 Deno.test({
   name:

@@ -110,3 +110,16 @@ Deno.test("activationUrl accepts http(s) base URLs only", () => {
   assert.throws(() => activationUrl("not a url"), { code: "INVALID_OPTIONS" });
   assert.throws(() => activationUrl("https://user:pw@example.com"), { code: "INVALID_OPTIONS" });
 });
+
+Deno.test("requestLicense: a key that looks like a status code does not garble the message", async () => {
+  await using server = activationServer(() => new Response("busy", { status: 500 }));
+  await assert.rejects(
+    requestLicense({ apiUrl: server.url, activationKey: "500" }),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, "ACTIVATION_UNAVAILABLE");
+      assert.match(error.message, /answered HTTP 500;/);
+      assert.doesNotMatch(error.message, /<activation key>/);
+      return true;
+    },
+  );
+});

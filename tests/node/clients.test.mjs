@@ -117,7 +117,7 @@ test("local client: a missing file is BUNDLE_READ_ERROR", { skip: noLocal }, asy
   );
 });
 
-// Written against CONTRACT.md §4 (option names baseUrl, orgId, projectId, env,
+// Written against docs/remote.md (option names baseUrl, orgId, projectId, env,
 // runtimeKey); check them when the remote client is merged.
 test("remote client: fetches a signed bundle over HTTP with Node's fetch", {
   skip: missingExport(clients, "createRemoteClient"),

@@ -1,5 +1,5 @@
 /**
- * A deliberately naive evaluator written from CONTRACT.md §3 alone, sharing no
+ * A deliberately naive evaluator written from docs/bundle-format.md alone, sharing no
  * code with the engine: it scans every rule of every policy, interprets
  * conditions recursively and sorts the candidates. Property tests compare the
  * engine against it.
@@ -223,7 +223,7 @@ export function referenceTrace(
   return referenceCandidates(bundle, target, context).trace;
 }
 
-/** The decision CONTRACT.md §3 prescribes, computed the slow and obvious way. */
+/** The decision docs/bundle-format.md prescribes, computed the slow and obvious way. */
 export function referenceEvaluate(
   bundle: unknown,
   target: { service: string; resource: string; action: string },

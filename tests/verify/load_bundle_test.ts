@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadBundle, type RuntimeBundleV1, signBundle } from "../../mod.ts";
+import { inspectBundle, loadBundle, type RuntimeBundleV1, signBundle } from "../../mod.ts";
 import { generateHmacSecret, generateSec1Key, publicKeyOf } from "../_openssl.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 
@@ -47,7 +47,7 @@ Deno.test("loadBundle() verifies an HMAC bundle from bytes", async () => {
   });
 });
 
-Deno.test("loadBundle() gives the four verification states of SPEC.md", async () => {
+Deno.test("loadBundle() gives the four verification states of docs/errors.md", async () => {
   const unsigned = text(example);
   // unsigned: no signature, no key, allowUnsigned.
   assert.equal(
@@ -214,4 +214,38 @@ Deno.test("loadBundle() gives the same result for a large bundle, which it loads
     loadBundle(body.replace('"copy-599"', '"copy-x"'), ecKey),
     "CHECKSUM_MISMATCH",
   );
+});
+
+Deno.test("inspectBundle() goes through loadBundle's pipeline and returns what a load would refuse, with the failure", async () => {
+  // Checksum first: an altered signed bundle reports CHECKSUM_MISMATCH, not the signature.
+  const altered = { ...ecdsaSigned, env: "dev" };
+  const shown = await inspectBundle(text(altered), ecKey);
+  assert.equal(shown.integrity?.code, "CHECKSUM_MISMATCH");
+  assert.equal(shown.signature, null);
+  assert.equal(shown.compiled.bundle.env, "dev");
+  await assertRejectsCode(loadBundle(text(altered), ecKey), "CHECKSUM_MISMATCH");
+
+  for (
+    const [bundle, options, code] of [
+      [ecdsaSigned, {}, "BUNDLE_SIGNATURE_UNVERIFIED"],
+      [example, ecKey, "BUNDLE_SIGNATURE_MISSING"],
+      [example, {}, "BUNDLE_UNSIGNED"],
+      [hmacSigned, ecKey, "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH"],
+    ] as const
+  ) {
+    const seen = await inspectBundle(text(bundle), options);
+    assert.equal(seen.integrity?.code, code);
+    assert.equal(seen.signature, null);
+    await assertRejectsCode(loadBundle(text(bundle), options), code);
+  }
+  const good = await inspectBundle(text(ecdsaSigned), ecKey);
+  assert.equal(good.integrity, null);
+  assert.equal(good.signature?.status, "verified");
+  const loaded = await loadBundle(text(ecdsaSigned), ecKey);
+  assert.deepEqual({ ...good.status, signature: good.signature }, loaded.status);
+
+  // Size, JSON and structure are refused the same way.
+  await assertRejectsCode(inspectBundle("{"), "BUNDLE_PARSE_ERROR");
+  await assertRejectsCode(inspectBundle('{"schemaVersion":2}'), "BUNDLE_INVALID");
+  await assertRejectsCode(inspectBundle("{}", { maxFileBytes: 1 }), "BUNDLE_TOO_LARGE");
 });

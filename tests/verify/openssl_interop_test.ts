@@ -1,5 +1,5 @@
 /**
- * Interoperability with the openssl command line, which CONTRACT.md §3 names
+ * Interoperability with the openssl command line, which README.md ("Keys and signatures") names
  * as the reference for both signature formats. These tests need openssl and
  * fail (they are not skipped) when it is missing.
  */

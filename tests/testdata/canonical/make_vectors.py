@@ -3,7 +3,7 @@
 
 Regenerate with:  python3 tests/testdata/canonical/make_vectors.py > tests/testdata/canonical/vectors.json
 
-Canonical payload (CONTRACT.md section 3): {schemaVersion, orgId?, projectId?, env,
+Canonical payload (docs/bundle-format.md, "Canonical payload, checksum, ETag"): {schemaVersion, orgId?, projectId?, env,
 policies: [{policyKey, activeVersion, defaults?, rules}]}, keys sorted at every depth by
 UTF-16 code unit order, no whitespace, JSON escaping, UTF-8, SHA-256, lowercase hex.
 For keys inside the Basic Multilingual Plane, code-point order (Python's sort_keys) and

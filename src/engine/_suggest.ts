@@ -1,5 +1,11 @@
 // This module is browser compatible.
-/** "Did you mean" suggestions for mistyped commands, flags and values. */
+/**
+ * "Did you mean" suggestions for mistyped commands, flags, values and field
+ * names (the CLI, the clients' option checker, and the `UNKNOWN_FIELD`
+ * warnings of `validateBundle`).
+ *
+ * @module
+ */
 
 /**
  * Edit distance counting insertions, deletions, substitutions and swaps of
@@ -36,6 +42,9 @@ export function suggest(input: string, candidates: Iterable<string>): string | u
   let bestDistance = Infinity;
   const lower = input.toLowerCase();
   for (const candidate of candidates) {
+    // Lengths further apart than the limit cannot be close: skipped before the
+    // quadratic distance, so a long hostile name costs nothing.
+    if (Math.abs(candidate.length - input.length) > limit) continue;
     const distance = editDistance(lower, candidate.toLowerCase());
     if (distance < bestDistance) {
       best = candidate;
