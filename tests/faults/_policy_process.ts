@@ -77,21 +77,42 @@ export interface ChildResult {
 }
 
 /** Runs the CLI to completion, killed (and failing) after `seconds`. */
-export async function runPolicy(
+export function runPolicy(
   args: string[],
   options: { cwd: string; env: Record<string, string>; seconds?: number },
+): Promise<ChildResult> {
+  return runDeno(["run", ...policyTaskFlags(), CLI, ...args], options, `policy ${args.join(" ")}`);
+}
+
+/**
+ * Runs `deno <args>` to completion, killed (and failing as a hang) after
+ * `seconds` (default 60): what is run must end by itself, so a pending
+ * operation that keeps a process alive fails the test instead of the run.
+ */
+export async function runDeno(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; seconds?: number } = {},
+  what = `deno ${args.join(" ")}`,
 ): Promise<ChildResult> {
   const controller = new AbortController();
   const seconds = options.seconds ?? 60;
   const timer = setTimeout(() => controller.abort(), seconds * 1000);
   let output: Deno.CommandOutput;
   try {
-    output = await policyCommand(args, { ...options, signal: controller.signal }).output();
+    output = await new Deno.Command(DENO!, {
+      args,
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+      ...(options.env !== undefined && { env: options.env }),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: controller.signal,
+    }).output();
   } finally {
     clearTimeout(timer);
   }
   if (controller.signal.aborted) {
-    throw new Error(`hang: policy ${args.join(" ")} did not finish within ${seconds} s`);
+    throw new Error(`hang: ${what} did not finish within ${seconds} s`);
   }
   const decoder = new TextDecoder();
   return {

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
-import { DENO, explainIgnored } from "../faults/_policy_process.ts";
+import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { replayHint, testSeed } from "../_random.ts";
 import { hostileCorpusEntries } from "./_corpus.ts";
 import type { CorpusReport } from "./_corpus_runner.ts";
@@ -29,28 +29,11 @@ Deno.test({
     `hostile corpus: every 8 MiB document is loaded or refused with its code within ${MAX_RATIO}x JSON.parse, in a ${HEAP_MIB} MiB heap`,
   ignore: DENO === null,
   fn: async (t) => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 15 * 60_000);
-    let output: Deno.CommandOutput;
-    try {
-      output = await new Deno.Command(DENO!, {
-        args: [
-          "run",
-          "--no-prompt",
-          `--v8-flags=--max-old-space-size=${HEAP_MIB}`,
-          RUNNER,
-          String(SEED),
-        ],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: controller.signal,
-      }).output();
-    } finally {
-      clearTimeout(timer);
-    }
-    const stdout = new TextDecoder().decode(output.stdout);
-    const reports = stdout.split("\n").filter((line) => line !== "").map((line) =>
+    const output = await runDeno(
+      ["run", "--no-prompt", `--v8-flags=--max-old-space-size=${HEAP_MIB}`, RUNNER, String(SEED)],
+      { seconds: 15 * 60 },
+    );
+    const reports = output.stdout.split("\n").filter((line) => line !== "").map((line) =>
       JSON.parse(line) as CorpusReport
     );
     const entries = hostileCorpusEntries();
@@ -59,7 +42,7 @@ Deno.test({
       0,
       `the runner died after ${reports.length} of ${entries.length} documents (the next: ${
         entries[reports.length]?.name
-      }); ${replayHint(SEED)}\n${new TextDecoder().decode(output.stderr).slice(-2000)}`,
+      }); ${replayHint(SEED)}\n${output.stderr.slice(-2000)}`,
     );
     assert.deepEqual(reports.map((r) => r.name), entries.map((e) => e.name));
     for (const report of reports) {

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeTempDir, symlink } from "../clients/_helpers.ts";
 import { GRACE_STATE_FILE } from "../../src/commands/_license.ts";
-import { cliEnv, DENO, explainIgnored, runPolicy } from "../faults/_policy_process.ts";
+import { cliEnv, DENO, explainIgnored, runDeno, runPolicy } from "../faults/_policy_process.ts";
 
 explainIgnored("tests/hostile/named_pipes_test.ts");
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
@@ -82,33 +82,13 @@ Deno.test({
       const pipe = path.join(dir, "cache");
       await mkfifo(pipe);
       const child = fileURLToPath(new URL("./_fifo_cache_child.ts", import.meta.url));
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), 30_000);
-      let output: Deno.CommandOutput;
-      try {
-        output = await new Deno.Command(DENO!, {
-          args: [
-            "run",
-            "--no-prompt",
-            `--allow-read=${pipe}`,
-            "--allow-net=127.0.0.1",
-            child,
-            pipe,
-          ],
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-          signal: controller.signal,
-        }).output();
-      } finally {
-        clearTimeout(timer);
-      }
-      assert.ok(
-        !controller.signal.aborted,
-        "the child did not exit within 30 s: something kept it alive",
+      // runDeno fails the test as a hang if the child does not exit by itself.
+      const output = await runDeno(
+        ["run", "--no-prompt", `--allow-read=${pipe}`, "--allow-net=127.0.0.1", child, pipe],
+        { seconds: 30 },
       );
-      const report = JSON.parse(new TextDecoder().decode(output.stdout));
-      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      const report = JSON.parse(output.stdout);
+      assert.equal(output.code, 0, output.stderr);
       assert.equal(report.code, "REMOTE_UNAVAILABLE");
       assert.match(report.message, /cache file .* not a regular file/);
       assert.ok(report.ms < 5000, `rejected after ${report.ms} ms`);
