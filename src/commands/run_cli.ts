@@ -16,38 +16,60 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "./_suggest.ts";
-import { runWorkingFolder } from "./working_folder.ts";
-import { runPolicies } from "./policies.ts";
-import { runValidate } from "./validate.ts";
-import { runBuild } from "./build.ts";
-import { runSign } from "./sign.ts";
-import { runInspect } from "./inspect.ts";
-import { runSimulate } from "./simulate.ts";
-import { runDiff } from "./diff.ts";
-import { runKeys } from "./keys.ts";
-import { runAnalyze } from "./analyze.ts";
-import { runActivate } from "./activate.ts";
+
+/**
+ * A command whose module is imported when it runs: a run of `policy` loads
+ * the modules of its own command only, not those of the other ten
+ * (start-up, docs/performance.md).
+ */
+function lazy(load: () => Promise<CommandFunction>): CommandFunction {
+  return async (args, io) => await (await load())(args, io);
+}
 
 /** Every command: name → function and one-line summary. */
 export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: string }>> = {
   "working-folder": {
-    run: runWorkingFolder,
+    run: lazy(async () => (await import("./working_folder.ts")).runWorkingFolder),
     summary: "show, set, reset the working folder; init an empty draft",
   },
   analyze: {
-    run: runAnalyze,
+    run: lazy(async () => (await import("./analyze.ts")).runAnalyze),
     summary: "scan source code for evaluation points; write the first draft",
   },
-  policies: { run: runPolicies, summary: "edit the draft: update-policy, add-rule" },
-  validate: { run: runValidate, summary: "validate a draft or a bundle" },
-  build: { run: runBuild, summary: "build the bundle from the draft, optionally signed" },
-  sign: { run: runSign, summary: "sign an existing bundle" },
-  simulate: { run: runSimulate, summary: "evaluate a request or a simulation suite" },
-  diff: { run: runDiff, summary: "what a change changes: by meaning, and in recorded decisions" },
-  inspect: { run: runInspect, summary: "show a bundle, or verify its signature" },
-  keys: { run: runKeys, summary: "generate an ECDSA key pair or an HMAC secret" },
+  policies: {
+    run: lazy(async () => (await import("./policies.ts")).runPolicies),
+    summary: "edit the draft: update-policy, add-rule",
+  },
+  validate: {
+    run: lazy(async () => (await import("./validate.ts")).runValidate),
+    summary: "validate a draft or a bundle",
+  },
+  build: {
+    run: lazy(async () => (await import("./build.ts")).runBuild),
+    summary: "build the bundle from the draft, optionally signed",
+  },
+  sign: {
+    run: lazy(async () => (await import("./sign.ts")).runSign),
+    summary: "sign an existing bundle",
+  },
+  simulate: {
+    run: lazy(async () => (await import("./simulate.ts")).runSimulate),
+    summary: "evaluate a request or a simulation suite",
+  },
+  diff: {
+    run: lazy(async () => (await import("./diff.ts")).runDiff),
+    summary: "what a change changes: by meaning, and in recorded decisions",
+  },
+  inspect: {
+    run: lazy(async () => (await import("./inspect.ts")).runInspect),
+    summary: "show a bundle, or verify its signature",
+  },
+  keys: {
+    run: lazy(async () => (await import("./keys.ts")).runKeys),
+    summary: "generate an ECDSA key pair or an HMAC secret",
+  },
   activate: {
-    run: runActivate,
+    run: lazy(async () => (await import("./activate.ts")).runActivate),
     summary: "activate the toolkit licence (build and sign need one after 30 days)",
   },
 };
