@@ -2,16 +2,18 @@
 /**
  * The `policy` command. The only file that touches the process: it wires
  * arguments, output streams, environment, current folder and clock to
- * {@link runCli} and sets the exit code. Uses `node:process`, so the same
- * file runs under Deno and (from the npm build) Node. It is the `./cli`
+ * {@link runCli} and sets the exit code. Uses the `process` global, so the
+ * same file runs under Deno and (from the npm build) Node; the global, not
+ * `node:process`, because Node's ES module wrapper of a built-in reads
+ * every property of it, which opens stdin too (about 4 ms of start-up,
+ * docs/performance.md). It is the `./cli`
  * export of the JSR package (`deno run <permissions>
  * jsr:@policy/runtime/cli …`, docs/install.md) and the `policy` bin of the
  * npm package.
  *
  * @module
  */
-import process from "node:process";
-import { runCli } from "./src/commands/mod.ts";
+import { runCli } from "./src/commands/run_cli.ts";
 
 /**
  * A writer to `stream` that goes quiet once the reader is gone (`policy …

@@ -24,7 +24,6 @@
  *
  * @module
  */
-import process from "node:process";
 import { toHex } from "../engine/canonical_payload.ts";
 import { nodeFs } from "../_io/node_fs.ts";
 import { systemErrorCode } from "../_io/read_regular_file.ts";
@@ -134,7 +133,7 @@ export async function lockWorkingFolder(
       // waiter ever sees the lock without it.
       os = await tryLockFile(temp).catch(() => undefined);
       const record: LockRecord = {
-        pid: process.pid,
+        pid: process.pid, // the `process` global: see cli.ts
         command: what,
         token,
         since: new Date().toISOString(),
