@@ -23,6 +23,7 @@ import { fileURLToPath as fromFileUrl, pathToFileURL } from "node:url";
 import { mapModuleSpecifiers } from "./tools/map_module_specifiers.ts";
 import { exportSpecifierFinder, rewriteExampleImports } from "./tools/example_imports.ts";
 import { renderNpmReadme } from "./tools/npm_readme.ts";
+import { bundleModules } from "./tools/bundle_modules.ts";
 
 /** Where the package is written. */
 const OUT_DIR = "npm";
@@ -414,7 +415,8 @@ function packageJson(
  * Fails when the package no longer matches `deno.json`: an export whose
  * JavaScript or declarations were not emitted, a `package.json` export
  * missing, added or pointing at a missing file, a bin without its file, or
- * a compiled module whose exported names differ from its source's.
+ * a compiled module whose exported names differ from its source's, or an
+ * exported function or class whose `name` does.
  */
 async function checkDrift(
   denoJson: DenoJson,
@@ -453,6 +455,11 @@ async function checkDrift(
     const got = Object.keys(built).sort().join(", ");
     if (want !== got) {
       problems.push(`export "${entry.name}": source has [${want}], npm has [${got}]`);
+    }
+    // The bundler renames a top-level function or class whose name another module uses.
+    for (const [name, value] of Object.entries(source)) {
+      const renamed = typeof value === "function" && built[name]?.name !== value.name;
+      if (renamed) problems.push(`export "${entry.name}": ${name} is named ${built[name]?.name}`);
     }
   }
   const bin = written.bin as Record<string, string> | undefined;
@@ -528,6 +535,70 @@ function readme(): string {
     });
   } catch (error) {
     throw new BuildError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * The library's exports in two layers for the bundler: those whose code
+ * runs anywhere (no `node:` import, static or lazy, in anything they reach:
+ * the engine, verify, enforce, lint and diff), then those that use Node's
+ * built-ins (the root export, the clients, the decision log). The portable
+ * exports then share one chunk that never names `node:`, which browser
+ * bundles of `./engine` rely on (docs/install.md).
+ */
+function libraryLayers(
+  files: ReadonlyMap<string, string>,
+  entries: readonly EntryPoint[],
+): string[][] {
+  const usesNode = (entry: string): boolean => {
+    const seen = new Set<string>();
+    const pending = [entry];
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (seen.has(file) || !files.has(file)) continue;
+      seen.add(file);
+      for (const { specifier } of collectSpecifiers(file, files.get(file)!)) {
+        if (specifier.startsWith("node:")) return true;
+        if (/^\.\.?\//.test(specifier)) {
+          pending.push(posix.normalize(posix.join(posix.dirname(file), specifier)));
+        }
+      }
+    }
+    return false;
+  };
+  const library = entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.js`);
+  const portable = library.filter((file) => !usesNode(file));
+  return [portable, library.filter((file) => !portable.includes(file))];
+}
+
+/**
+ * Replaces the emitted JavaScript by its bundles (`tools/bundle_modules.ts`):
+ * one file per export, the chunks they share, and the bin in one file,
+ * which then gets its Node shebang.
+ */
+async function bundle(
+  files: Map<string, string>,
+  entries: readonly EntryPoint[],
+  imports: ExternalImports,
+): Promise<void> {
+  const emitted = new Map([...files].filter(([file]) => file.endsWith(".js")));
+  const bin = entries.find((e) => e.name === "bin");
+  let bundled: Map<string, string>;
+  try {
+    bundled = await bundleModules({
+      files: emitted,
+      library: libraryLayers(emitted, entries),
+      ...(bin === undefined ? {} : { bin: `${stem(bin.source)}.js` }),
+      external: [...Object.keys(imports.dependencies), ...Object.keys(imports.peerDependencies)],
+    });
+  } catch (error) {
+    throw new BuildError(`bundling failed: ${error instanceof Error ? error.message : error}`);
+  }
+  for (const file of emitted.keys()) files.delete(file);
+  for (const [file, text] of bundled) files.set(file, text);
+  if (bin !== undefined) {
+    const file = `${stem(bin.source)}.js`;
+    files.set(file, prepareBin(files.get(file)!, file));
   }
 }
 
@@ -620,12 +691,10 @@ async function build(): Promise<void> {
         throw new BuildError(`export "${entry.name}": ${file} was not emitted`);
       }
     }
-    if (entry.name === "bin") {
-      const file = `${stem(entry.source)}.js`;
-      files.set(file, prepareBin(files.get(file)!, file));
-    }
   }
   const imports = checkImports(files, denoJson);
+  await bundle(files, entries, imports);
+  checkImports(files, denoJson);
   shipDeclarations(files, entries, denoJson);
   for (const entry of entries.filter((e) => e.name !== "bin")) {
     const specifier = entry.name === "."

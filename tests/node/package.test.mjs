@@ -92,6 +92,50 @@ test("package.json: dependencies carry deno.json's versions; typescript is never
   }
 });
 
+/**
+ * The package's files a module loads with it: its static relative imports,
+ * followed; the bundles esbuild writes name them as `from "./…"` or
+ * `import "./…"` at the start of a line.
+ */
+function staticFiles(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  for (const [, specifier] of text.matchAll(/^(?:} from|import) "(\.\.?\/[^"]+)";$/gm)) {
+    staticFiles(join(file, "..", specifier), seen);
+  }
+  return seen;
+}
+
+test("the package is bundled: the bin is one file, an export loads its file and at most two chunks", () => {
+  const bin = join(packageDir, manifest.bin.policy);
+  assert.deepEqual([...staticFiles(bin)], [bin]);
+  const text = readFileSync(bin, "utf8");
+  const imports = [
+    ...text.matchAll(/^(?:import [^"\n]* from |} from |import )"([^"]+)";$/gm),
+    ...text.matchAll(/\bimport\("([^"]+)"\)/g),
+  ].map((m) => m[1]);
+  assert.ok(imports.includes("node:fs/promises") && imports.includes("typescript"));
+  assert.deepEqual(imports.filter((s) => !s.startsWith("node:") && s !== "typescript"), []);
+  for (const key of moduleExports) {
+    const stem = libraryExports[key].replace(/\.ts$/, "");
+    const loaded = staticFiles(join(packageDir, `${stem}.js`));
+    assert.ok(loaded.size <= 3, `${key} loads ${loaded.size} files: ${[...loaded]}`);
+  }
+});
+
+test("the exports share their classes: a PolicyError from . , ./verify or ./enforce is ./engine's", async () => {
+  const { PolicyError } = await importPackage("./engine");
+  assert.equal((await importPackage(".")).PolicyError, PolicyError);
+  const { loadBundle } = await importPackage("./verify");
+  await assert.rejects(loadBundle("{"), (error) => error instanceof PolicyError);
+  const { createMemoryStore } = await importPackage("./enforce");
+  assert.throws(
+    () => createMemoryStore({ maxBuckets: -1 }),
+    (error) => error instanceof PolicyError,
+  );
+});
+
 test("npm install of the tarball brings only its dependencies (no typescript)", () => {
   const installed = readJson(join(scratch, "installed-alone.json"));
   const scopes = denoJson.name.startsWith("@") ? [denoJson.name.split("/")[0]] : [denoJson.name];

@@ -15,8 +15,6 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
-/** esbuild for the browser bundle of the portable core (tests/node/portable.test.mjs). */
-const ESBUILD_VERSION = "0.28.2";
 /** Express's types, for the TypeScript consumer of ./enforce/express (package.test.mjs). */
 const TYPES_EXPRESS_VERSION = "5.0.6";
 
@@ -100,7 +98,9 @@ try {
     "--save-dev",
     `typescript@${pinned(denoJson, "typescript")}`,
     `@types/node@${pinned(denoJson, "@types/node")}`,
-    `esbuild@${ESBUILD_VERSION}`,
+    // The bundler of the npm build, for the browser bundle of the portable core
+    // (portable.test.mjs, browser.test.mjs).
+    `esbuild@${pinned(denoJson, "esbuild")}`,
     `@types/express@${TYPES_EXPRESS_VERSION}`,
     // The libraries the enforcement adapters take (optional peers), as deno.json pins them.
     ...["hono", "express", "redis", "ioredis"].map((name) => `${name}@${pinned(denoJson, name)}`),
