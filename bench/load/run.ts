@@ -15,7 +15,7 @@ import { makeSignedBundle } from "./_signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
 import { unyieldingLoad } from "./_unyielding_load.ts";
-import { measureStartup, median, STARTUP_CASES } from "./_startup.ts";
+import { measureStartup, median, prepareStartup } from "./_startup.ts";
 
 const ROUNDS = 7;
 const f = (ms: number) => ms.toFixed(ms < 10 ? 1 : 0);
@@ -101,8 +101,12 @@ console.error(
   } ms)`,
 );
 
-// 4. Start-up.
-const startup = measureStartup(STARTUP_CASES);
+// 4. Start-up, with the npm build installed in .tmp/bench-startup/.
+const STARTUP_RUNS = 21;
+const startup = measureStartup(
+  await prepareStartup(here("../../.tmp/bench-startup")),
+  STARTUP_RUNS,
+);
 
 const perMiB = (bytes: number) => `${(bytes / MiB / mib).toFixed(1)} MiB`;
 const table = (rows: string[][]) =>
@@ -165,8 +169,18 @@ const block = [
   ]),
   "",
   table([
-    ["Start-up (wall time, spawn to exit, median of 11)", "ms"],
-    ...[...startup].map(([name, ms]) => [name, f(ms)]),
+    [
+      `Start-up (wall time, spawn to exit, median of ${STARTUP_RUNS})`,
+      "ms",
+      "middle half, ms",
+      "× empty script",
+    ],
+    ...[...startup].map(([name, { ms, quartilesMs: [q1, q3], ratio }]) => [
+      name,
+      f(ms),
+      `${f(q1)}–${f(q3)}`,
+      `${ratio.toFixed(2)}×`,
+    ]),
   ]),
 ].join("\n");
 console.log(block);
@@ -175,7 +189,11 @@ if (!process.argv.includes("--no-write")) {
   const results = {
     generatedBy: "bench/load/run.ts",
     date: new Date().toISOString(),
-    runtime: { deno: process.versions.deno, v8: process.versions.v8 },
+    runtime: {
+      deno: process.versions.deno,
+      v8: process.versions.v8,
+      node: spawnSync("node", ["--version"], { encoding: "utf8" }).stdout.trim(),
+    },
     bundle: { bytes: bundle.bytes.byteLength, targets: bundle.targets, signature: "ECDSA_SHA_256" },
     load: {
       jsonParseMs: parseMs,
@@ -185,7 +203,7 @@ if (!process.argv.includes("--no-write")) {
     },
     memory: { parse: parsedMemory, load: loadedMemory },
     reload: { loadBundle: reload, withoutYields: reloadUnyielding },
-    startupMs: Object.fromEntries(startup),
+    startup: Object.fromEntries(startup),
   };
   writeFileSync(here("./results-deno.json"), JSON.stringify(results, null, 2) + "\n");
   const docs = here("../../docs/performance.md");

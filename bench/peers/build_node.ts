@@ -1,9 +1,9 @@
 /**
  * Prepares the peer benchmark for Node in `.tmp/bench-node/` (git-ignored):
  *
- * 1. installs the npm build (`npm/`, packed with `npm pack`: what users get)
- *    and the peers, at the versions `_libraries.ts` pins in its `npm:`
- *    specifiers, with npm;
+ * 1. installs the npm build (`npm/`, packed with `npm pack`: what users get,
+ *    `bench/_npm_build.ts`) and the peers, at the versions `_libraries.ts`
+ *    pins in its `npm:` specifiers, with npm;
  * 2. compiles the runner, the child and everything they import to JavaScript
  *    with the TypeScript compiler API, rewriting the imports of the engines
  *    under test to package names: `npm:<name>@<version>` becomes `<name>`, and
@@ -17,11 +17,11 @@
  * @module
  */
 import ts from "typescript";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep as SEPARATOR } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mapModuleSpecifiers } from "../../tools/map_module_specifiers.ts";
+import { installNpmBuild } from "../_npm_build.ts";
 
 /** Where the compiled benchmark and its node_modules go. */
 const OUT = ".tmp/bench-node";
@@ -43,14 +43,6 @@ const out = join(root, OUT);
 function fail(message: string): never {
   console.error(`bench/peers/build_node.ts: ${message}`);
   Deno.exit(1);
-}
-
-function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8" });
-  if (result.status !== 0) {
-    fail(`${command} ${args.join(" ")}: ${result.error?.message ?? ""}${result.stderr ?? ""}`);
-  }
-  return result.stdout;
 }
 
 const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")) as {
@@ -117,36 +109,19 @@ while (queue.length > 0) {
   const file = queue.pop()!;
   if (!compiled.has(file.replace(/\.ts$/, ".js"))) compile(file, queue);
 }
-if (!existsSync(join(root, "npm", "package.json"))) fail("npm/ is not built: deno task build:npm");
 
-// 2. Install the npm build and the peers. The old engine is removed first, so
-// a rebuilt npm/ of the same version is installed again.
-mkdirSync(out, { recursive: true });
+// 2. Install the npm build and the peers, and check the peers' versions.
 rmSync(join(out, "bench"), { recursive: true, force: true });
-rmSync(join(out, "node_modules", ...denoJson.name.split("/")), { recursive: true, force: true });
-const tarball = run("npm", ["pack", "--silent", "--pack-destination", out], join(root, "npm"))
-  .trim().split("\n").at(-1)!;
-const dependencies = Object.fromEntries([
-  [denoJson.name, `file:./${tarball}`],
-  ...[...pinned].sort(([a], [b]) => a < b ? -1 : 1),
-]);
-writeFileSync(
-  join(out, "package.json"),
-  JSON.stringify({ name: "policy-bench-node", private: true, type: "module", dependencies }),
-);
-run("npm", ["install", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error"], out);
+try {
+  installNpmBuild(out, Object.fromEntries([...pinned].sort(([a], [b]) => a < b ? -1 : 1)));
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
 for (const [name, version] of pinned) {
   const installed = JSON.parse(
     readFileSync(join(out, "node_modules", ...name.split("/"), "package.json"), "utf8"),
   ) as { version: string };
   if (installed.version !== version) fail(`${name} ${installed.version} installed, not ${version}`);
-}
-const engineEntry = ["node_modules", ...denoJson.name.split("/"), "mod.js"];
-if (
-  readFileSync(join(out, ...engineEntry), "utf8") !==
-    readFileSync(join(root, "npm", "mod.js"), "utf8")
-) {
-  fail(`the installed ${denoJson.name} is not the npm/ build`);
 }
 
 // 3. Write the compiled benchmark.
@@ -155,6 +130,6 @@ for (const [file, text] of compiled) {
   writeFileSync(join(out, file), text);
 }
 console.error(
-  `${OUT}: ${compiled.size} modules; ${denoJson.name} from npm/ (${tarball}); ` +
+  `${OUT}: ${compiled.size} modules; ${denoJson.name} from npm/; ` +
     [...pinned].map(([name, version]) => `${name}@${version}`).join(", "),
 );
