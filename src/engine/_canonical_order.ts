@@ -13,12 +13,20 @@ import { MAX_JSON_DEPTH } from "./_utf8_writer.ts";
  * to the prototypes JSON.stringify consults.
  */
 export function isCanonicallyOrdered(value: unknown): boolean {
+  return prototypesAsBuilt() && ordered(value, 0);
+}
+
+/**
+ * True when nobody has added to the prototypes what `JSON.stringify` or a
+ * `for…in` walk would consult: a `toJSON` on `Object.prototype` or
+ * `Array.prototype`, or an enumerable key on `Object.prototype`.
+ */
+export function prototypesAsBuilt(): boolean {
   const objectToJson = (Object.prototype as { toJSON?: unknown }).toJSON;
   const arrayToJson = (Array.prototype as { toJSON?: unknown }).toJSON;
   if (objectToJson !== undefined || arrayToJson !== undefined) return false;
-  // for-in below would also list enumerable keys added to Object.prototype.
   for (const _ in {}) return false;
-  return ordered(value, 0);
+  return true;
 }
 
 function ordered(value: unknown, depth: number): boolean {

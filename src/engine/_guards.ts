@@ -70,12 +70,22 @@ export function toComparableNumber(value: unknown): number {
 export const TOO_DEEP = 1;
 /** {@link jsonProblems}: `value` holds a number that is not finite. */
 export const NOT_FINITE = 2;
+/**
+ * {@link jsonProblems}: an object in `value` does not list its keys in
+ * ascending UTF-16 code unit order, the canonical payload's
+ * (`canonical_payload.ts`). Not a problem of the value, a fact about it: the
+ * load pipeline then writes the payload with its own writer instead of
+ * `JSON.stringify`.
+ */
+export const KEYS_OUT_OF_ORDER = 4;
 
 /**
  * What is wrong with `value` as JSON, in one walk that allocates nothing:
  * {@link TOO_DEEP} when it nests deeper than `limit` levels of objects and
- * arrays (the walk stops there), otherwise {@link NOT_FINITE} when it holds
- * a number that is not finite, otherwise 0.
+ * arrays (the walk stops there, and says nothing else), otherwise
+ * {@link NOT_FINITE} when it holds a number that is not finite, and
+ * {@link KEYS_OUT_OF_ORDER} when an object's keys are out of order; 0 when
+ * none of these.
  */
 export function jsonProblems(value: unknown, limit: number): number {
   if (typeof value === "number") return Number.isFinite(value) ? 0 : NOT_FINITE;
@@ -90,7 +100,10 @@ export function jsonProblems(value: unknown, limit: number): number {
     return found;
   }
   // for-in allocates nothing (Object.values would, for every object of the bundle).
+  let previous: string | undefined;
   for (const key in value) {
+    if (previous !== undefined && !(previous < key)) found |= KEYS_OUT_OF_ORDER;
+    previous = key;
     const child = (value as Record<string, unknown>)[key];
     if (typeof child !== "object" && typeof child !== "number") continue;
     if (!Object.hasOwn(value, key)) continue;

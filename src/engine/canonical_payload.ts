@@ -9,7 +9,7 @@
  */
 import type { RuntimeBundleV1 } from "./types.ts";
 import { MAX_JSON_DEPTH, tooDeep, Utf8Writer } from "./_utf8_writer.ts";
-import { isCanonicallyOrdered } from "./_canonical_order.ts";
+import { isCanonicallyOrdered, prototypesAsBuilt } from "./_canonical_order.ts";
 import { subtleCrypto } from "./_subtle_crypto.ts";
 
 /**
@@ -73,8 +73,38 @@ export function canonicalPayloadBytes(
   bundle: RuntimeBundleV1,
   sizeHint?: number,
 ): Uint8Array<ArrayBuffer> {
-  // Built with its keys in order, so that only the bundle's own objects decide
-  // whether the fast path of canonicalJsonBytes applies.
+  return canonicalJsonBytes(projection(bundle), sizeHint);
+}
+
+/**
+ * {@link canonicalPayloadBytes} for the load pipeline (`loadBundle`), of a
+ * document it parsed with `parseJson` (plain objects and arrays, strings,
+ * finite numbers, booleans and null) and validated, which told in
+ * `keysInOrder` whether every rule and default lists its keys in canonical
+ * order (`validateForLoad`). The payload is then what `JSON.stringify`
+ * writes, without a walk of its own to find out; otherwise the writer's.
+ * Not exported by `mod.ts`.
+ */
+export function canonicalPayloadBytesOfParsed(
+  bundle: RuntimeBundleV1,
+  sizeHint: number,
+  keysInOrder: boolean,
+): Uint8Array<ArrayBuffer> {
+  const value = projection(bundle);
+  if (keysInOrder && prototypesAsBuilt()) {
+    return new TextEncoder().encode(JSON.stringify(value));
+  }
+  const out = new Utf8Writer(sizeHint);
+  out.value(value, 0);
+  return out.bytes();
+}
+
+/**
+ * The part of a bundle the payload covers, as an object whose own keys are
+ * in order, so that only the bundle's own objects decide whether the fast
+ * path of {@link canonicalJsonBytes} applies.
+ */
+function projection(bundle: RuntimeBundleV1): Record<string, unknown> {
   const projection: Record<string, unknown> = { env: bundle.env };
   if (hasOwn(bundle, "orgId")) projection.orgId = bundle.orgId;
   projection.policies = bundle.policies.map((policy) => {
@@ -86,7 +116,7 @@ export function canonicalPayloadBytes(
   });
   if (hasOwn(bundle, "projectId")) projection.projectId = bundle.projectId;
   projection.schemaVersion = bundle.schemaVersion;
-  return canonicalJsonBytes(projection, sizeHint);
+  return projection;
 }
 
 /**

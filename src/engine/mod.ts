@@ -8,8 +8,25 @@
 export * from "./types.ts";
 export * from "./policy_error.ts";
 export * from "./parse_json.ts";
-export * from "./canonical_payload.ts";
-export * from "./validate_bundle.ts";
+// Named, not `*`: these two modules also export what only the load pipeline
+// calls (validateForLoad, canonicalPayloadBytesOfParsed).
+export {
+  type BundleDigest,
+  canonicalJson,
+  canonicalJsonBytes,
+  canonicalPayload,
+  canonicalPayloadBytes,
+  computeDigest,
+  sortBundleKeys,
+  toHex,
+} from "./canonical_payload.ts";
+export {
+  assertValidBundle,
+  DEFAULT_MAX_ISSUES,
+  LOAD_MAX_ISSUES,
+  validateBundle,
+  type ValidateBundleOptions,
+} from "./validate_bundle.ts";
 export * from "./compile_bundle.ts";
 export * from "./evaluate.ts";
 export * from "./trace_evaluation.ts";

@@ -10,6 +10,7 @@ import {
   isNonEmptyString,
   isRecord,
   jsonProblems,
+  KEYS_OUT_OF_ORDER,
   MAX_CONDITION_DEPTH,
   toComparableNumber,
   TOO_DEEP,
@@ -201,6 +202,8 @@ class Collector {
   readonly warnings: Issue[] = [];
   omittedErrors = 0;
   omittedWarnings = 0;
+  /** Every rule and default lists its keys in canonical order (see {@link validateForLoad}). */
+  keysInOrder = true;
   readonly max: number;
 
   constructor(max: number) {
@@ -261,7 +264,12 @@ export function validateBundle(
   document: unknown,
   options: ValidateBundleOptions = {},
 ): ValidationResult {
-  const out = new Collector(options.maxIssues ?? DEFAULT_MAX_ISSUES);
+  return result(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES));
+}
+
+/** Walks the document once, collecting its issues. */
+function collect(document: unknown, maxIssues: number): Collector {
+  const out = new Collector(maxIssues);
   if (!isRecord(document)) {
     if (out.keep(ERROR)) {
       out.error(
@@ -270,7 +278,7 @@ export function validateBundle(
         "the document must be a JSON object with schemaVersion, env and policies",
       );
     }
-    return result(out);
+    return out;
   }
   if (document.schemaVersion !== 1) {
     if (out.keep(ERROR)) {
@@ -304,12 +312,12 @@ export function validateBundle(
         `policies must be an array (it may be empty), found ${describe(policies)}`,
       );
     }
-    return result(out);
+    return out;
   }
   const seenKeys = new Map<string, number>();
   const site = new Site();
   for (let i = 0; i < policies.length; i++) checkPolicy(policies[i], i, seenKeys, site, out);
-  return result(out);
+  return out;
 }
 
 /**
@@ -330,7 +338,27 @@ export function assertValidBundle(
   document: unknown,
   options: ValidateBundleOptions = {},
 ): Issue[] {
-  const validation = validateBundle(document, options);
+  return checked(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES)).warnings;
+}
+
+/**
+ * {@link assertValidBundle} for the load pipeline (`loadBundle`), with its
+ * issue cap, also saying whether every rule and default lists its keys in
+ * canonical order at every depth: the walk that checks their depth and
+ * numbers sees every key anyway, and the canonical payload can then skip a
+ * walk of its own (`canonicalPayloadBytesOfParsed`). Not exported by
+ * `mod.ts`.
+ *
+ * @throws {PolicyError} `BUNDLE_INVALID`, carrying every error in `issues`.
+ */
+export function validateForLoad(document: unknown): { warnings: Issue[]; keysInOrder: boolean } {
+  const out = checked(collect(document, LOAD_MAX_ISSUES));
+  return { warnings: out.warnings, keysInOrder: out.keysInOrder };
+}
+
+/** `out` when it holds no error; otherwise `BUNDLE_INVALID` with its errors. */
+function checked(out: Collector): Collector {
+  const validation = result(out);
   if (!validation.valid) {
     const first = validation.errors[0]!;
     const more = validation.errors.length - 1 + (validation.omitted?.errors ?? 0);
@@ -341,7 +369,7 @@ export function assertValidBundle(
       { issues: validation.errors },
     );
   }
-  return validation.warnings;
+  return out;
 }
 
 function result(out: Collector): ValidationResult {
@@ -648,7 +676,11 @@ function checkJsonValue(
   site: Site,
   out: Collector,
 ): void {
-  const problems = jsonProblems(value, MAX_RULE_JSON_DEPTH);
+  let problems = jsonProblems(value, MAX_RULE_JSON_DEPTH);
+  if (problems & KEYS_OUT_OF_ORDER) {
+    out.keysInOrder = false;
+    problems &= ~KEYS_OUT_OF_ORDER;
+  }
   if (problems === 0) return;
   const name = site.name() + label;
   if (problems & TOO_DEEP) {

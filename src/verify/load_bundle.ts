@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { canonicalPayloadBytes, toHex } from "../engine/canonical_payload.ts";
+import { canonicalPayloadBytesOfParsed, toHex } from "../engine/canonical_payload.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
-import { assertValidBundle, LOAD_MAX_ISSUES } from "../engine/validate_bundle.ts";
+import { validateForLoad } from "../engine/validate_bundle.ts";
 import {
   type BundleSignatureStatus,
   checkSignature,
@@ -182,10 +182,10 @@ async function runPipeline(
   // loads faster than a turn of the event loop takes: it does not yield.
   const pause = bytes.byteLength > YIELD_ABOVE_BYTES ? yieldToEventLoop : () => Promise.resolve();
   await pause();
-  const warnings = assertValidBundle(document, { maxIssues: LOAD_MAX_ISSUES });
+  const { warnings, keysInOrder } = validateForLoad(document);
   const bundle = document as RuntimeBundleV1;
   await pause();
-  const payload = canonicalPayloadBytes(bundle, bytes.byteLength);
+  const payload = canonicalPayloadBytesOfParsed(bundle, bytes.byteLength, keysInOrder);
   // Hashing and signature verification run outside JavaScript: compile meanwhile.
   const digest = subtleCrypto().digest("SHA-256", payload);
   const signature = checkSignature(bundle, () => payload, options);
