@@ -1,5 +1,25 @@
 /**
- * The `policy` dispatcher: maps a command name to its function.
+ * The `policy` command line as a function: {@link runCli} dispatches by
+ * command name to the command's `run<Name>(args, io) → Promise<exit code>`,
+ * whose module it imports when the command runs. `cli.ts` wires a real
+ * process to {@link CliIo}.
+ *
+ * @example Running a command in-process
+ * ```ts
+ * import { runCli } from "./run_cli.ts";
+ * import assert from "node:assert/strict";
+ *
+ * let stdout = "";
+ * const io = {
+ *   stdout: (text: string) => void (stdout += text),
+ *   stderr: () => {},
+ *   env: () => undefined,
+ *   cwd: "/",
+ *   now: () => new Date(0),
+ * };
+ * assert.equal(await runCli(["keys", "generate", "--algorithm", "HMAC_SHA256", "--format", "json"], io), 0);
+ * assert.match(JSON.parse(stdout).secret, /^[0-9a-f]{64}$/);
+ * ```
  *
  * @module
  */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliIo, runCli } from "../../src/commands/mod.ts";
+import { type CliIo, runCli } from "./_exports.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
 
 const FIXTURES = new URL("../testdata/commands/", import.meta.url);
