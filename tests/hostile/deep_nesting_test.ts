@@ -286,7 +286,7 @@ hostileTest(
 
 hostileTest(
   import.meta.url,
-  "evaluate() reads a context nested 200,000 deep, and a 1,000-segment path, without recursion",
+  "evaluate() reads a context nested 200,000 deep, and a 1,000-segment path, with recursion bounded at 16 levels",
   async () => {
     const path = Array.from({ length: 1000 }, () => "a").join(".");
     const loaded = await loadBundle(
