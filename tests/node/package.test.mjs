@@ -378,6 +378,30 @@ test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, DOM lib
   typeCheck("node", FULL_CONSUMER, NODE_PROJECT);
 });
 
+/**
+ * A CommonJS TypeScript file: what a `"type": "commonjs"` project writes. Its
+ * imports become `require` calls of the package's ES modules, which Node
+ * 20.19+ runs and TypeScript 5.8+ models under NodeNext (docs/install.md).
+ */
+const COMMONJS_CONSUMER = `
+import { evaluate, loadBundle, type Decision } from "${denoJson.name}";
+import { PolicyError } from "${denoJson.name}/engine";
+import verify = require("${denoJson.name}/verify");
+
+async function decide(text: string): Promise<Decision> {
+  const loaded: verify.LoadedBundle = await loadBundle(text, { allowUnsigned: true });
+  const inspected = await verify.inspectBundle(text, { allowUnsigned: true });
+  if (inspected.status.checksum !== loaded.status.checksum) throw new Error("checksums differ");
+  return evaluate(loaded.compiled, { target: { service: "s", resource: "r", action: "a" } });
+}
+const isPolicyError = (error: unknown): boolean => error instanceof PolicyError;
+export = { decide, isPolicyError };
+`;
+
+test("a CommonJS TypeScript consumer (.cts, NodeNext) type-checks with import and import = require", () => {
+  typeCheck("commonjs", { "consumer.cts": COMMONJS_CONSUMER }, NODE_PROJECT);
+});
+
 test("a TypeScript consumer of ./enforce and its adapters type-checks with hono, express, redis, ioredis", () => {
   typeCheck("enforce", ENFORCE_CONSUMER, NODE_PROJECT);
 });
