@@ -11,6 +11,7 @@
 import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { nodeFs } from "./node_fs.ts";
+import { isPermissionDenial, systemErrorCode } from "./system_error.ts";
 
 /** Why a file could not be read; callers turn it into their own coded error. */
 export type ReadFailureReason =
@@ -105,18 +106,6 @@ async function readAtMost(
     length += bytesRead;
   }
   return buffer.subarray(0, length);
-}
-
-/** The `code` of a Node-style system error (`ENOENT`, `EACCES`, …), if any. */
-export function systemErrorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/** True for the errors of a runtime permission model (Deno's `--allow-read`). */
-export function isPermissionDenial(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === "NotCapable" || name === "PermissionDenied";
 }
 
 function failure(error: unknown): ReadFailure {

@@ -3,6 +3,7 @@
 // file (docs/remote.md "Answers"): the load pipeline with the trusted ECDSA
 // keys, HMAC refused, and the client's scope.
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { restateError } from "../engine/_restate_error.ts";
 import type { Env } from "../engine/types.ts";
 import { loadBundle, type LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
@@ -72,11 +73,6 @@ function refineLoadError(error: unknown, what: string): unknown {
       { cause: error },
     );
   }
-  if (error instanceof PolicyError) {
-    return new PolicyError(error.code, `${what}: ${error.message}`, {
-      cause: error,
-      issues: [...error.issues],
-    });
-  }
+  if (error instanceof PolicyError) return restateError(error, `${what}: ${error.message}`);
   return error;
 }

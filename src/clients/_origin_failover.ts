@@ -9,6 +9,7 @@ import type { Origin, RemoteConfig } from "./_remote_options.ts";
 import { type BundleAnswer, requestBundle } from "./_request_bundle.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
+import { isPermissionDenial } from "../_io/system_error.ts";
 
 /** A failed request to one origin. */
 export interface OriginFailure {
@@ -198,9 +199,8 @@ function headers(config: RemoteConfig, conditional: string | null): Record<strin
 }
 
 function networkError(origin: Origin, error: unknown): PolicyError {
-  const detail = error instanceof Error ? error.message : String(error);
-  const name = error instanceof Error ? error.name : "";
-  if (name === "NotCapable" || name === "PermissionDenied") {
+  if (isPermissionDenial(error)) {
+    const detail = error instanceof Error ? error.message : String(error);
     return new PolicyError(
       "REMOTE_UNAVAILABLE",
       `the runtime's permissions refused network access to ${origin.host}: ${detail}; on Deno, run with --allow-net=${origin.host}`,

@@ -2,13 +2,8 @@
 // Deno namespace), so the same code runs on Deno and Node.
 import type { BigIntStats } from "node:fs";
 import { nodeFs } from "../_io/node_fs.ts";
-import {
-  isPermissionDenial,
-  ReadFailure,
-  readRegularFile,
-  type RegularFile,
-  systemErrorCode,
-} from "../_io/read_regular_file.ts";
+import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
+import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */
@@ -72,8 +67,6 @@ export async function readBundleFile(path: string, maxBytes: number): Promise<Bu
   return { bytes, version: fileVersion(stats), mtimeMs: Number(stats.mtimeNs / 1_000_000n) };
 }
 
-export { systemErrorCode };
-
 /**
  * Turns a file system error on `path` into a `BUNDLE_READ_ERROR` that names
  * the path and says what to do. The original error is the `cause`.
@@ -115,5 +108,3 @@ export const RACY_WINDOW_MS = 2_000;
 export function racyBytes(file: BundleFile, now: number = Date.now()): Uint8Array | null {
   return now - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
 }
-
-export { sameBytes } from "./_same_bytes.ts";

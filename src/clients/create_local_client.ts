@@ -35,10 +35,10 @@ import {
   racyBytes,
   readBundleFile,
   readError,
-  sameBytes,
   statVersion,
-  systemErrorCode,
 } from "./_read_bundle_file.ts";
+import { sameBytes } from "./_same_bytes.ts";
+import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */

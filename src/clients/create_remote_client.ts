@@ -12,6 +12,7 @@
  * @module
  */
 import { type ErrorCode, PolicyError } from "../engine/policy_error.ts";
+import { restateError } from "../engine/_restate_error.ts";
 import type { Decision, Env, EvaluationRequest } from "../engine/types.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
@@ -381,23 +382,17 @@ class RemoteClientImpl implements RemoteClient {
       ? ""
       : `; the other origins failed too: ${others.join(", ")}`;
     if (cachePath === null) {
-      throw others.length === 0
-        ? first
-        : new PolicyError(first.code, `${first.message}${summary}`, {
-          cause: first,
-          issues: [...first.issues],
-        });
+      throw others.length === 0 ? first : restateError(first, `${first.message}${summary}`);
     }
     let cached: CachedBundle;
     try {
       cached = await loadCachedBundle(cachePath, this.#config);
     } catch (cacheError) {
-      throw new PolicyError(
-        first.code,
+      throw restateError(
+        first,
         `${first.message}${summary}; the cache file could not be used either: ${
           cacheError instanceof Error ? cacheError.message : String(cacheError)
         }`,
-        { cause: first, issues: [...first.issues] },
       );
     }
     if (this.#closed) return;
@@ -413,10 +408,7 @@ class RemoteClientImpl implements RemoteClient {
       }`;
     return first === null
       ? new PolicyError("REMOTE_UNAVAILABLE", message)
-      : new PolicyError(first.code, `${message}: ${first.message}`, {
-        cause: first,
-        issues: [...first.issues],
-      });
+      : restateError(first, `${message}: ${first.message}`);
   }
 
   /** One scheduled or requested poll; never rejects. */

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, type PolicyError } from "../engine/policy_error.ts";
+import { restateError } from "../engine/_restate_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import {
   inspectBundle,
@@ -89,10 +90,7 @@ export function inFile(error: PolicyError, file: string): PolicyError {
   const list = error.code === "BUNDLE_INVALID"
     ? `; run 'policy validate ${file}' for the list`
     : "";
-  return new PolicyError(error.code, `${file}: ${error.message}${list}`, {
-    issues: [...error.issues],
-    cause: error,
-  });
+  return restateError(error, `${file}: ${error.message}${list}`);
 }
 
 /**

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ERROR_CODES, isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { ERROR_CODES, isPolicyError, type PolicyError } from "../engine/policy_error.ts";
+import { restateError } from "../engine/_restate_error.ts";
 
 /** Error codes the CLI adds to the library's (documented in `docs/cli.md`). */
 export const CLI_ERROR_CODES = [
@@ -174,10 +175,7 @@ export interface ErrorReport {
  * terms of flags and configuration, which the library's message cannot say).
  */
 export function withHint(error: PolicyError, hint: string): PolicyError {
-  return Object.assign(
-    new PolicyError(error.code, error.message, { issues: [...error.issues], cause: error }),
-    { hint },
-  );
+  return Object.assign(restateError(error, error.message), { hint });
 }
 
 /** Describes a thrown value; unknown errors become `INTERNAL_ERROR`. */

@@ -26,7 +26,7 @@
  */
 import { toHex } from "../engine/canonical_payload.ts";
 import { nodeFs } from "../_io/node_fs.ts";
-import { systemErrorCode } from "../_io/read_regular_file.ts";
+import { systemErrorCode } from "../_io/system_error.ts";
 import { type HeldFileLock, tryLockFile } from "../_runtime/try_lock_file.ts";
 import { CliError } from "./_errors.ts";
 

@@ -8,6 +8,7 @@ import { parseJson } from "../engine/parse_json.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import { userAgent } from "../clients/_user_agent.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
+import { isPermissionDenial } from "../_io/system_error.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -101,8 +102,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
         redirect: "error",
       });
     } catch (error) {
-      const name = (error as Error | null)?.name;
-      if (name === "NotCapable" || name === "PermissionDenied") {
+      if (isPermissionDenial(error)) {
         throw unavailable(
           `network access to ${url.host} is not permitted`,
           `run the policy:activate task, or add --allow-net=${url.host} to deno run`,
