@@ -17,7 +17,7 @@ import { enforcementBundle, TARGETS } from "../../tests/enforce/_fixtures.ts";
 import { type ClientKind, connectClient } from "../../tests/enforce/_redis_clients.ts";
 import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
 import { replaceBetweenMarkers } from "../peers/_report.ts";
-import { median } from "../load/_startup.ts";
+import { median } from "../_stats.ts";
 
 const args = parseArgs({
   args: Deno.args,

@@ -5,7 +5,7 @@
 // longest stretch of synchronous load work: no evaluate answers during it.
 import { createEvaluator, type Evaluator, type LoadedBundle } from "../../mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "../scenarios/mod.ts";
-import { median } from "./_startup.ts";
+import { median } from "../_stats.ts";
 
 export interface ReloadFigures {
   /** Evaluate calls answered while the reload ran. */

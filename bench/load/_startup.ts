@@ -4,8 +4,9 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { signBundle } from "../../mod.ts";
+import { generateEcdsaKeyPair, signBundle } from "../../mod.ts";
 import { installNpmBuild } from "../_npm_build.ts";
+import { median, quantile } from "../_stats.ts";
 
 /** A command whose start-up is measured. */
 export interface StartupCase {
@@ -66,11 +67,7 @@ const simulated = (stdout: string): boolean => {
  */
 export async function prepareStartup(dir: string): Promise<StartupCase[]> {
   mkdirSync(dir, { recursive: true });
-  const pair = await crypto.subtle.generateKey(
-    { name: "ECDSA", namedCurve: "P-256" },
-    true,
-    ["sign", "verify"],
-  );
+  const pair = await generateEcdsaKeyPair();
   const example = JSON.parse(readFileSync(join(examples, "bundle.json"), "utf8"));
   const signed = await signBundle(example, {
     algorithm: "ECDSA_SHA_256",
@@ -80,11 +77,7 @@ export async function prepareStartup(dir: string): Promise<StartupCase[]> {
   const bundle = join(dir, "bundle.json");
   const key = join(dir, "public.pem");
   writeFileSync(bundle, JSON.stringify(signed, null, 2));
-  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
-  writeFileSync(
-    key,
-    `-----BEGIN PUBLIC KEY-----\n${btoa(String.fromCharCode(...spki))}\n-----END PUBLIC KEY-----\n`,
-  );
+  writeFileSync(key, pair.publicKey);
   const installed = installNpmBuild(dir);
   copyFileSync(path("./startup/decide.mjs"), join(dir, "decide.mjs"));
   const deno = (script: string, ...args: string[]): string[] => [
@@ -205,16 +198,4 @@ function passes(check: (stdout: string) => boolean, stdout: string): boolean {
   } catch {
     return false; // not the JSON document expected
   }
-}
-
-export function median(values: number[]): number {
-  return quantile(values, 0.5);
-}
-
-/** The `q` quantile of `values`, interpolated between the two nearest. */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  return sorted[low]! + (sorted[Math.ceil(at)]! - sorted[low]!) * (at - low);
 }

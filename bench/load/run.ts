@@ -15,7 +15,8 @@ import { makeSignedBundle } from "./_signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
 import { unyieldingLoad } from "./_unyielding_load.ts";
-import { measureStartup, median, prepareStartup } from "./_startup.ts";
+import { measureStartup, prepareStartup } from "./_startup.ts";
+import { median } from "../_stats.ts";
 
 const ROUNDS = 7;
 const f = (ms: number) => ms.toFixed(ms < 10 ? 1 : 0);

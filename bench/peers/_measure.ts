@@ -3,6 +3,7 @@
 // the median). Runtime-neutral (Deno or Node).
 import type { BenchDecision, BenchRequest, Decide, PeerEngine } from "./_engine.ts";
 import { QUERIES, type Scenario, scenarioRequests } from "../scenarios/mod.ts";
+import { median, quantile } from "../_stats.ts";
 
 /** What one child process reports. */
 export interface Measurement {
@@ -145,16 +146,4 @@ async function timeAsyncBatch(
 
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
-}
-
-/** The value below which a fraction `q` of `values` lie. */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

@@ -399,9 +399,11 @@ export function runClientSuite(
   });
 
   test("options are checked before any I/O: an unknown key names the key and a suggestion, a bad key fails with INVALID_KEY", async () => {
-    const signed = text(await signEcdsa(example()));
+    // The served text is not JSON: a client that read it before checking its
+    // options would fail with BUNDLE_PARSE_ERROR instead.
+    const unreadable = "{";
     const typo = await assertCreationFails(
-      signed,
+      unreadable,
       { ...await ecdsaVerify(), parseCustomEfect: true } as ClientOptions,
       "INVALID_OPTIONS",
     );
@@ -410,7 +412,7 @@ export function runClientSuite(
       /unknown option "parseCustomEfect"; did you mean "parseCustomEffect"\?/,
     );
     const nested = await assertCreationFails(
-      signed,
+      unreadable,
       { ...await ecdsaVerify(), decisionLog: { sampleRat: 0.5 } } as unknown as ClientOptions,
       "INVALID_OPTIONS",
     );
@@ -428,7 +430,7 @@ export function runClientSuite(
       "INVALID_KEY",
     );
     await assertCreationFails(
-      signed,
+      unreadable,
       {
         verify: [(await ecdsaVerify()).verify as VerifyKeyOptions, {
           algorithm: "ECDSA_SHA_256",

@@ -8,13 +8,13 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import {
   createLocalClient,
   createRemoteClient,
+  generateEcdsaKeyPair,
   type PolicyClient,
   type PolicyError,
   type RemoteClient,
   signBundle,
   type VerifyKeyOptions,
 } from "../../mod.ts";
-import { encodePem } from "../../src/verify/_pem.ts";
 import { withTempDir } from "../_openssl.ts";
 import { FaultServer } from "./_fault_server.ts";
 import { sleep, waitFor } from "./_helpers.ts";
@@ -46,21 +46,12 @@ function publish(root: string, text: string): Promise<void> {
 
 /** A signing key pair: the private key and its verify entry. */
 async function keyPair(keyId: string) {
-  const pair = await crypto.subtle.generateKey(
-    { name: "ECDSA", namedCurve: "P-256" },
-    true,
-    ["sign", "verify"],
-  );
-  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
-  const verify: VerifyKeyOptions = {
-    algorithm: "ECDSA_SHA_256",
-    publicKey: encodePem("PUBLIC KEY", spki),
-    keyId,
-  };
-  return { keyId, privateKey: pair.privateKey, verify };
+  const { privateKey, publicKey } = await generateEcdsaKeyPair();
+  const verify: VerifyKeyOptions = { algorithm: "ECDSA_SHA_256", publicKey, keyId };
+  return { keyId, privateKey, verify };
 }
 
-async function signedWith(version: number, key: { keyId: string; privateKey: CryptoKey }) {
+async function signedWith(version: number, key: { keyId: string; privateKey: string }) {
   const signed = await signBundle(bundleOf(version), {
     algorithm: "ECDSA_SHA_256",
     key: key.privateKey,

@@ -303,12 +303,12 @@ Deno.test("simulate loads the bundle exactly as a local client given the same ke
   assert.notEqual(tampered, signed);
   const keyed = { POLICY_PUBLIC_KEY: publicKey };
   for (
-    const [name, text, env] of [
-      ["unsigned, no key", unsigned, {}],
-      ["unsigned, a key", unsigned, keyed],
-      ["signed, no key", signed, {}],
-      ["signed, its key", signed, keyed],
-      ["altered after signing", tampered, keyed],
+    const [name, text, env, expected] of [
+      ["unsigned, no key", unsigned, {}, "loaded"],
+      ["unsigned, a key", unsigned, keyed, "BUNDLE_SIGNATURE_MISSING"],
+      ["signed, no key", signed, {}, "BUNDLE_SIGNATURE_UNVERIFIED"],
+      ["signed, its key", signed, keyed, "loaded"],
+      ["altered after signing", tampered, keyed, "CHECKSUM_MISMATCH"],
     ] as const
   ) {
     await Deno.writeTextFile(bundleFile, text);
@@ -325,6 +325,7 @@ Deno.test("simulate loads the bundle exactly as a local client given the same ke
     const outcome = simulated.code === 0
       ? "loaded"
       : (simulated.doc.error as { code: string }).code;
+    assert.equal(client, expected, name);
     assert.equal(outcome, client, name);
   }
 });

@@ -60,13 +60,3 @@ export function readJson(path) {
 export function testdata(path) {
   return readJson(join(root, "tests", "testdata", path));
 }
-
-/**
- * Why a test of an export cannot run yet, or undefined when it can: the
- * library is built from branches merged one by one.
- */
-export function missingExport(module, name) {
-  return typeof module[name] === "function"
-    ? undefined
-    : `the npm build does not export ${name} yet (its branch is not merged)`;
-}

@@ -1,6 +1,5 @@
 // The `policy` bin of the npm build, run under Node as npm installs it
-// (node_modules/.bin/policy). Skipped, saying why, while the build has no
-// CLI (cli.ts comes from its own branch).
+// (node_modules/.bin/policy).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -9,12 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { manifest, root, scratch } from "./_package.mjs";
+import { root, scratch } from "./_package.mjs";
 import { LONG_OUTPUT_COMMANDS, wideBundle } from "../_wide_bundle.mjs";
-
-const skip = manifest.bin?.policy
-  ? undefined
-  : "the npm build has no policy bin yet (cli.ts is not merged)";
 
 /** Runs the installed bin with a private working folder and home. */
 function policy(t, ...args) {
@@ -35,19 +30,19 @@ function policy(t, ...args) {
   return { ...result, home };
 }
 
-test("policy --help prints the usage and exits 0", { skip }, (t) => {
+test("policy --help prints the usage and exits 0", (t) => {
   const { status, stdout, stderr } = policy(t, "--help");
   assert.equal(status, 0, stderr);
   assert.match(stdout, /Usage: policy/);
 });
 
-test("policy <unknown command> exits 2 with the error on stderr", { skip }, (t) => {
+test("policy <unknown command> exits 2 with the error on stderr", (t) => {
   const { status, stderr } = policy(t, "no-such-command");
   assert.equal(status, 2);
   assert.match(stderr, /no-such-command/);
 });
 
-test("policy validate --format json: 0 for a valid bundle, 1 for an invalid one", { skip }, (t) => {
+test("policy validate --format json: 0 for a valid bundle, 1 for an invalid one", (t) => {
   const valid = policy(t, "validate", join(root, "examples", "bundle.json"), "--format", "json");
   assert.equal(valid.status, 0, valid.stderr);
   assert.equal(JSON.parse(valid.stdout).valid, true);
@@ -59,17 +54,19 @@ test("policy validate --format json: 0 for a valid bundle, 1 for an invalid one"
   assert.equal(JSON.parse(invalid.stdout).valid, false);
 });
 
-test("policy analyze without the optional typescript peer exits 2 with TYPESCRIPT_UNAVAILABLE", {
-  skip,
-}, () => {
-  // Recorded by run.mjs right after installing the package alone, before typescript.
-  const record = JSON.parse(
-    readFileSync(join(scratch, "analyze-without-typescript.json"), "utf8"),
-  );
-  assert.equal(record.status, 2, record.stderr);
-  assert.equal(JSON.parse(record.stdout).error.code, "TYPESCRIPT_UNAVAILABLE");
-  assert.match(record.stderr, /npm install --save-dev typescript/);
-});
+test(
+  "policy analyze without the optional typescript peer exits 2 with TYPESCRIPT_UNAVAILABLE",
+  {},
+  () => {
+    // Recorded by run.mjs right after installing the package alone, before typescript.
+    const record = JSON.parse(
+      readFileSync(join(scratch, "analyze-without-typescript.json"), "utf8"),
+    );
+    assert.equal(record.status, 2, record.stderr);
+    assert.equal(JSON.parse(record.stdout).error.code, "TYPESCRIPT_UNAVAILABLE");
+    assert.match(record.stderr, /npm install --save-dev typescript/);
+  },
+);
 
 /** The installed bin, spawned (not waited for) in `folder`. */
 function spawnPolicy(folder, args) {
@@ -92,7 +89,6 @@ function finished(child) {
 
 test(
   "policy inspect | head -1 under Node: a closed stdout ends the output quietly",
-  { skip },
   async (t) => {
     const folder = mkdtempSync(join(tmpdir(), "policy-node-epipe-"));
     t.after(() => rmSync(folder, { recursive: true, force: true }));
@@ -112,7 +108,6 @@ test(
 
 test(
   "parallel policies add-rule under Node lose nothing (the working folder's lock)",
-  { skip },
   async (t) => {
     const folder = mkdtempSync(join(tmpdir(), "policy-node-lock-"));
     t.after(() => rmSync(folder, { recursive: true, force: true }));
@@ -147,22 +142,30 @@ test(
   },
 );
 
-test("under Node, a lock whose process is gone is taken over without waiting for it to age", {
-  skip,
-}, async (t) => {
-  const folder = mkdtempSync(join(tmpdir(), "policy-node-stale-"));
-  t.after(() => rmSync(folder, { recursive: true, force: true }));
-  const gone = spawnSync(process.execPath, ["-e", ""]).pid; // a process that has ended
-  const lock = join(folder, ".policy.lock");
-  writeFileSync(
-    lock,
-    JSON.stringify({ pid: gone, command: "build", token: "0", since: "2026-01-01", flock: false }),
-  );
-  const recent = new Date(Date.now() - 3_000); // touched 3 s ago: not yet stale by age (10 s)
-  utimesSync(lock, recent, recent);
-  const started = Date.now();
-  const r = await finished(spawnPolicy(folder, ["working-folder", "init"]));
-  assert.equal(r.status, 0, r.stderr);
-  assert.ok(Date.now() - started < 7_000, "taken over because its process is gone, not by age");
-  assert.equal(existsSync(lock), false, "released");
-});
+test(
+  "under Node, a lock whose process is gone is taken over without waiting for it to age",
+  {},
+  async (t) => {
+    const folder = mkdtempSync(join(tmpdir(), "policy-node-stale-"));
+    t.after(() => rmSync(folder, { recursive: true, force: true }));
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid; // a process that has ended
+    const lock = join(folder, ".policy.lock");
+    writeFileSync(
+      lock,
+      JSON.stringify({
+        pid: gone,
+        command: "build",
+        token: "0",
+        since: "2026-01-01",
+        flock: false,
+      }),
+    );
+    const recent = new Date(Date.now() - 3_000); // touched 3 s ago: not yet stale by age (10 s)
+    utimesSync(lock, recent, recent);
+    const started = Date.now();
+    const r = await finished(spawnPolicy(folder, ["working-folder", "init"]));
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(Date.now() - started < 7_000, "taken over because its process is gone, not by age");
+    assert.equal(existsSync(lock), false, "released");
+  },
+);

@@ -1,7 +1,5 @@
-// The clients under Node, from the npm build. They come from branches merged
-// one at a time: a test whose client is not in the build yet is skipped and
-// says why. Timers are checked too: after close(), a client leaves none, so
-// Node can exit.
+// The clients under Node, from the npm build. Timers are checked too: after
+// close(), a client leaves none, so Node can exit.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
@@ -11,7 +9,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { importPackage, missingExport, testdata } from "./_package.mjs";
+import { importPackage, testdata } from "./_package.mjs";
 
 const runtime = await importPackage(".");
 const clients = await importPackage("./clients");
@@ -42,10 +40,7 @@ test("the root export re-exports ./clients", () => {
   for (const [name, value] of Object.entries(clients)) assert.equal(runtime[name], value, name);
 });
 
-const noLocal = missingExport(clients, "createLocalClient");
-
 test("local client: decides the shared fixtures exactly as the engine", {
-  skip: noLocal,
   timeout: 10_000,
 }, async (t) => {
   const fixture = testdata("engine/precedence.json");
@@ -64,7 +59,6 @@ test("local client: decides the shared fixtures exactly as the engine", {
 });
 
 test("local client: verifies an ECDSA-signed file, watches it, and stops its timers", {
-  skip: noLocal,
   timeout: 10_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -110,17 +104,14 @@ test("local client: verifies an ECDSA-signed file, watches it, and stops its tim
   await until(() => timers() <= before, "the watch timer to stop");
 });
 
-test("local client: a missing file is BUNDLE_READ_ERROR", { skip: noLocal }, async (t) => {
+test("local client: a missing file is BUNDLE_READ_ERROR", async (t) => {
   await assert.rejects(
     clients.createLocalClient({ bundlePath: join(tempDir(t), "none.json"), allowUnsigned: true }),
     { code: "BUNDLE_READ_ERROR" },
   );
 });
 
-// Written against docs/remote.md (option names baseUrl, orgId, projectId, env,
-// runtimeKey); check them when the remote client is merged.
 test("remote client: fetches a signed bundle over HTTP with Node's fetch", {
-  skip: missingExport(clients, "createRemoteClient"),
   timeout: 10_000,
 }, async (t) => {
   const scope = { orgId: "org_acme", projectId: "proj_checkout", env: "prod" };

@@ -61,7 +61,8 @@ test("a CommonJS program require()s the package and every export, with no warnin
     const request = JSON.parse(process.argv[3]);
     console.log(JSON.stringify({
       decision: evaluate(compileBundle(bundle), request),
-      sameInstances: runtime.evaluate === evaluate && runtime.loadBundle === loadBundle &&
+      sameInstances: [evaluate, loadBundle, createLocalClient].every((f) => typeof f === "function") &&
+        runtime.evaluate === evaluate && runtime.loadBundle === loadBundle &&
         runtime.createLocalClient === createLocalClient,
       errorClass: typeof runtime.PolicyError,
     }));
