@@ -7,28 +7,18 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type RunResult, scratch } from "./_helpers.ts";
-import { denoCommand } from "../_deno_command.ts";
+import { DENO, policyCommand, policyTaskFlags } from "../faults/_policy_process.ts";
 import { DEFAULT_LICENSE_API_URL } from "../../src/license/mod.ts";
 import { activationServer, ISSUER, json, TEST_LICENSE } from "../_license.ts";
 import { LONG_OUTPUT_COMMANDS, wideBundle } from "../_wide_bundle.mjs";
 
 const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-const TASK: string = denoJson.tasks.policy;
 
-const DENO = denoCommand();
 if (DENO === null) {
   console.log(
     "cli_e2e_test: skipped, run permission for the deno binary not granted (--allow-run=deno)",
   );
-}
-
-/** The task's `deno run` flags: everything between `deno run` and `cli.ts`. */
-function taskFlags(): string[] {
-  const words = TASK.split(/\s+/);
-  assert.deepEqual(words.slice(0, 2), ["deno", "run"]);
-  assert.equal(words.at(-1), "cli.ts");
-  return words.slice(2, -1);
 }
 
 async function policy(
@@ -38,7 +28,7 @@ async function policy(
   extraFlags: string[] = [],
 ): Promise<RunResult> {
   const output = await new Deno.Command(DENO!, {
-    args: ["run", ...taskFlags(), ...extraFlags, CLI, ...args],
+    args: ["run", ...policyTaskFlags(), ...extraFlags, CLI, ...args],
     cwd,
     env: {
       NO_COLOR: "1",
@@ -64,7 +54,7 @@ async function policy(
 }
 
 Deno.test("the policy task grants no network, no run and only the POLICY_* and home variables", () => {
-  const flags = taskFlags();
+  const flags = policyTaskFlags();
   assert.ok(flags.includes("--no-prompt"));
   assert.ok(
     !flags.some((f) => /^(-A|--allow-all|--allow-net|--allow-run|--allow-sys|--allow-ffi)/.test(f)),
@@ -94,7 +84,7 @@ Deno.test("the policy:activate task is the policy task plus network access to th
   assert.deepEqual(words, [
     "deno",
     "run",
-    ...taskFlags(),
+    ...policyTaskFlags(),
     `--allow-net=${host}`,
     "cli.ts",
     "activate",
@@ -340,13 +330,9 @@ Deno.test({
     await using s = await scratch();
     await s.write("policy-bundle.json", wideBundle());
     for (const args of LONG_OUTPUT_COMMANDS) {
-      const child = new Deno.Command(DENO!, {
-        args: ["run", ...taskFlags(), CLI, ...args],
+      const child = policyCommand(args, {
         cwd: s.wf,
         env: { POLICY_HOME: s.home, NO_COLOR: "1" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
       }).spawn();
       const reader = child.stdout.getReader();
       assert.ok((await reader.read()).value!.length > 0, "it starts printing");

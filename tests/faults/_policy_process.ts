@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { denoCommand } from "../_deno_command.ts";
 
 /** The CLI entry point. */
 export const CLI = fileURLToPath(new URL("../../cli.ts", import.meta.url));
@@ -22,13 +23,8 @@ export function policyTaskFlags(): string[] {
   return words.slice(2, -1);
 }
 
-/** The deno binary the tests may run, or null. */
-export const DENO: string | null = (() => {
-  for (const command of [Deno.execPath(), "deno"]) {
-    if (Deno.permissions.querySync({ name: "run", command }).state === "granted") return command;
-  }
-  return null;
-})();
+/** The deno binary the tests may run, or null (see `denoCommand`). */
+export const DENO: string | null = denoCommand();
 
 /** Why process tests are ignored, printed once by a file that needs {@link DENO}. */
 export function explainIgnored(file: string): void {
