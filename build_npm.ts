@@ -478,6 +478,30 @@ async function checkDrift(
 }
 
 /**
+ * The emitted files reached from `roots` through relative imports (each
+ * target path passed through `as`, e.g. from `.js` to its `.d.ts`), roots
+ * included; paths that were not emitted are left out.
+ */
+function reachable(
+  files: ReadonlyMap<string, string>,
+  roots: readonly string[],
+  as: (target: string) => string = (target) => target,
+): Set<string> {
+  const reached = new Set<string>();
+  const pending = [...roots];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (reached.has(file) || !files.has(file)) continue;
+    reached.add(file);
+    for (const { specifier } of collectSpecifiers(file, files.get(file)!)) {
+      if (!/^\.\.?\//.test(specifier)) continue;
+      pending.push(as(posix.normalize(posix.join(posix.dirname(file), specifier))));
+    }
+  }
+  return reached;
+}
+
+/**
  * Keeps the declaration files the exports reach (the bin's modules need
  * none: nothing can import them) and makes their doc comment examples
  * import the package by name. Fails on an example import no export
@@ -488,18 +512,11 @@ function shipDeclarations(
   entries: readonly EntryPoint[],
   denoJson: DenoJson,
 ): void {
-  const reached = new Set<string>();
-  const pending = entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.d.ts`);
-  while (pending.length > 0) {
-    const file = pending.pop()!;
-    if (reached.has(file) || !files.has(file)) continue;
-    reached.add(file);
-    for (const { specifier } of collectSpecifiers(file, files.get(file)!)) {
-      if (!/^\.\.?\//.test(specifier)) continue;
-      const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-      pending.push(target.replace(/\.js$/, ".d.ts"));
-    }
-  }
+  const reached = reachable(
+    files,
+    entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.d.ts`),
+    (target) => target.replace(/\.js$/, ".d.ts"),
+  );
   const exported = Object.fromEntries(
     Object.entries(denoJson.exports).filter(([key]) => key !== CLI_EXPORT),
   );
@@ -550,22 +567,12 @@ function libraryLayers(
   files: ReadonlyMap<string, string>,
   entries: readonly EntryPoint[],
 ): string[][] {
-  const usesNode = (entry: string): boolean => {
-    const seen = new Set<string>();
-    const pending = [entry];
-    while (pending.length > 0) {
-      const file = pending.pop()!;
-      if (seen.has(file) || !files.has(file)) continue;
-      seen.add(file);
-      for (const { specifier } of collectSpecifiers(file, files.get(file)!)) {
-        if (specifier.startsWith("node:")) return true;
-        if (/^\.\.?\//.test(specifier)) {
-          pending.push(posix.normalize(posix.join(posix.dirname(file), specifier)));
-        }
-      }
-    }
-    return false;
-  };
+  const usesNode = (entry: string): boolean =>
+    [...reachable(files, [entry])].some((file) =>
+      collectSpecifiers(file, files.get(file)!).some(({ specifier }) =>
+        specifier.startsWith("node:")
+      )
+    );
   const library = entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.js`);
   const portable = library.filter((file) => !usesNode(file));
   return [portable, library.filter((file) => !portable.includes(file))];
