@@ -65,6 +65,11 @@ function fill(head: string, item: (i: number) => string, tail: string, bytes = C
   return parts.join("");
 }
 
+/** `{"schemaVersion":1,…,"rules":[{},{},…]}` filling `bytes`: every rule an issue flood. */
+export function emptyRules(bytes = CORPUS_BYTES): string {
+  return fillRules(() => "{}", bytes);
+}
+
 /** A valid rule, `i`-th of its policy, with `extra` raw JSON members appended. */
 function rule(i: number, extra = "", target = TARGET, id = `r${i}`): string {
   return `{"id":"${id}","status":"active","priority":${
@@ -87,7 +92,7 @@ function hostileCorpus(random: Random, countOnly: boolean, only = -1): HostileDo
   const loaded = ["loaded"];
   const docs: LazyDocument[] = [
     // Issue floods: every rule or policy gives several errors.
-    { name: "2.8 million empty rules", text: () => fillRules(() => "{}"), outcomes: invalid },
+    { name: "2.8 million empty rules", text: () => emptyRules(), outcomes: invalid },
     {
       name: "rules whose every field has the wrong type",
       text: () =>

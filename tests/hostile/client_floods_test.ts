@@ -21,17 +21,9 @@ import { makeTempDir, waitFor, writeAtomic } from "../clients/_helpers.ts";
 import { remoteOptions, TARGET as REMOTE_TARGET, V1 } from "../clients/_remote_fixtures.ts";
 import { hostileTest } from "./_isolated.ts";
 import { bundleOf, rule, TARGET } from "./_inputs.ts";
+import { emptyRules } from "./_corpus.ts";
 
 const MAX_RATIO = 30;
-const FLOOD_BYTES = 8 * 1024 * 1024 - 1024;
-
-/** `{"schemaVersion":1,…,"rules":[{},{},…]}` of about 8 MiB. */
-function emptyRules(): string {
-  const head =
-    '{"schemaVersion":1,"env":"prod","policies":[{"policyKey":"p","activeVersion":1,"rules":[';
-  const count = Math.floor((FLOOD_BYTES - head.length) / 3);
-  return head + "{},".repeat(count - 1) + "{}]}]}";
-}
 
 /** `count` rules whose priority overflows to Infinity (each one an error). */
 function infinitePriorities(count: number): string {
