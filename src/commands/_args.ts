@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { usageError } from "./_errors.ts";
-import { didYouMean } from "./_suggest.ts";
+import { didYouMean } from "../engine/_suggest.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
 
 /** One flag of a command. */

@@ -18,7 +18,8 @@ import type {
   ValidationResult,
 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
-import { suggest } from "./_suggest.ts";
+import { isRecord } from "../engine/_guards.ts";
+import { suggest } from "../engine/_suggest.ts";
 import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import { CliError } from "./_errors.ts";
 import { withSchema } from "./_schema.ts";
@@ -288,11 +289,6 @@ export function countRules(policies: unknown): number {
     (n, p) => n + (isRecord(p) && Array.isArray(p.rules) ? p.rules.length : 0),
     0,
   );
-}
-
-/** True for an object that is not an array and not null. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -18,7 +18,7 @@ import { ENVS } from "../engine/types.ts";
 import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
-import { isRecord } from "./_draft.ts";
+import { isConditionValue, isRecord } from "../engine/_guards.ts";
 import type { DraftPolicy } from "./_draft.ts";
 
 /** Which of the two shapes a document is. */
@@ -358,10 +358,6 @@ function contextCondition(
     );
   }
   return { op: "in", path, values: operand };
-}
-
-function isConditionValue(value: unknown): value is ConditionValue {
-  return value === null || ["string", "number", "boolean"].includes(typeof value);
 }
 
 /** The effect of an older rule: `effect` (a type name or an effect object), or its `throttle`. */

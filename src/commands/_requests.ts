@@ -9,7 +9,7 @@
 import type { EvaluationRequest } from "../engine/types.ts";
 import { parseJson } from "../engine/parse_json.ts";
 import { CliError } from "./_errors.ts";
-import { isRecord } from "./_draft.ts";
+import { isRecord } from "../engine/_guards.ts";
 
 /** The longest line accepted, in UTF-16 code units (1 MiB). */
 export const MAX_REQUEST_LINE = 1_048_576;

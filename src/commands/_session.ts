@@ -34,7 +34,7 @@ import {
 import type { AtomicWriteOptions } from "./_atomic_write.ts";
 import { writeDocument } from "./_write_document.ts";
 import { lockWorkingFolder, type WorkingFolderLock } from "./_working_folder_lock.ts";
-import { didYouMean } from "./_suggest.ts";
+import { didYouMean } from "../engine/_suggest.ts";
 import {
   requireWorkingFolder,
   resolveWorkingFolder,

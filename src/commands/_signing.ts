@@ -21,7 +21,7 @@ import type { SigningBlock } from "./_config.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import type { Session } from "./_session.ts";
-import { didYouMean } from "./_suggest.ts";
+import { didYouMean } from "../engine/_suggest.ts";
 
 /** Conventional name of the environment variable holding the HMAC secret. */
 export const DEFAULT_HMAC_SECRET_ENV = "POLICY_HMAC_SECRET";

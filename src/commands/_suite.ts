@@ -8,7 +8,7 @@ import type { EffectType, Issue, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../engine/types.ts";
 import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import { CliError } from "./_errors.ts";
-import { isRecord } from "./_draft.ts";
+import { isEffectType, isRecord } from "../engine/_guards.ts";
 
 /** A scenario of a simulation suite. */
 export interface Scenario {
@@ -75,7 +75,7 @@ export function parseSuite(
         problems.push(`${at}.context must be an object`);
       }
       const e = s.expected;
-      if (!isRecord(e) || !(EFFECT_TYPES as readonly unknown[]).includes(e.decision)) {
+      if (!isRecord(e) || !isEffectType(e.decision)) {
         problems.push(`${at}.expected.decision must be one of ${EFFECT_TYPES.join(", ")}`);
       } else {
         if (e.ruleId !== undefined && typeof e.ruleId !== "string") {

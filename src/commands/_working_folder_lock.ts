@@ -27,7 +27,8 @@
 import { toHex } from "../engine/canonical_payload.ts";
 import { nodeFs } from "../_io/node_fs.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import { type HeldFileLock, tryLockFile } from "../_runtime/try_lock_file.ts";
+import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
+import { type HeldFileLock, tryLockFile } from "../_io/try_lock_file.ts";
 import { CliError } from "./_errors.ts";
 
 /** The lock's file name, in the working folder. */
@@ -234,26 +235,36 @@ interface SeenLock {
   mtimeMs: number;
 }
 
+/** A lock record is a few hundred bytes; a larger file is not one. */
+const MAX_LOCK_BYTES = 64 * 1024;
+
+/**
+ * The lock as it is now, or null when there is none. Read with the one file
+ * reader, so that a named pipe or device put at the lock's path fails at
+ * once instead of holding the command.
+ */
 async function readLock(file: string): Promise<SeenLock | null> {
-  const { fs } = await nodeFs();
+  let read: RegularFile;
   try {
-    const stat = await fs.stat(file);
-    const text = await fs.readFile(file, "utf8");
-    let record: LockRecord | null = null;
-    try {
-      const value = JSON.parse(text);
-      if (typeof value?.token === "string" && Number.isSafeInteger(value.pid)) record = value;
-    } catch {
-      // not a record: judged by its age
-    }
-    return { record, ino: stat.ino, mtimeMs: stat.mtimeMs };
+    read = await readRegularFile(file, MAX_LOCK_BYTES);
   } catch (error) {
-    if (systemErrorCode(error) === "ENOENT") return null;
+    if (error instanceof ReadFailure && error.reason === "missing") return null;
     throw new CliError(
       "WRITE_ERROR",
-      `cannot read the working folder's lock ${file}: ${(error as Error).message}`,
+      `cannot read the working folder's lock ${file}: ${
+        (error as Error).message
+      }; if no policy command is running on this folder, remove it`,
     );
   }
+  let record: LockRecord | null = null;
+  try {
+    const value = JSON.parse(new TextDecoder().decode(read.bytes));
+    if (typeof value?.token === "string" && Number.isSafeInteger(value.pid)) record = value;
+  } catch {
+    // not a record: judged by its age
+  }
+  const { stats } = read;
+  return { record, ino: Number(stats.ino), mtimeMs: Number(stats.mtimeNs / 1_000_000n) };
 }
 
 /** True when the holder of the lock `seen` is gone. */
@@ -305,8 +316,12 @@ async function breakLock(file: string, seen: SeenLock): Promise<void> {
     return;
   }
   try {
-    const now = await fs.stat(file).catch(() => null);
-    if (now !== null && now.ino === seen.ino && now.mtimeMs === seen.mtimeMs) {
+    // In readLock's units: the same file, unchanged since it was judged stale.
+    const now = await fs.stat(file, { bigint: true }).catch(() => null);
+    if (
+      now !== null && Number(now.ino) === seen.ino &&
+      Number(now.mtimeNs / 1_000_000n) === seen.mtimeMs
+    ) {
       await fs.rm(file, { force: true });
     }
   } finally {

@@ -7,9 +7,10 @@
 import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { isRecord, readDraftForEdit, saveDraft, validateDraft } from "./_draft.ts";
+import { readDraftForEdit, saveDraft, validateDraft } from "./_draft.ts";
+import { isRecord } from "../engine/_guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
-import { didYouMean } from "./_suggest.ts";
+import { didYouMean } from "../engine/_suggest.ts";
 import { withoutSchema } from "./_schema.ts";
 
 /** Adds a rule to a policy of the draft. */

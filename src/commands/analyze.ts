@@ -18,7 +18,7 @@ import {
   scanSourceTree,
   type SourceLocation,
 } from "../analyze/mod.ts";
-import { suggest } from "./_suggest.ts";
+import { suggest } from "../engine/_suggest.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
@@ -26,12 +26,12 @@ import {
   asEditableDraft,
   type DraftDocument,
   draftText,
-  isRecord,
   isTarget,
   readDraftForEdit,
   saveDraft,
 } from "./_draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
+import { isRecord } from "../engine/_guards.ts";
 import { inspectBundleFile } from "./_bundle.ts";
 import { describeTarget, plural } from "./_describe.ts";
 

@@ -15,7 +15,7 @@ import { exitCodeFor, usageError, withHint } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { inFile, inspectBundleFile, loadBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
-import { isRecord } from "./_draft.ts";
+import { isRecord } from "../engine/_guards.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";

@@ -18,7 +18,7 @@ import {
   writeUserConfig,
 } from "./_working_folder.ts";
 import { draftText, emptyDraft } from "./_draft.ts";
-import { didYouMean } from "./_suggest.ts";
+import { didYouMean } from "../engine/_suggest.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 

@@ -58,6 +58,31 @@ Deno.test("lockWorkingFolder() takes over a lock file untouched for longer than 
   await lock.release();
 });
 
+const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
+if (!MKFIFO) {
+  console.log("working_folder_lock_test: the FIFO case is skipped, needs --allow-run=mkfifo");
+}
+
+Deno.test({
+  name:
+    "a named pipe at the lock's path fails at once with WRITE_ERROR, it never holds the command",
+  ignore: !MKFIFO,
+  fn: async () => {
+    await using s = await scratch();
+    const file = path.join(s.wf, LOCK_FILE);
+    const made = await new Deno.Command("mkfifo", { args: [file] }).output();
+    assert.ok(made.success, "mkfifo");
+    await assert.rejects(
+      lockWorkingFolder(s.wf, "build", { waitMs: 1_000 }),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, "WRITE_ERROR");
+        assert.match(error.message, /not a regular file/);
+        return true;
+      },
+    );
+  },
+});
+
 Deno.test("a holder whose lock was taken over does not write: assertHeld() fails", async () => {
   await using s = await scratch();
   const stalled = await lockWorkingFolder(s.wf, "build");
