@@ -67,18 +67,18 @@ function maskTree(paths: readonly string[]): MaskTree | null {
   for (const path of paths) {
     const keys = path.replace(/^ctx\./, "").split(".");
     let node = root;
-    keys.forEach((key, index) => {
-      const last = index === keys.length - 1;
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
       const child = node.get(key);
-      if (child === true) return; // a shorter path masks this one already
-      if (last) {
+      if (child === true) break; // a shorter path masks this one already
+      if (index === keys.length - 1) {
         node.set(key, true);
-        return;
+        break;
       }
       const next: MaskTree = child ?? new Map();
       node.set(key, next);
       node = next;
-    });
+    }
   }
   return root;
 }

@@ -12,6 +12,7 @@
  * @module
  */
 import { nodeFs } from "../_io/node_fs.ts";
+import { systemErrorCode } from "../_io/system_error.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 import type { DecisionRecord } from "../clients/types.ts";
 import {
@@ -275,14 +276,14 @@ class JsonLinesWriter implements DecisionLogWriter {
     } catch (error) {
       this.#failedWrites++;
       this.#dropped += chunks.length;
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = systemErrorCode(error);
       const detail = error instanceof Error ? error.message : String(error);
       callSafely(
         this.#onError,
         new PolicyError(
           "DECISION_LOG_WRITE_ERROR",
           `the decision log could not write ${chunks.length} lines${
-            typeof code === "string" ? ` (${code})` : ""
+            code !== undefined ? ` (${code})` : ""
           }: ${detail}; they are dropped and the log goes on`,
           { cause: error },
         ),

@@ -10,6 +10,7 @@
  * @module
  */
 import { compilePath } from "../engine/_compile_condition.ts";
+import { subtleCrypto } from "../engine/_subtle_crypto.ts";
 import { toHex } from "../engine/canonical_payload.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { rateLimitPolicy, sfString } from "./_rate_limit_fields.ts";
@@ -95,6 +96,6 @@ export function bucketOf(
 ): string | Promise<string> {
   const identity = `${shape.identity}${JSON.stringify(keyValue(shape, context))}]`;
   if (identity.length <= MAX_IDENTITY_LENGTH) return identity;
-  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity))
+  return subtleCrypto().digest("SHA-256", new TextEncoder().encode(identity))
     .then((digest) => `sha256:${toHex(digest)}`);
 }

@@ -14,7 +14,12 @@
  *
  * @module
  */
-import { isConditionValue, isRecord, toComparableNumber } from "../engine/_guards.ts";
+import {
+  isConditionValue,
+  isRecord,
+  MAX_CONDITION_DEPTH,
+  toComparableNumber,
+} from "../engine/_guards.ts";
 import { Box, Intersection, Widening } from "./_box.ts";
 import { ABSENT, ALL_BITS, FALSE, NULL, ScalarSet, TRUE, ValueSet } from "./_value_set.ts";
 
@@ -50,7 +55,7 @@ class Walk {
 
   node(node: unknown, depth: number): ConditionFacts {
     // Deeper than the engine allows is a validation error: nothing to prove.
-    if (depth > 64 || !isRecord(node)) return UNKNOWN;
+    if (depth > MAX_CONDITION_DEPTH || !isRecord(node)) return UNKNOWN;
     const mark = this.constants.length;
     const facts = this.#facts(node, depth);
     const never = facts.whenTrue.isEmpty ? "true" : facts.whenFalse.isEmpty ? "false" : null;

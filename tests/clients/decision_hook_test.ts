@@ -48,3 +48,14 @@ Deno.test("masking reads own properties only, keeps __proto__ an own key, and co
   logged({ target: TARGET, context: plain });
   assert.equal(records[1], plain);
 });
+
+Deno.test("a path under a key already masked masks nothing else (a longer path never lands at the root)", () => {
+  const evaluate = createEvaluator(loaded.compiled);
+  const records: unknown[] = [];
+  const logged = withDecisionLog(evaluate, loaded.status, {
+    onDecision: (record) => records.push(record.request.context),
+    decisionLog: { maskContextKeys: ["a", "a.b.c", "ctx.x", "x.y"] },
+  }, env);
+  logged({ target: TARGET, context: { a: 1, b: { c: "kept", d: 2 }, x: 3, y: "kept" } });
+  assert.deepEqual(records[0], { a: MASKED, b: { c: "kept", d: 2 }, x: MASKED, y: "kept" });
+});

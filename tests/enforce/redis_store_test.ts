@@ -97,6 +97,8 @@ test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang
   const failed = await assertRejectsCode(store.hit("string", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
   assert.match(failed.message, /WRONGTYPE/);
   assertThrowsCode(() => createRedisStore(client.commands, { timeoutMs: 0 }), "INVALID_OPTIONS");
+  // Over 2^31 - 1 ms, a timer fires at once: the store's one timer would spin.
+  assertThrowsCode(() => createRedisStore(client.commands, { timeoutMs: 3e9 }), "INVALID_OPTIONS");
   assertThrowsCode(() => createRedisStore({} as never), "INVALID_OPTIONS");
 });
 

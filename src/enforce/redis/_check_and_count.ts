@@ -8,6 +8,7 @@
  * @module
  */
 import { toHex } from "../../engine/canonical_payload.ts";
+import { subtleCrypto } from "../../engine/_subtle_crypto.ts";
 import { SLOTS } from "../_sliding_window.ts";
 import type { ThrottleCount } from "../types.ts";
 import type { RedisCommands } from "./types.ts";
@@ -90,7 +91,7 @@ let scriptSha: Promise<string> | undefined;
 
 /** The SHA-1 Redis names the script by (`EVALSHA`). */
 function sha(): Promise<string> {
-  scriptSha ??= crypto.subtle.digest("SHA-1", new TextEncoder().encode(CHECK_AND_COUNT_SCRIPT))
+  scriptSha ??= subtleCrypto().digest("SHA-1", new TextEncoder().encode(CHECK_AND_COUNT_SCRIPT))
     .then(toHex);
   return scriptSha;
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { durationField } from "../../clients/_check_client_options.ts";
 import { PolicyError } from "../../engine/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { checkAndCount } from "./_check_and_count.ts";
@@ -65,8 +66,11 @@ export function createRedisStore(
   if (typeof prefix !== "string") {
     throw new PolicyError("INVALID_OPTIONS", "prefix must be a string");
   }
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new PolicyError("INVALID_OPTIONS", "timeoutMs must be a positive number of milliseconds");
+  // Bounded as every timer option of the library is: beyond 2^31 - 1 ms a timer fires at once,
+  // and the one timer below would re-arm every millisecond for as long as a check is pending.
+  const timeoutProblem = durationField.check(timeoutMs, "timeoutMs");
+  if (timeoutProblem !== undefined) {
+    throw new PolicyError("INVALID_OPTIONS", `createRedisStore: timeoutMs ${timeoutProblem}`);
   }
   // Every check of this store has the same timeout, so deadlines come in call order: one timer,
   // for the oldest pending check, serves them all, and none is left once nothing is pending.
