@@ -62,6 +62,24 @@ export async function inspectBundleFile(
   return await throughPipeline(session, file, verify, inspectBundle);
 }
 
+/**
+ * {@link inspectBundleFile} for a command that does not judge the signature
+ * (`sign` replaces it, `diff` compares meaning, `simulate --skip-verify`):
+ * the bundle as loaded, unless its checksum does not match, which stops the
+ * command (the bundle changed after it was built).
+ *
+ * @throws {PolicyError} `BUNDLE_READ_ERROR`, `BUNDLE_TOO_LARGE`,
+ * `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID`, `CHECKSUM_MISMATCH`.
+ */
+export async function readBundleFileUnverified(
+  session: Session,
+  file: string,
+): Promise<InspectedBundle> {
+  const seen = await inspectBundleFile(session, file, null);
+  if (seen.integrity?.code === "CHECKSUM_MISMATCH") throw inFile(seen.integrity, file);
+  return seen;
+}
+
 async function throughPipeline<T extends { warnings: Issue[] }>(
   session: Session,
   file: string,

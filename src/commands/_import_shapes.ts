@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { Condition, ConditionValue, Effect, PolicyDefault, Target } from "../engine/types.ts";
+import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
 import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import type { Issue } from "../engine/types.ts";
