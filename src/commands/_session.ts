@@ -32,8 +32,7 @@ import {
   readTextDocument,
 } from "./_read_document.ts";
 import type { AtomicWriteOptions } from "./_atomic_write.ts";
-import { writeDocument } from "./_write_document.ts";
-import { lockWorkingFolder, type WorkingFolderLock } from "./_working_folder_lock.ts";
+import type { WorkingFolderLock } from "./_working_folder_lock.ts";
 import { didYouMean } from "../engine/_suggest.ts";
 import {
   requireWorkingFolder,
@@ -188,6 +187,8 @@ export class Session {
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (this.#lock !== undefined) return await work();
     const folder = await this.workingFolder();
+    // Imported here: the commands that only read never load the lock or the write path.
+    const { lockWorkingFolder } = await import("./_working_folder_lock.ts");
     this.#lock = await lockWorkingFolder(folder.path, this.spec.name, {
       onWait: (holder) => this.out.aside(`waiting for ${holder} to finish…`),
     });
@@ -218,6 +219,7 @@ export class Session {
     if (lock === undefined) {
       throw new Error(`'policy ${this.spec.name}' wrote its ${kind} outside session.exclusive()`);
     }
+    const { writeDocument } = await import("./_write_document.ts");
     await writeDocument(file, text, { ...options, kind, maxBytes: await this.#limit(), lock });
     this.out.note(`wrote ${file} (${kind})`);
   }

@@ -9,13 +9,14 @@
 import * as path from "node:path";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { PolicyError } from "../engine/policy_error.ts";
+// The modules themselves, not verify/mod.ts: a command that only verifies loads no key generator.
+import { SIGNATURE_ALGORITHMS } from "../verify/signature_algorithms.ts";
+import { signBundle } from "../verify/sign_bundle.ts";
 import {
   MAX_VERIFY_KEYS,
-  SIGNATURE_ALGORITHMS,
-  signBundle,
   type VerifyKeyOptions,
   type VerifyKeySet,
-} from "../verify/mod.ts";
+} from "../verify/verify_bundle_signature.ts";
 import type { FlagSpecs } from "./_args.ts";
 import type { SigningBlock } from "./_config.ts";
 import { CliError, usageError } from "./_errors.ts";
