@@ -131,7 +131,8 @@ export type ParitySignature = "verified" | "unsigned" | "skipped";
  * library's pipeline as a client would load it (strict JSON, structure,
  * checksum, compile) and, when signed, verify with the key that belongs to
  * `signingKey`. `skipped`: signed with a SEC1 ECDSA key whose public half
- * cannot be derived, and no public key is configured.
+ * cannot be derived, and no public key is configured (then it warns
+ * `PARITY_SIGNATURE_SKIPPED`).
  *
  * @throws {PolicyError|CliError} `BUNDLE_TOO_LARGE` (nothing is written);
  * `PARITY_FAILED` for anything else a client would refuse.
@@ -165,6 +166,12 @@ export async function checkParity(
   }
   const failure = loaded.integrity;
   if (failure === null) return signingKey === null ? "unsigned" : "verified";
-  if (key === null && failure.code === "BUNDLE_SIGNATURE_UNVERIFIED") return "skipped";
+  if (key === null && failure.code === "BUNDLE_SIGNATURE_UNVERIFIED") {
+    session.out.warn(
+      "PARITY_SIGNATURE_SKIPPED",
+      "the new signature was not checked: the private key is not PKCS#8 and no public key is configured (signature.publicKeyPath)",
+    );
+    return "skipped";
+  }
   throw fail(`${failure.message} (${failure.code})`);
 }

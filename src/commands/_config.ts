@@ -93,7 +93,7 @@ export async function loadProjectConfig(
 }
 
 /** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
-const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"];
+const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const;
 const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/draft": ["path"],
   "/bundle": ["path"],
@@ -239,7 +239,7 @@ class Reader {
   signing(pointer: string): SigningBlock | null {
     if (this.object(pointer) === undefined) return null;
     const block: SigningBlock = {};
-    for (const field of ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const) {
+    for (const field of SIGNING_FIELDS) {
       const value = this.string(`${pointer}/${field}`);
       if (field === "hmacSecretEnv" && value !== undefined && !isEnvName(value)) {
         throw new CliError(

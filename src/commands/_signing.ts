@@ -162,6 +162,12 @@ export async function readSigningKey(
   session: Session,
   settings: SigningSettings,
 ): Promise<SigningKey> {
+  const key = await signingKeyOf(session, settings);
+  session.out.note(`signing with ${key.algorithm}, key id ${key.keyId}, key from ${key.source}`);
+  return key;
+}
+
+async function signingKeyOf(session: Session, settings: SigningSettings): Promise<SigningKey> {
   const { algorithm, keyId } = settings;
   if (settings.keyFile !== undefined) {
     const key = await session.readText(settings.keyFile, "private key");

@@ -18,7 +18,7 @@ import {
   validateDraft,
 } from "./_draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
-import { bundleText, checkParity, type ParitySignature } from "./_bundle.ts";
+import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
 import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
@@ -103,11 +103,6 @@ export const runBuild = defineCommand(
       }
     }
     const signingKey = settings === null ? null : await readSigningKey(session, settings);
-    if (signingKey !== null) {
-      out.note(
-        `signing with ${signingKey.algorithm}, key id ${signingKey.keyId}, key from ${signingKey.source}`,
-      );
-    }
     const { file: draftFile } = await draftDocument(session);
     const { file: output } = await bundleDocument(session);
 
@@ -134,18 +129,11 @@ export const runBuild = defineCommand(
       const text = bundleText(bundle);
 
       let parity: "passed" | "skipped" = "skipped";
-      let signatureCheck: ParitySignature = "unsigned";
       if (config.build.validateParity) {
-        signatureCheck = await checkParity(session, output, text, signingKey);
+        await checkParity(session, output, text, signingKey);
         parity = "passed";
       } else {
         out.note("parity check skipped (build.validateParity is false)");
-      }
-      if (signatureCheck === "skipped") {
-        out.warn(
-          "PARITY_SIGNATURE_SKIPPED",
-          "the new signature was not checked: the private key is not PKCS#8 and no public key is configured (signature.publicKeyPath)",
-        );
       }
 
       await session.writeDocument(output, "bundle", text, { createParents: true });

@@ -46,7 +46,6 @@ export const runSign = defineCommand(
     const settings = await signingSettings(session, block, "sign.signing");
     await requireToolkitLicense(session, "sign");
     const key = await readSigningKey(session, settings);
-    out.note(`signing with ${key.algorithm}, key id ${key.keyId}, key from ${key.source}`);
     const { file } = await bundleDocument(session);
     return await session.exclusive(async () => {
       // The library's pipeline; the old signature is being replaced, so only the checksum counts.
@@ -56,12 +55,7 @@ export const runSign = defineCommand(
       const signed = await sign(bundle, key);
       // Keep the field order of the file; put checksum and signature where they were or at the end.
       const text = bundleText({ ...bundle, ...signed });
-      if ((await checkParity(session, file, text, key)) === "skipped") {
-        out.warn(
-          "PARITY_SIGNATURE_SKIPPED",
-          "the new signature was not checked: the private key is not PKCS#8 and no public key is configured (signature.publicKeyPath)",
-        );
-      }
+      await checkParity(session, file, text, key);
       await session.writeDocument(file, "bundle", text);
       const { etag } = await computeDigest(signed);
       out.result(
