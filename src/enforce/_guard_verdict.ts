@@ -5,26 +5,40 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
-import { createEnforcer } from "./create_enforcer.ts";
+import {
+  checkOptions,
+  describeValue,
+  type Fields,
+  functionField,
+  required,
+} from "../clients/_check_client_options.ts";
+import { ENFORCER_FIELDS, enforcerOf } from "./create_enforcer.ts";
 import type { GuardOptions, Verdict } from "./types.ts";
 
-/** The verdict function of a guard; checks the options once. */
-export function guardVerdict<Req>(options: GuardOptions<Req>): (request: Req) => Promise<Verdict> {
-  if (typeof options !== "object" || options === null) {
-    throw new PolicyError("INVALID_OPTIONS", "a guard needs { client, target, context? }");
-  }
+/** The options of every guard: the enforcer's, and where a request's target and context come from. */
+const GUARD_FIELDS: Fields = {
+  ...ENFORCER_FIELDS,
+  client: required({
+    check: (value) =>
+      typeof (value as { evaluate?: unknown } | null)?.evaluate === "function"
+        ? undefined
+        : `must be a policy client (or { evaluate }); got ${describeValue(value)}`,
+  }),
+  target: required(functionField),
+  context: functionField,
+};
+
+/**
+ * The verdict function of a guard; checks the options once (`caller` names
+ * the guard in messages).
+ */
+export function guardVerdict<Req>(
+  options: GuardOptions<Req>,
+  caller: string,
+): (request: Req) => Promise<Verdict> {
+  checkOptions(options, GUARD_FIELDS, caller);
   const { client, target, context } = options;
-  if (typeof client?.evaluate !== "function") {
-    throw new PolicyError("INVALID_OPTIONS", "client must be a policy client (or { evaluate })");
-  }
-  if (typeof target !== "function") {
-    throw new PolicyError("INVALID_OPTIONS", "target must be a function: request → target");
-  }
-  if (context !== undefined && typeof context !== "function") {
-    throw new PolicyError("INVALID_OPTIONS", "context must be a function: request → context");
-  }
-  const enforcer = createEnforcer(options);
+  const enforcer = enforcerOf(options);
   return async (request) => {
     const requestTarget = await target(request);
     const requestContext = context === undefined ? undefined : await context(request);

@@ -9,6 +9,12 @@
 import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { callSafely } from "../clients/_call_safely.ts";
+import {
+  checkOptions,
+  describeValue,
+  type Fields,
+  functionField,
+} from "../clients/_check_client_options.ts";
 import { bucketOf, throttleShape } from "./_bucket.ts";
 import { ceilSeconds, rateLimit } from "./_rate_limit_fields.ts";
 import { effectiveLimit, windowMicros } from "./_sliding_window.ts";
@@ -57,19 +63,34 @@ import type { Enforcer, EnforcerOptions, ThrottleCount, Verdict } from "./types.
  * ```
  */
 export function createEnforcer(options: EnforcerOptions = {}): Enforcer {
+  checkOptions(options, ENFORCER_FIELDS, "createEnforcer");
+  return enforcerOf(options);
+}
+
+/**
+ * The options of {@link createEnforcer}, for the library's one option checker
+ * (`checkOptions`): an unknown key is refused like a wrong value, so a typo
+ * never leaves a default silently in force.
+ */
+export const ENFORCER_FIELDS: Fields = {
+  store: {
+    check: (value) =>
+      typeof (value as { hit?: unknown } | null)?.hit === "function"
+        ? undefined
+        : `must have a hit(bucket, limit, windowMicros) method; got ${describeValue(value)}`,
+  },
+  whenStoreFails: {
+    check: (value) =>
+      value === "closed" || value === "open"
+        ? undefined
+        : `must be "closed" or "open"; got ${describeValue(value)}`,
+  },
+  onError: functionField,
+};
+
+/** The enforcer of options already checked (a guard checks its own, which include these). */
+export function enforcerOf(options: EnforcerOptions): Enforcer {
   const { store, whenStoreFails = "closed", onError } = options;
-  if (store !== undefined && typeof store?.hit !== "function") {
-    throw new PolicyError(
-      "INVALID_OPTIONS",
-      "store must have a hit(bucket, limit, windowMicros) method",
-    );
-  }
-  if (whenStoreFails !== "closed" && whenStoreFails !== "open") {
-    throw new PolicyError("INVALID_OPTIONS", 'whenStoreFails must be "closed" or "open"');
-  }
-  if (onError !== undefined && typeof onError !== "function") {
-    throw new PolicyError("INVALID_OPTIONS", "onError must be a function");
-  }
   const counts = store ?? createMemoryStore();
   const report = onError ?? null;
 

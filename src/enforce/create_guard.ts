@@ -70,7 +70,7 @@ export interface Guard {
  * ```
  */
 export function createGuard(options: GuardOptions<Request>): Guard {
-  const verdict = guardVerdict(options);
+  const verdict = guardVerdict(options, "createGuard");
   const guard = async (request: Request): Promise<Response | null> => {
     const result = await verdict(request);
     return result.proceed ? null : refusalResponse(result);

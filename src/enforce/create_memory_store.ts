@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import {
+  checkOptions,
+  describeValue,
+  type Fields,
+  functionField,
+} from "../clients/_check_client_options.ts";
 import { countRequest, type WindowState } from "./_sliding_window.ts";
 import type { ThrottleStore } from "./types.ts";
 
@@ -34,6 +39,17 @@ export interface MemoryStore extends ThrottleStore {
   readonly size: number;
 }
 
+/** The options of {@link createMemoryStore}, for the library's one option checker. */
+const MEMORY_STORE_FIELDS: Fields = {
+  maxBuckets: {
+    check: (value) =>
+      Number.isSafeInteger(value) && (value as number) >= 1
+        ? undefined
+        : `must be a whole number of at least 1; got ${describeValue(value)}`,
+  },
+  now: functionField,
+};
+
 /**
  * Creates an in-memory store. Its counts are this process's only: several
  * instances of a service each admit `limit` (use the Redis store to share
@@ -56,13 +72,8 @@ export interface MemoryStore extends ThrottleStore {
  * ```
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  checkOptions(options, MEMORY_STORE_FIELDS, "createMemoryStore");
   const maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
-  if (!Number.isSafeInteger(maxBuckets) || maxBuckets < 1) {
-    throw new PolicyError("INVALID_OPTIONS", "maxBuckets must be a whole number of at least 1");
-  }
-  if (options.now !== undefined && typeof options.now !== "function") {
-    throw new PolicyError("INVALID_OPTIONS", "now must be a function returning milliseconds");
-  }
   const now = options.now ?? (() => performance.now());
   // Insertion order is recency order: a used bucket is moved to the end.
   const buckets = new Map<string, WindowState>();

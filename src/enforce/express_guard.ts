@@ -50,7 +50,7 @@ export type ExpressNext = (error?: unknown) => void;
 export function expressGuard<Req>(
   options: GuardOptions<Req>,
 ): (req: Req, res: ExpressResponseLike, next: ExpressNext) => Promise<void> {
-  const verdict = guardVerdict(options);
+  const verdict = guardVerdict(options, "expressGuard");
   return async (req, res, next) => {
     let result;
     try {

@@ -67,7 +67,7 @@ export type HonoNext = () => Promise<void>;
 export function honoGuard<C extends HonoContextLike = HonoContextLike>(
   options: GuardOptions<C>,
 ): (c: C, next: HonoNext) => Promise<Response | void> {
-  const verdict = guardVerdict(options);
+  const verdict = guardVerdict(options, "honoGuard");
   return async (c, next) => {
     const result = await verdict(c);
     if (!result.proceed) return refusalResponse(result);

@@ -268,6 +268,7 @@ Deno.test("enforce: a decision or context that evaluate cannot have returned is 
       { store: {} },
       { whenStoreFails: "maybe" },
       { onError: "log" },
+      { whenStoreFail: "open" }, // a typo must not leave the default (closed) silently in force
     ]
   ) {
     assertThrowsCode(() => createEnforcer(options as never), "INVALID_OPTIONS");

@@ -56,3 +56,21 @@ Deno.test("createGuard: a handler's immutable response still gets the RateLimit 
   assert.equal(response.status, 303);
   assert.match(response.headers.get("ratelimit") ?? "", /;r=4;t=\d+$/);
 });
+
+Deno.test("createGuard: an unknown option is INVALID_OPTIONS naming the closest one, not a silent default", () => {
+  const client = enforcementClient();
+  assert.throws(
+    () =>
+      createGuard({
+        client,
+        target: () => TARGETS.throttle,
+        whenStoreFail: "open",
+      } as never),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, "INVALID_OPTIONS");
+      assert.match(error.message, /"whenStoreFail"; did you mean "whenStoreFails"\?/);
+      return true;
+    },
+  );
+  assert.throws(() => createGuard({ target: () => TARGETS.throttle } as never), /client/);
+});

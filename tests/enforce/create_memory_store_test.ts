@@ -55,7 +55,7 @@ Deno.test("createMemoryStore: the default clock is monotonic (performance.now)",
 });
 
 Deno.test("createMemoryStore: bad options are INVALID_OPTIONS", () => {
-  for (const options of [{ maxBuckets: 0 }, { maxBuckets: 1.5 }, { now: 5 }]) {
+  for (const options of [{ maxBuckets: 0 }, { maxBuckets: 1.5 }, { now: 5 }, { maxBucket: 5 }]) {
     assertThrowsCode(() => createMemoryStore(options as never), "INVALID_OPTIONS");
   }
 });

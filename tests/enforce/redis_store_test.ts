@@ -100,6 +100,10 @@ test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang
   // Over 2^31 - 1 ms, a timer fires at once: the store's one timer would spin.
   assertThrowsCode(() => createRedisStore(client.commands, { timeoutMs: 3e9 }), "INVALID_OPTIONS");
   assertThrowsCode(() => createRedisStore({} as never), "INVALID_OPTIONS");
+  assertThrowsCode(
+    () => createRedisStore(client.commands, { timeout: 50 } as never),
+    "INVALID_OPTIONS",
+  );
 });
 
 /** `deno run` flags of a hammering child: loopback, the repository, the ignored variables. */

@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { durationField } from "../../clients/_check_client_options.ts";
+import {
+  checkOptions,
+  describeValue,
+  durationField,
+  type Fields,
+} from "../../clients/_check_client_options.ts";
 import { PolicyError } from "../../engine/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { checkAndCount } from "./_check_and_count.ts";
@@ -30,6 +35,20 @@ export interface RedisStoreOptions {
    */
   timeoutMs?: number;
 }
+
+/**
+ * The options of {@link createRedisStore}, for the library's one option
+ * checker. `timeoutMs` is bounded as every timer option is: beyond 2^31 - 1
+ * ms a timer fires at once, and the store's one timer would re-arm every
+ * millisecond for as long as a check is pending.
+ */
+const REDIS_STORE_FIELDS: Fields = {
+  prefix: {
+    check: (value) =>
+      typeof value === "string" ? undefined : `must be a string; got ${describeValue(value)}`,
+  },
+  timeoutMs: durationField,
+};
 
 /**
  * Creates a store that counts in Redis, through `nodeRedisCommands(client)`
@@ -56,6 +75,7 @@ export function createRedisStore(
   redis: RedisCommands,
   options: RedisStoreOptions = {},
 ): ThrottleStore {
+  checkOptions(options, REDIS_STORE_FIELDS, "createRedisStore");
   const { prefix = DEFAULT_REDIS_PREFIX, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS } = options;
   if (typeof redis?.send !== "function") {
     throw new PolicyError(
@@ -63,15 +83,7 @@ export function createRedisStore(
       "createRedisStore needs nodeRedisCommands(client) or ioredisCommands(client)",
     );
   }
-  if (typeof prefix !== "string") {
-    throw new PolicyError("INVALID_OPTIONS", "prefix must be a string");
-  }
-  // Bounded as every timer option of the library is: beyond 2^31 - 1 ms a timer fires at once,
-  // and the one timer below would re-arm every millisecond for as long as a check is pending.
-  const timeoutProblem = durationField.check(timeoutMs, "timeoutMs");
-  if (timeoutProblem !== undefined) {
-    throw new PolicyError("INVALID_OPTIONS", `createRedisStore: timeoutMs ${timeoutProblem}`);
-  }
+
   // Every check of this store has the same timeout, so deadlines come in call order: one timer,
   // for the oldest pending check, serves them all, and none is left once nothing is pending.
   const pending = new Set<{ deadline: number; fail(error: PolicyError): void }>();
