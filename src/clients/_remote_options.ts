@@ -8,19 +8,17 @@ import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
 import { verifyKeyList } from "../verify/_verify_keys.ts";
 import {
   checkOptions,
-  COMMON_FIELDS,
   describeValue,
   durationField,
   type Field,
   type Fields,
   functionField,
-  importTrustedKeys,
   objectField,
   refusedField,
   required,
   stringField,
-  verifyField,
-} from "./_check_client_options.ts";
+} from "../engine/_check_options.ts";
+import { COMMON_FIELDS, importTrustedKeys, verifyField } from "./_check_client_options.ts";
 import type { FetchFunction } from "./_request_bundle.ts";
 import { userAgent } from "./_user_agent.ts";
 import type { ClientOptions } from "./types.ts";

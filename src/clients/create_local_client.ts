@@ -21,15 +21,14 @@ import { callSafely } from "./_call_safely.ts";
 import {
   booleanField,
   checkOptions,
-  COMMON_FIELDS,
   describeValue,
   type Fields,
-  importTrustedKeys,
   MAX_DELAY_MS,
   objectField,
   required,
   stringField,
-} from "./_check_client_options.ts";
+} from "../engine/_check_options.ts";
+import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
 import {
   type BundleFile,
   racyBytes,

@@ -22,7 +22,7 @@ import {
   type Field,
   functionField,
   stringField,
-} from "../clients/_check_client_options.ts";
+} from "../engine/_check_options.ts";
 import { callSafely } from "../clients/_call_safely.ts";
 
 /** Default `flushBytes`: a write starts once 64 KiB are buffered. */

@@ -11,7 +11,7 @@ import {
   type Fields,
   functionField,
   required,
-} from "../clients/_check_client_options.ts";
+} from "../engine/_check_options.ts";
 import { ENFORCER_FIELDS, enforcerOf } from "./create_enforcer.ts";
 import type { GuardOptions, Verdict } from "./types.ts";
 

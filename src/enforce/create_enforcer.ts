@@ -14,7 +14,7 @@ import {
   describeValue,
   type Fields,
   functionField,
-} from "../clients/_check_client_options.ts";
+} from "../engine/_check_options.ts";
 import { bucketOf, throttleShape } from "./_bucket.ts";
 import { ceilSeconds, rateLimit } from "./_rate_limit_fields.ts";
 import { effectiveLimit, windowMicros } from "./_sliding_window.ts";

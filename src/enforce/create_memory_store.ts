@@ -11,7 +11,7 @@ import {
   describeValue,
   type Fields,
   functionField,
-} from "../clients/_check_client_options.ts";
+} from "../engine/_check_options.ts";
 import { countRequest, type WindowState } from "./_sliding_window.ts";
 import type { ThrottleStore } from "./types.ts";
 

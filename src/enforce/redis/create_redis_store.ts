@@ -11,7 +11,7 @@ import {
   describeValue,
   durationField,
   type Fields,
-} from "../../clients/_check_client_options.ts";
+} from "../../engine/_check_options.ts";
 import { PolicyError } from "../../engine/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { checkAndCount } from "./_check_and_count.ts";

@@ -1,0 +1,162 @@
+// This module is browser compatible.
+// The library's one option checker (docs/local-client.md "Options",
+// docs/remote.md "Options", docs/enforcement.md): every factory describes its
+// options as fields and checks them here before any I/O. An unknown key fails
+// like a wrong value, naming the key and the closest known one, so
+// `watch: { interval: 5 }` is an error, not a silent default.
+import { suggest } from "./_suggest.ts";
+import { isRecord } from "./_guards.ts";
+import { PolicyError } from "./policy_error.ts";
+
+/** The largest delay a timer accepts (setTimeout fires at once beyond it). */
+export const MAX_DELAY_MS = 2_147_483_647;
+
+/**
+ * How one option is checked: `check` returns what is wrong with a present
+ * value (a phrase that follows the option's name), or undefined. It may
+ * also throw a PolicyError of its own code.
+ */
+export interface Field {
+  check(value: unknown, name: string): string | undefined;
+  /** The option must be present. */
+  required?: boolean;
+}
+
+/** The fields of an options object, by key. */
+export type Fields = Readonly<Record<string, Field>>;
+
+/** An `INVALID_OPTIONS` error. */
+export function invalidOption(message: string): PolicyError {
+  return new PolicyError("INVALID_OPTIONS", message);
+}
+
+/** A value described for a message: strings quoted (and cut short), others by type. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    const text = JSON.stringify(value);
+    return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
+  }
+  if (typeof value === "number") return String(value);
+  return typeof value;
+}
+
+/** `field` marked as required. */
+export function required(field: Field): Field {
+  return { ...field, required: true };
+}
+
+/** true or false. */
+export const booleanField: Field = {
+  check: (value) =>
+    typeof value === "boolean" ? undefined : `must be true or false; got ${describeValue(value)}`,
+};
+
+/** A function. */
+export const functionField: Field = {
+  check: (value) =>
+    typeof value === "function" ? undefined : `must be a function; got ${describeValue(value)}`,
+};
+
+/** A non-empty string. */
+export const stringField: Field = {
+  check: (value) =>
+    typeof value === "string" && value !== ""
+      ? undefined
+      : `must be a non-empty string; got ${describeValue(value)}`,
+};
+
+/** A whole number of bytes, at least 1. */
+export const bytesField: Field = {
+  check: (value) =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+      ? undefined
+      : `must be a whole number of bytes, at least 1; got ${describeValue(value)}`,
+};
+
+/** Milliseconds a timer can wait: above 0, at most 2^31 - 1. */
+export const durationField: Field = {
+  check: (value) =>
+    typeof value === "number" && Number.isFinite(value) && value > 0 && value <= MAX_DELAY_MS
+      ? undefined
+      : `must be a number of milliseconds above 0 and at most ${MAX_DELAY_MS}; got ${
+        describeValue(value)
+      }`,
+};
+
+/** A list of at most `max` non-empty strings. */
+export function stringListField(max: number): Field {
+  return {
+    check: (value) =>
+      Array.isArray(value) && value.length <= max &&
+        value.every((item) => typeof item === "string" && item !== "")
+        ? undefined
+        : `must be a list of at most ${max} non-empty strings`,
+  };
+}
+
+/** An object with the given fields (unknown keys refused). */
+export function objectField(fields: Fields, shape: string): Field {
+  return {
+    check: (value, name) =>
+      isRecord(value)
+        ? fieldsProblem(value, fields, `${name}.`)
+        : `must be an object ${shape}; got ${describeValue(value)}`,
+  };
+}
+
+/** An option that is refused whenever it is present, with the reason. */
+export function refusedField(reason: string): Field {
+  return { check: () => reason };
+}
+
+/**
+ * Checks `options` against `fields` (the common ones and the client's own):
+ * an object, no unknown key (at any depth), every required field present,
+ * every present field valid, `decisionLog` only with `onDecision`.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS` whose message starts with
+ * `caller` and names the option; or the code a field throws.
+ */
+export function checkOptions(options: unknown, fields: Fields, caller: string): void {
+  if (!isRecord(options)) {
+    throw invalidOption(`${caller}: options must be an object; got ${describeValue(options)}`);
+  }
+  const problem = fieldsProblem(options, fields, "");
+  if (problem !== undefined) throw invalidOption(`${caller}: ${problem}`);
+  if (options.decisionLog !== undefined && options.onDecision === undefined) {
+    throw invalidOption(
+      `${caller}: decisionLog needs onDecision, the function that receives each logged decision`,
+    );
+  }
+}
+
+function fieldsProblem(
+  value: Record<string, unknown>,
+  fields: Fields,
+  prefix: string,
+): string | undefined {
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(fields, key)) {
+      const known = Object.keys(fields);
+      const match = suggest(key, known);
+      return `unknown option ${JSON.stringify(`${prefix}${key}`)}; ${
+        match === undefined
+          ? `the known ones are ${known.map((k) => `${prefix}${k}`).join(", ")}`
+          : `did you mean ${JSON.stringify(`${prefix}${match}`)}?`
+      }`;
+    }
+  }
+  for (const [key, field] of Object.entries(fields)) {
+    const name = `${prefix}${key}`;
+    const item = value[key];
+    if (item === undefined) {
+      if (field.required) return `${name} is required`;
+      continue;
+    }
+    const problem = field.check(item, name);
+    if (problem !== undefined) return problem.startsWith(name) ? problem : `${name} ${problem}`;
+  }
+  return undefined;
+}
