@@ -12,7 +12,7 @@ import {
   functionField,
   required,
 } from "../engine/_check_options.ts";
-import { ENFORCER_FIELDS, enforcerOf } from "./create_enforcer.ts";
+import { ENFORCER_FIELDS, enforcerOf } from "./_enforcer.ts";
 import type { GuardOptions, Verdict } from "./types.ts";
 
 /** The options of every guard: the enforcer's, and where a request's target and context come from. */
