@@ -19,7 +19,12 @@ import { isRecord } from "../engine/_guards.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
-import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import {
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  VERIFY_ALGORITHM_FLAG,
+  verifyAlgorithm,
+} from "./_signing.ts";
 import type { Output } from "./_output.ts";
 import { parseSuite, type Scenario } from "./_suite.ts";
 
@@ -65,6 +70,7 @@ export const runSimulate = defineCommand(
         type: "boolean",
         description: "do not verify the signature even when a key is configured",
       },
+      ...VERIFY_ALGORITHM_FLAG,
     },
   },
   async (session) => {
@@ -108,8 +114,10 @@ async function prepare(
   const config = await session.config();
   const { file } = await bundleDocument(session);
   const skip = session.has("skip-verify");
+  const algorithm = verifyAlgorithm(session);
   const key = skip ? null : await resolveVerifyKey(session, {
     signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+    algorithm,
   });
   if (skip) session.out.note("signature verification skipped (--skip-verify)");
   else if (key === null) session.out.note("no verification key configured");

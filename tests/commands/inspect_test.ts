@@ -147,7 +147,9 @@ Deno.test("inspect --signature reports a tampered bundle as invalid and exits 1"
 
 Deno.test("inspect --signature reports an unsigned bundle and a key of the other algorithm as invalid", async () => {
   await using s = await signedBundle();
-  const r = await s.json(["inspect", "--signature"], { env: { POLICY_PUBLIC_KEY: HMAC_SECRET } });
+  const r = await s.json(["inspect", "--signature", "--algorithm", "HMAC_SHA256"], {
+    env: { POLICY_PUBLIC_KEY: HMAC_SECRET },
+  });
   assert.equal(r.code, 1);
   assert.equal(
     (r.doc.verification as { code: string }).code,

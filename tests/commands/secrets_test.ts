@@ -70,6 +70,8 @@ Deno.test("no signing path prints the HMAC secret or private key material, even 
       const verifyEnv = algorithm === "HMAC_SHA256" ? { POLICY_PUBLIC_KEY: HMAC_SECRET } : {
         POLICY_PUBLIC_KEY_PATH: "keys/public-key.pem",
       };
+      // A public-key variable holds an HMAC secret only with --algorithm HMAC_SHA256.
+      const verifyFlags = ["--algorithm", algorithm];
       for (
         const args of [
           ["inspect", "--signature"],
@@ -87,7 +89,9 @@ Deno.test("no signing path prints the HMAC secret or private key material, even 
           ],
         ]
       ) {
-        const result = await s.run([...args, "--verbose", ...format], { env: verifyEnv });
+        const result = await s.run([...args, ...verifyFlags, "--verbose", ...format], {
+          env: verifyEnv,
+        });
         assert.equal(result.code, 0, `${name} ${args[0]}: ${result.stderr}`);
         assertNoSecret(result, secrets, `${name} ${args.join(" ")} ${format.join(" ")}`);
       }
