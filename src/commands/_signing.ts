@@ -23,6 +23,7 @@ import { CliError, usageError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import type { Session } from "./_session.ts";
 import { didYouMean } from "../engine/_suggest.ts";
+import { describeValue } from "../engine/_check_options.ts";
 
 /** Conventional name of the environment variable holding the HMAC secret. */
 export const DEFAULT_HMAC_SECRET_ENV = "POLICY_HMAC_SECRET";
@@ -101,7 +102,9 @@ export async function signingSettings(
   const requested = session.string("signing-algorithm");
   if (requested !== undefined && /^(ed25519|eddsa)$/i.test(requested)) {
     throw usageError(
-      `--signing-algorithm ${requested}: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
+      `--signing-algorithm ${
+        describeValue(requested)
+      }: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
     );
   }
   const algorithm = session.choice("signing-algorithm", SIGNATURE_ALGORITHMS) ??
@@ -198,9 +201,9 @@ function configAlgorithm(
     const removed = /^(ed25519|eddsa)$/i.test(value) ? " (Ed25519 is no longer supported)" : "";
     throw new CliError(
       "CONFIG_INVALID",
-      `${blockName}.algorithm must be ECDSA_SHA_256 or HMAC_SHA256, not "${value}"${removed}${
-        didYouMean(value, SIGNATURE_ALGORITHMS)
-      }`,
+      `${blockName}.algorithm must be ECDSA_SHA_256 or HMAC_SHA256, not ${
+        describeValue(value)
+      }${removed}${didYouMean(value, SIGNATURE_ALGORITHMS)}`,
     );
   }
   return match;

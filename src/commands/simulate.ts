@@ -16,6 +16,7 @@ import { defineCommand, type Session } from "./_session.ts";
 import { loadBundleFile, readBundleFileUnverified } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { isRecord } from "../engine/_guards.ts";
+import { describeValue } from "../engine/_check_options.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
@@ -167,7 +168,7 @@ async function runOne(session: Session): Promise<number> {
   const context = parseContext(session.string("context"));
   const trace = session.string("trace");
   if (trace !== undefined && trace !== "full") {
-    throw usageError(`--trace takes 'full', not '${trace}'`);
+    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
   }
   const { file, compiled, verification } = await prepare(session);
   const decision = createEvaluator(compiled)({ target, context });

@@ -19,6 +19,7 @@ import {
 } from "./_working_folder.ts";
 import { draftText, emptyDraft } from "./_draft.ts";
 import { didYouMean } from "../engine/_suggest.ts";
+import { describeValue } from "../engine/_check_options.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -45,12 +46,16 @@ export const runWorkingFolder = defineCommand(
     const [action, argument] = session.positionals;
     if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
       throw usageError(
-        `unknown subcommand '${action}' for 'policy working-folder'${didYouMean(action, ACTIONS)}`,
+        `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
+          didYouMean(action, ACTIONS)
+        }`,
         "run 'policy working-folder --help'",
       );
     }
     if (action !== "set" && argument !== undefined) {
-      throw usageError(`unexpected argument '${argument}' for 'policy working-folder'`);
+      throw usageError(
+        `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
+      );
     }
     switch (action) {
       case "set":
