@@ -115,6 +115,7 @@ Deno.test({
     await step([
       "policies",
       "update-policy",
+      "--create",
       "--policy-key",
       "billing.invoice.create",
       "--defaults-effect",
