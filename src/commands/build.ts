@@ -103,7 +103,7 @@ export const runBuild = defineCommand(
     const settings = signed
       ? await signingSettings(session, config.build.signing, "build.signing")
       : null;
-    await requireToolkitLicense(session, "build");
+    const license = await requireToolkitLicense(session, "build");
     for (
       const [field, value, flag, key] of [
         ["orgId", orgId, "--org-id", "build.scope.orgId"],
@@ -164,6 +164,7 @@ export const runBuild = defineCommand(
       }
 
       await session.writeDocument(output, "bundle", text, { createParents: true });
+      await license.succeeded();
 
       const policyCount = bundle.policies.length;
       const ruleCount = countRules(bundle.policies);
