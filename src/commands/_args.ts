@@ -6,9 +6,9 @@
  */
 import { parseArgs } from "node:util";
 import { usageError } from "./_errors.ts";
-import { didYouMean } from "../engine/_suggest.ts";
-import { describeValue } from "../engine/_check_options.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
+import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** One flag of a command. */
 export interface FlagSpec {

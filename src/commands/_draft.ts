@@ -18,12 +18,12 @@ import type {
   ValidationResult,
 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { suggest } from "../engine/_suggest.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { suggest } from "../_internal/suggest.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { CliError } from "./_errors.ts";
-import { describeValue } from "../engine/_check_options.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 import { withSchema } from "./_schema.ts";
 import type { Session } from "./_session.ts";
 import { draftDocument } from "./_documents.ts";

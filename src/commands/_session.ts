@@ -33,8 +33,8 @@ import {
 } from "./_read_document.ts";
 import type { AtomicWriteOptions } from "./_atomic_write.ts";
 import type { WorkingFolderLock } from "./_working_folder_lock.ts";
-import { didYouMean } from "../engine/_suggest.ts";
-import { describeValue } from "../engine/_check_options.ts";
+import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import {
   requireWorkingFolder,
   resolveWorkingFolder,

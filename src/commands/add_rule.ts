@@ -8,8 +8,8 @@ import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
 import { readDraftForEdit, requirePolicy, saveDraft, validateDraft } from "./_draft.ts";
-import { describeValue } from "../engine/_check_options.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { withoutSchema } from "./_schema.ts";
 

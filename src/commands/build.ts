@@ -21,10 +21,11 @@ import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { describeValue } from "../engine/_check_options.ts";
-import { SIGNATURE_ALGORITHMS } from "../verify/signature_algorithms.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { isSignatureAlgorithm } from "../verify/signature_algorithms.ts";
 import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Builds the bundle from the draft. */
 export const runBuild = defineCommand(
@@ -268,7 +269,7 @@ async function previousBundle(
       session.out.warn(
         "PREVIOUS_BUNDLE_UNREADABLE",
         `the bundle already at ${file} cannot be read for its bundleVersion (${
-          (error as Error).message
+          describeThrown(error)
         }); this build starts the count again at 1 (pass --bundle-version <n> to continue it)`,
       );
     }
@@ -288,8 +289,8 @@ async function previousBundle(
   return {
     next,
     signature: signature === null ? null : {
-      algorithm: (SIGNATURE_ALGORITHMS as readonly unknown[]).includes(signature.algorithm)
-        ? signature.algorithm as string
+      algorithm: isSignatureAlgorithm(signature.algorithm)
+        ? signature.algorithm
         : describeValue(described(signature.algorithm)),
       keyId: describeValue(described(signature.keyId)),
     },

@@ -388,6 +388,7 @@ Deno.test("a secret pasted into any flag, argument or config field is never echo
   await check("an unknown command", ["<secret>"], false);
   await check("an unknown flag", ["build", "--<secret>"], false);
   await check("working-folder set", ["working-folder", "set", "<secret>"], true);
+  assert.equal((await s.run(["working-folder", "reset"])).code, 0);
   await check("POLICY_WORKING_FOLDER", ["validate"], false, { POLICY_WORKING_FOLDER: "<secret>" });
   // Every field of policy.config.json, read by the commands that use it.
   const fields = [

@@ -4,8 +4,8 @@
 // options as fields and checks them here before any I/O. An unknown key fails
 // like a wrong value, naming the key and the closest known one, so
 // `watch: { interval: 5 }` is an error, not a silent default.
-import { suggest } from "./_suggest.ts";
-import { isRecord } from "./_guards.ts";
+import { suggest } from "./suggest.ts";
+import { isRecord } from "./guards.ts";
 import { PolicyError } from "./policy_error.ts";
 
 /** The largest delay a timer accepts (setTimeout fires at once beyond it). */
@@ -55,9 +55,13 @@ export const SECRET_NOT_SHOWN = "a value that looks like a secret (not shown)";
 /** What {@link redactSecrets} puts in place of text that looks like a secret. */
 export const REDACTED = "<not shown: looks like a secret>";
 
-/** PEM armour, with what follows it up to its END line (or the end of the text). */
+/**
+ * A PEM block: a BEGIN line, then on the next lines its body up to the END
+ * line (or the end of the text). A BEGIN line alone, as messages quote it
+ * for guidance, is not key material.
+ */
 const PEM_TEXT =
-  /-----BEGIN[\s\S]*?(?:-----END [A-Z0-9 ]{1,40}-----|$)|-----END [A-Z0-9 ]{1,40}-----/g;
+  /-----BEGIN [A-Z0-9 ]{1,40}-----[ \t]*\r?\n[\s\S]*?(?:-----END [A-Z0-9 ]{1,40}-----|$)/g;
 /** 32 or more hex digits: an HMAC secret or a similar key. */
 const HEX_RUN = /[0-9a-fA-F]{32,}/g;
 /** 32 or more characters of the base64 (and base64url) alphabet. */

@@ -10,7 +10,7 @@ import {
   REDACTED,
   redactSecrets,
   SECRET_NOT_SHOWN,
-} from "../../src/engine/_check_options.ts";
+} from "../../src/_internal/check_options.ts";
 
 const HEX = "8f1e0c2b9a7d6e5f4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918f7e6d5c";
 const BASE64 = "q3Zl7Tn0Xc9VbH2mKp4RwYs8Ld6FgJ1aEu5Oi0NtBr7CzQxW";
@@ -40,6 +40,7 @@ Deno.test("redactSecrets() leaves checksums, paths, names and short hex alone", 
       "catalog.product.list",
       "release-2026-07-signing-key",
       "deadbeef0123",
+      "key.pem is not a PEM public key (-----BEGIN PUBLIC KEY-----); pass --algorithm HMAC_SHA256",
     ]
   ) {
     assert.equal(redactSecrets(text), text);
