@@ -114,7 +114,7 @@ export async function verifyLicenseText(
   const document = parseLicenseText(text, description);
   const license = await verifyLicense(document, {
     publicKey: await licenseKey(session),
-    now: session.io.now(),
+    now: new Date(session.io.clock.wallNow()),
     source: description,
   });
   return { document, license };
@@ -196,7 +196,7 @@ export async function licenseState(session: Session): Promise<LicenseState> {
   const statePath = path.join(home, GRACE_STATE_FILE);
   const started = await readGraceStart(session, statePath);
   if (started === null) return { status: "grace", grace: null, statePath };
-  const grace = gracePeriod(started, session.io.now());
+  const grace = gracePeriod(started, new Date(session.io.clock.wallNow()));
   return { status: grace.over ? "unlicensed" : "grace", grace, statePath };
 }
 
@@ -231,7 +231,7 @@ export async function requireToolkitLicense(session: Session, command: string): 
     }
     return;
   }
-  const now = session.io.now();
+  const now = new Date(session.io.clock.wallNow());
   let grace = state.grace;
   let unrecorded = "";
   if (state.statePath === null) {

@@ -111,7 +111,7 @@ export const runBuild = defineCommand(
       const draft = await readValidDraft(session, draftFile);
       const bundleVersion = requestedVersion ?? await nextBundleVersion(session, output);
       const base = draftToBundle(draft, { env, orgId, projectId });
-      const generatedAt = session.io.now().toISOString();
+      const generatedAt = new Date(session.io.clock.wallNow()).toISOString();
       const { checksum, etag } = await computeDigest(base);
       let signature: Signature | undefined;
       if (signingKey !== null) signature = (await sign(base, signingKey)).signature;
