@@ -11,6 +11,7 @@ import { quote, unsupported } from "./_import_key.ts";
 import { signPayload } from "./sign_payload.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** Options of {@link signBundle}. */
 export interface SignBundleOptions {
@@ -20,7 +21,7 @@ export interface SignBundleOptions {
    * For `ECDSA_SHA_256`, PKCS#8 or SEC1 PEM text of a P-256 private key, or
    * a private `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
    */
-  key: string | CryptoKey;
+  key: string | WebCryptoKey;
   /** The identifier recorded in `signature.keyId` (not empty). */
   keyId: string;
 }
