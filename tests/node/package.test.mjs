@@ -85,8 +85,9 @@ test("package.json: dependencies carry deno.json's versions; typescript is never
   for (const name of Object.keys(manifest.peerDependencies ?? {})) {
     assert.deepEqual(manifest.peerDependenciesMeta?.[name], { optional: true }, name);
   }
-  // The libraries of the enforcement adapters are optional peers, never dependencies.
-  for (const name of ["typescript", "hono", "express", "redis", "ioredis"]) {
+  // The libraries of the enforcement adapters (and Express's types) are optional peers, never
+  // dependencies.
+  for (const name of ["typescript", "hono", "express", "@types/express", "redis", "ioredis"]) {
     assert.ok(manifest.peerDependencies?.[name], `${name} is an optional peer`);
     assert.equal(manifest.dependencies?.[name], undefined);
   }
@@ -121,6 +122,32 @@ test("the package is bundled: the bin is one file, an export loads its file and 
     const stem = libraryExports[key].replace(/\.ts$/, "");
     const loaded = staticFiles(join(packageDir, `${stem}.js`));
     assert.ok(loaded.size <= 3, `${key} loads ${loaded.size} files: ${[...loaded]}`);
+  }
+});
+
+/**
+ * The bare specifiers the declarations of `file` import (TypeScript's own
+ * reading: imports, exports, `import()` types), following its relative imports.
+ */
+function declarationImports(file, seen = new Set(), bare = new Set()) {
+  if (seen.has(file)) return bare;
+  seen.add(file);
+  const ts = scratchRequire("typescript");
+  for (
+    const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles
+  ) {
+    if (/^\.\.?\//.test(fileName)) {
+      declarationImports(join(file, "..", fileName.replace(/\.js$/, ".d.ts")), seen, bare);
+    } else if (!fileName.startsWith("node:")) bare.add(fileName);
+  }
+  return bare;
+}
+
+test("only ./enforce/express's declarations import a library's types (express, from @types/express)", () => {
+  for (const key of moduleExports) {
+    const stem = libraryExports[key].replace(/\.ts$/, "");
+    const imported = [...declarationImports(join(packageDir, `${stem}.d.ts`))];
+    assert.deepEqual(imported, key === "./enforce/express" ? ["express"] : [], key);
   }
 });
 
@@ -355,6 +382,7 @@ import express from "express";
 import { createClient } from "redis";
 import { Redis } from "ioredis";
 import { createLocalClient } from "${denoJson.name}/clients";
+import type { Decision } from "${denoJson.name}/engine";
 
 declare const client: Awaited<ReturnType<typeof createLocalClient>>;
 const memory: ThrottleStore = createMemoryStore({ maxBuckets: 10 });
@@ -369,11 +397,27 @@ const guard = createGuard({ client, store: redis, target: () => ({ service: "s",
 const app = new Hono<{ Variables: HonoGuardVariables }>();
 app.use(honoGuard({ client, store: io, target: (c) => ({ service: "s", resource: c.req.path, action: "a" }) }));
 app.get("/", (c) => c.text(c.get("policyDecision").decision));
+// As docs/enforcement.md writes it: req is Express's Request, with no annotation, under a path
+// too (app.use's overloads give no contextual type there), and res.locals.policyDecision is typed.
 const server = express();
-server.use(expressGuard({
-  client,
-  target: (req: express.Request) => ({ service: "s", resource: req.path, action: "a" }),
-}));
+server.use(
+  "/invoices",
+  expressGuard({
+    client,
+    store: memory,
+    target: (req) => ({ service: "s", resource: req.path, action: req.method === "GET" ? "read" : "create" }),
+    context: (req) => ({ tenant: req.get("x-tenant"), id: req.params["id"], query: req.query }),
+  }),
+);
+server.use(expressGuard({ client, target: (req) => ({ service: "s", resource: req.path, action: "a" }) }));
+server.get("/invoices/export", (_req, res) => {
+  const decision: Decision | undefined = res.locals.policyDecision;
+  // @ts-expect-error the decision is typed (Decision | undefined), not any
+  const count: number = res.locals.policyDecision;
+  res.send(decision?.decision ?? String(count));
+});
+// @ts-expect-error the guard's callbacks get Express's Request: no such member
+expressGuard({ client, target: (req) => ({ service: "s", resource: req.pathh, action: "a" }) });
 export { guard, response };
 `;
 
