@@ -2,20 +2,23 @@
 // resolution, a plain ESM consumer, and a TypeScript consumer type-checked
 // against the shipped .d.ts files.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
   denoJson,
   importPackage,
   manifest,
+  NODE_PROJECT,
   packageDir,
   readJson,
   root,
   scratch,
   scratchRequire,
+  typeCheck,
 } from "./_package.mjs";
+import { codeExamples } from "../docs/_doc_examples.mjs";
 
 /** `npm:name@version` entries of deno.json "imports", by name. */
 const pinned = Object.fromEntries(
@@ -335,34 +338,6 @@ await client[Symbol.asyncDispose]();
 export { origin, same };
 `;
 
-/**
- * Type-checks `source` (or every file of `{fileName: source}`) with tsc from the
- * scratch project under `compilerOptions`.
- */
-function typeCheck(name, source, compilerOptions) {
-  const dir = join(scratch, `consumer-${name}`);
-  mkdirSync(dir, { recursive: true });
-  const files = typeof source === "string" ? { "consumer.ts": source } : source;
-  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        skipLibCheck: false,
-        target: "ES2022",
-        ...compilerOptions,
-      },
-      files: Object.keys(files),
-    }),
-  );
-  const tsc = join(scratch, "node_modules", "typescript", "bin", "tsc");
-  const result = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
-  assert.equal(result.status, 0, `tsc (${name}):\n${result.stdout}${result.stderr}`);
-}
-
 /** Every enforcement subpath, with the adapters' libraries installed. */
 const ENFORCE_CONSUMER = `
 import {
@@ -421,16 +396,6 @@ expressGuard({ client, target: (req) => ({ service: "s", resource: req.pathh, ac
 export { guard, response };
 `;
 
-// A Node project as tsc --init and @tsconfig/node20 write it: Node's globals
-// from @types/node and no "DOM" in "lib". The declarations name no DOM-only
-// type (CryptoKey, BufferSource): docs/install.md "TypeScript".
-const NODE_PROJECT = {
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
-  lib: ["ES2023"],
-  types: ["node"],
-};
-
 test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, ES2023 lib, no DOM)", () => {
   typeCheck("node", FULL_CONSUMER, NODE_PROJECT);
 });
@@ -480,11 +445,11 @@ function listFiles(dir, prefix = "") {
   });
 }
 
-/** The ```ts code blocks of markdown text, but those marked `ignore`. */
+/** The TypeScript examples of markdown text that are compiled (docs/_doc_examples.mjs). */
 function codeBlocks(markdown) {
-  return [...markdown.matchAll(/```(ts|typescript)([^\n]*)\n([\s\S]*?)```/g)]
-    .filter((m) => !/\bignore\b/.test(m[2]))
-    .map((m) => m[3]);
+  return codeExamples(markdown)
+    .filter((example) => example.ignored === null && example.extension === ".ts")
+    .map((example) => example.code);
 }
 
 /** The code examples of the doc comments of a declaration file. */

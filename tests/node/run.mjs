@@ -2,7 +2,8 @@
 // packs `npm/` with `npm pack`, installs the tarball into a scratch project
 // in a temporary folder (then the tools the tests use: typescript,
 // @types/node and esbuild, and the libraries of the enforcement adapters:
-// hono, express with @types/express, redis and ioredis, at pinned versions), and runs every
+// hono, express with @types/express, redis and ioredis, and @opentelemetry/api, at pinned
+// versions), and runs every
 // `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
 // afterwards unless POLICY_KEEP_SCRATCH=1.
 //
@@ -101,8 +102,11 @@ try {
     // Express's types, for the TypeScript consumers of ./enforce/express (package.test.mjs,
     // docs_examples.test.mjs), as deno.json pins them for the Deno sources.
     `@types/express@${pinned(denoJson, "@types/express")}`,
-    // The libraries the enforcement adapters take (optional peers), as deno.json pins them.
-    ...["hono", "express", "redis", "ioredis"].map((name) => `${name}@${pinned(denoJson, name)}`),
+    // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API of
+    // docs/operations.md's recipe (docs_examples.test.mjs), as deno.json pins them.
+    ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
+      `${name}@${pinned(denoJson, name)}`
+    ),
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".
