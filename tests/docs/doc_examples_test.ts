@@ -6,7 +6,9 @@
  * "exports") and the libraries through deno.json "imports".
  * tests/node/docs_examples.test.mjs compiles the same blocks with tsc
  * against the installed npm package. Examples that are not compiled are
- * few, and each says why.
+ * few, and each says why. deno.json "test" excludes README.md and docs/, so
+ * that `deno test --doc` does not run them: they read key files and reach
+ * servers a test does not have.
  */
 import assert from "node:assert/strict";
 import { codeExamples, exampleFileName, exampleFiles } from "./_doc_examples.mjs";
