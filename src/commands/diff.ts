@@ -114,7 +114,7 @@ async function readComparable(session: Session, argument: string): Promise<Side>
   const { type } = detectDocumentType(document);
   if (type === "bundle") {
     const seen = await readBundleFileUnverified(session, file);
-    return { file, argument, type, bundle: seen.compiled.bundle };
+    return { file, argument, type, bundle: seen.document };
   }
   const result = validateDraft(document);
   if (!result.valid) {

@@ -50,7 +50,7 @@ export const runSign = defineCommand(
     return await session.exclusive(async () => {
       // The library's pipeline; the old signature is being replaced, so only the checksum counts.
       const loaded = await readBundleFileUnverified(session, file);
-      const bundle = loaded.compiled.bundle;
+      const bundle = loaded.document;
       const previous = bundle.signature;
       const signed = await sign(bundle, key);
       // Keep the field order of the file; put checksum and signature where they were or at the end.

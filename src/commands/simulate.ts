@@ -6,7 +6,7 @@
  */
 import { parseJson } from "../engine/parse_json.ts";
 import type { Decision, Target } from "../engine/types.ts";
-import type { CompiledBundle } from "../engine/compile_bundle.ts";
+import { type CompiledBundle, policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { isPolicyError } from "../_internal/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
@@ -279,7 +279,7 @@ async function runSuite(session: Session): Promise<number> {
     session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
   }
   const { file, compiled, verification } = await prepare(session);
-  const bundle = compiled.bundle;
+  const policies = policiesOf(compiled);
 
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
@@ -318,7 +318,7 @@ async function runSuite(session: Session): Promise<number> {
     durationMs,
   };
 
-  const active = bundle.policies.flatMap((p) =>
+  const active = policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({
       policyKey: p.policyKey,
       ruleId: r.id,

@@ -8,8 +8,8 @@
 export * from "./types.ts";
 export * from "../_internal/policy_error.ts";
 export * from "./parse_json.ts";
-// Named, not `*`: these two modules also export what only the load pipeline
-// calls (validateForLoad, canonicalPayloadBytesOfParsed).
+// Named, not `*`: these modules also export what only the load pipeline
+// calls (validateForLoad, canonicalPayloadBytesOfParsed, compileForLoad).
 export {
   type BundleDigest,
   canonicalJson,
@@ -27,6 +27,13 @@ export {
   validateBundle,
   type ValidateBundleOptions,
 } from "./validate_bundle.ts";
-export * from "./compile_bundle.ts";
+export {
+  type BundleScope,
+  compileBundle,
+  type CompiledBundle,
+  type CompileOptions,
+  COMPILER_VERSION,
+  policiesOf,
+} from "./compile_bundle.ts";
 export * from "./evaluate.ts";
 export * from "./trace_evaluation.ts";

@@ -15,6 +15,7 @@ import {
   TOO_DEEP,
 } from "../_internal/guards.ts";
 import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import type { BundleBuilder } from "./_bundle_builder.ts";
 import { suggest } from "../_internal/suggest.ts";
 import { fieldNames, type FieldsObjectName, OBJECTS_WITH_FIELDS } from "./bundle_format.ts";
 import {
@@ -94,14 +95,24 @@ class Collector {
   /** Every rule and default lists its keys in canonical order (see {@link validateForLoad}). */
   keysInOrder = true;
   readonly max: number;
+  /** Compiles the bundle in the same walk, while it has no error (see {@link validateAndBuild}). */
+  build: BundleBuilder | null;
+  /**
+   * The `when` being checked is written the one way its compiled test
+   * identifies it: no legacy spelling (`ne`, `args`, `arg`), no unknown
+   * field, nothing malformed; identical such conditions can be kept once.
+   */
+  whenCanonical = true;
 
-  constructor(max: number) {
+  constructor(max: number, build: BundleBuilder | null = null) {
     this.max = Math.max(1, Math.floor(max));
+    this.build = build;
   }
 
   /** True when the next issue of this kind is listed; otherwise it is counted as omitted. */
   keep(kind: typeof ERROR | typeof WARNING): boolean {
     if (kind === ERROR) {
+      this.build = null; // the bundle is invalid: nothing will be compiled
       if (this.errors.length < this.max) return true;
       this.omittedErrors++;
     } else {
@@ -156,9 +167,13 @@ export function validateBundle(
   return result(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES));
 }
 
-/** Walks the document once, collecting its issues. */
-function collect(document: unknown, maxIssues: number): Collector {
-  const out = new Collector(maxIssues);
+/** Walks the document once, collecting its issues (and building with `build`, when given). */
+function collect(
+  document: unknown,
+  maxIssues: number,
+  build: BundleBuilder | null = null,
+): Collector {
+  const out = new Collector(maxIssues, build);
   if (!isRecord(document)) {
     if (out.keep(ERROR)) {
       out.error(
@@ -242,6 +257,24 @@ export function assertValidBundle(
  */
 export function validateForLoad(document: unknown): { warnings: Issue[]; keysInOrder: boolean } {
   const out = checked(collect(document, LOAD_MAX_ISSUES));
+  return { warnings: out.warnings, keysInOrder: out.keysInOrder };
+}
+
+/**
+ * {@link validateForLoad} that also compiles, in the same walk: `build`
+ * gets each policy and each rule as it is found valid, and its programs are
+ * made (`build.finish()`) only when the whole bundle is. Not exported by
+ * `mod.ts` (`compileBundle` and the load pipeline call it).
+ *
+ * @param maxIssues {@link LOAD_MAX_ISSUES} for the load pipeline, else {@link DEFAULT_MAX_ISSUES}.
+ * @throws {PolicyError} `BUNDLE_INVALID`, carrying every error in `issues`.
+ */
+export function validateAndBuild(
+  document: unknown,
+  maxIssues: number,
+  build: BundleBuilder,
+): { warnings: Issue[]; keysInOrder: boolean } {
+  const out = checked(collect(document, maxIssues, build));
   return { warnings: out.warnings, keysInOrder: out.keysInOrder };
 }
 
@@ -418,6 +451,7 @@ function checkPolicy(
     }
   }
   const rules = policy.rules;
+  if (Array.isArray(rules)) out.build?.policy(policy);
   if (!Array.isArray(rules)) {
     if (out.keep(ERROR)) {
       out.error(
@@ -427,8 +461,9 @@ function checkPolicy(
       );
     }
   } else if (rules.length > 0) {
-    const seenIds = new Map<string, number>();
-    for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, seenIds, site, out);
+    // A few rules are compared with each other; many, through a map.
+    const seenIds = rules.length > SMALL_POLICY ? new Map<string, number>() : null;
+    for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, rules, seenIds, site, out);
     site.rule = -1;
   }
   if (policy.defaults !== undefined) {
@@ -446,10 +481,34 @@ function checkPolicy(
   }
 }
 
+/** Policies of at most this many rules find duplicate ids without a map. */
+const SMALL_POLICY = 8;
+
+/** The index of the first rule before `index` with the id `id`, or -1. */
+function earlierRule(
+  id: string,
+  index: number,
+  rules: readonly unknown[],
+  seenIds: Map<string, number> | null,
+): number {
+  if (seenIds !== null) {
+    const earlier = seenIds.get(id);
+    if (earlier !== undefined) return earlier;
+    seenIds.set(id, index);
+    return -1;
+  }
+  for (let i = 0; i < index; i++) {
+    const rule = rules[i];
+    if (isRecord(rule) && rule.id === id) return i;
+  }
+  return -1;
+}
+
 function checkRule(
   rule: unknown,
   index: number,
-  seenIds: Map<string, number>,
+  rules: readonly unknown[],
+  seenIds: Map<string, number> | null,
   site: Site,
   out: Collector,
 ): void {
@@ -474,18 +533,17 @@ function checkRule(
         `${site.policyName()}: rule ${index} needs an id (a non-empty string)`,
       );
     }
-  } else if (seenIds.has(id)) {
-    if (out.keep(ERROR)) {
+  } else {
+    const earlier = earlierRule(id, index, rules, seenIds);
+    if (earlier >= 0 && out.keep(ERROR)) {
       out.error(
         "DUPLICATE_RULE_ID",
         site.path("/id"),
-        `${site.policyName()}: rule id ${describe(id)} is already used by rule ${
-          seenIds.get(id)
-        } of this policy`,
+        `${site.policyName()}: rule id ${
+          describe(id)
+        } is already used by rule ${earlier} of this policy`,
       );
     }
-  } else {
-    seenIds.set(id, index);
   }
   site.ruleId = id;
   unknownFieldsAt(rule, FIELDS.rule, site, out);
@@ -531,6 +589,7 @@ function checkRule(
     }
   } else {
     site.below.push("when");
+    out.whenCanonical = true;
     const shallowEnough = checkCondition(rule.when, 1, site, out);
     site.below.length = 0;
     if (!shallowEnough) return; // too deep: the generic depth check below would only repeat it
@@ -545,6 +604,7 @@ function checkRule(
     }
   }
   checkJsonValue(rule, "", "", site, out);
+  out.build?.rule(rule, out.whenCanonical);
 }
 
 /**
@@ -697,19 +757,20 @@ function unknownFields(
   }
 }
 
-/** {@link unknownFields} of the object at the site's current place. */
+/** {@link unknownFields} of the object at the site's current place; true when it has any. */
 function unknownFieldsAt(
   object: Record<string, unknown>,
   known: FieldSet,
   site: Site,
   out: Collector,
-): void {
+): boolean {
   for (const key in object) {
     if ((fieldBits(key) & known.bit) !== 0 || !Object.hasOwn(object, key)) continue;
     // Rare: the path and name are built only now.
     unknownFields(object, known, out, site.path(), site.name());
-    return;
+    return true;
   }
+  return false;
 }
 
 /** Checks a policy's defaults (the site is at the policy). */
@@ -814,7 +875,8 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
     return true;
   }
   const fields = conditionFields(op);
-  if (fields !== undefined) unknownFieldsAt(node, fields, site, out);
+  if (fields !== undefined && unknownFieldsAt(node, fields, site, out)) out.whenCanonical = false;
+  if (op === "ne") out.whenCanonical = false;
   if (COMPARISON_OPS.has(op) || op === "in" || op === "exists") {
     if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`, site, out);
     if (COMPARISON_OPS.has(op)) {
@@ -832,6 +894,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       if (!Array.isArray(values)) {
         malformed("in needs values (an array)", site, out);
       } else if (!values.every(isConditionValue)) {
+        out.whenCanonical = false;
         if (out.keep(WARNING)) {
           out.warn(
             "CONDITION_MALFORMED",
@@ -845,6 +908,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
   }
   if (op === "and" || op === "or") {
     const listKey = node.conditions !== undefined ? "conditions" : "args";
+    if (node.args !== undefined) out.whenCanonical = false;
     const list = node[listKey];
     if (!Array.isArray(list) || list.length === 0) {
       malformed(`${op} needs conditions (a non-empty array)`, site, out);
@@ -860,6 +924,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
   }
   if (op === "not") {
     const childKey = node.condition !== undefined ? "condition" : "arg";
+    if (node.arg !== undefined) out.whenCanonical = false;
     const child = node[childKey];
     if (!isRecord(child)) {
       malformed("not needs condition (one condition object)", site, out);
@@ -870,6 +935,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
     site.below.length -= 1;
     return shallowEnough;
   }
+  out.whenCanonical = false;
   if (out.keep(WARNING)) {
     out.warn(
       "CONDITION_UNKNOWN_OPERATOR",
@@ -935,6 +1001,7 @@ function conditionFields(op: string): FieldSet | undefined {
 }
 
 function malformed(detail: string, site: Site, out: Collector): void {
+  out.whenCanonical = false;
   if (out.keep(WARNING)) {
     out.warn(
       "CONDITION_MALFORMED",

@@ -7,11 +7,10 @@
  */
 import { canonicalPayloadBytesOfParsed } from "../engine/canonical_payload.ts";
 import { toHex } from "../_internal/encoding.ts";
-import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
+import { type CompiledBundle, compileForLoad } from "../engine/compile_bundle.ts";
 import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
-import { validateForLoad } from "../engine/validate_bundle.ts";
 import {
   type BundleSignatureStatus,
   checkSignature,
@@ -86,6 +85,11 @@ export const INTEGRITY_CODES: ReadonlySet<string> = new Set([
 export interface InspectedBundle {
   /** The compiled bundle (structurally valid). */
   compiled: CompiledBundle;
+  /**
+   * The document as parsed, whole (the compiled bundle does not keep it):
+   * for the tools that show, re-sign or compare it.
+   */
+  document: RuntimeBundleV1;
   /** What `status()` would report, but the signature. */
   status: Omit<BundleStatus, "signature">;
   /** The verified or unsigned state; null when the integrity checks failed. */
@@ -130,6 +134,7 @@ export async function loadBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
+  // The document is left behind: a client keeps the compiled bundle only.
   const { compiled, status, signature, warnings } = await runPipeline(source, options, false);
   return { compiled, status: { ...status, signature: signature! }, warnings };
 }
@@ -183,11 +188,12 @@ async function runPipeline(
   // loads faster than a turn of the event loop takes: it does not yield.
   const pause = bytes.byteLength > YIELD_ABOVE_BYTES ? yieldToEventLoop : () => Promise.resolve();
   await pause();
-  const { warnings, keysInOrder } = validateForLoad(document);
+  // Validated, and the rules collected, in one walk of the document.
+  const { warnings, keysInOrder, finish } = compileForLoad(document);
   const bundle = document as RuntimeBundleV1;
   await pause();
   const payload = canonicalPayloadBytesOfParsed(bundle, bytes.byteLength, keysInOrder);
-  // Hashing and signature verification run outside JavaScript: compile meanwhile.
+  // Hashing and signature verification run outside JavaScript: the programs are made meanwhile.
   const digest = subtleCrypto().digest("SHA-256", payload);
   const signature = checkSignature(bundle, () => payload, options);
   signature.catch(() => {}); // reported below, after a checksum mismatch if there is one
@@ -196,7 +202,7 @@ async function runPipeline(
   let integrity: PolicyError | null = null;
   try {
     await pause();
-    compiled = compileBundle(bundle, { skipValidation: true });
+    compiled = finish();
     hex = toHex(await digest);
     const computed = `sha256:${hex}`;
     if (bundle.checksum !== undefined && bundle.checksum !== computed) {
@@ -220,6 +226,7 @@ async function runPipeline(
   }
   return {
     compiled,
+    document: bundle,
     status: {
       bundleVersion: bundle.bundleVersion ?? null,
       checksum: `sha256:${hex}`,
