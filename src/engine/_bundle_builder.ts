@@ -47,17 +47,19 @@ export class BundleBuilder {
   readonly #ruleStarts: number[] = [];
   // Rules.
   readonly #ids: string[] = [];
-  readonly #priorities: number[] = [];
-  readonly #active: number[] = [];
+  // Numbers per rule in typed arrays, made room for a policy at a time: off the
+  // collected heap, and never copied more than a few times.
+  #priorities = new Float64Array(64);
+  #active = new Uint8Array(64);
   readonly #tests: (Test | null)[] = [];
   readonly #whens: unknown[] = [];
   readonly #effects: Effect[] = [];
   readonly #thenEffects = new Map<number, Effect>();
   readonly #elseEffects = new Map<number, Effect>();
-  readonly #ruleTargets: number[] = [];
-  readonly #rulePolicies: number[] = [];
+  #ruleTargets = new Int32Array(64);
+  #rulePolicies = new Int32Array(64);
   /** The next rule naming the same target (-1: the last). */
-  readonly #nextOfTarget: number[] = [];
+  #nextOfTarget = new Int32Array(64);
   // Targets.
   /** Service → resource → target number (a resource with one action) or action → target number. */
   readonly #index = new Map<string, Map<string, number | Map<string, number>>>();
@@ -77,6 +79,22 @@ export class BundleBuilder {
     this.#activeVersions.push(policy.activeVersion as number);
     this.#defaults.push(policy.defaults as PolicyDefault | undefined);
     this.#ruleStarts.push(this.#ids.length);
+    this.#reserve(this.#ids.length + (policy.rules as unknown[]).length);
+  }
+
+  /** Room for `rules` rules in the typed arrays. */
+  #reserve(rules: number): void {
+    if (rules <= this.#priorities.length) return;
+    const size = Math.max(rules, this.#priorities.length * 2);
+    const grown = <T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.#priorities = grown(this.#priorities, new Float64Array(size));
+    this.#active = grown(this.#active, new Uint8Array(size));
+    this.#ruleTargets = grown(this.#ruleTargets, new Int32Array(size));
+    this.#rulePolicies = grown(this.#rulePolicies, new Int32Array(size));
+    this.#nextOfTarget = grown(this.#nextOfTarget, new Int32Array(size));
   }
 
   /**
@@ -87,16 +105,16 @@ export class BundleBuilder {
   rule(rule: Record<string, unknown>, whenCanonical: boolean): void {
     const g = this.#ids.length;
     const t = this.#targetNumber(rule.target as Target);
-    this.#ruleTargets.push(t);
-    this.#rulePolicies.push(this.#policyKeys.length - 1);
-    this.#nextOfTarget.push(-1);
+    this.#ruleTargets[g] = t;
+    this.#rulePolicies[g] = this.#policyKeys.length - 1;
+    this.#nextOfTarget[g] = -1;
     const last = this.#lastRule[t]!;
     if (last < 0) this.#firstRule[t] = g;
     else this.#nextOfTarget[last] = g;
     this.#lastRule[t] = g;
     this.#ids.push(rule.id as string);
-    this.#priorities.push(rule.priority as number);
-    this.#active.push(rule.status === "active" ? 1 : 0);
+    this.#priorities[g] = rule.priority as number;
+    this.#active[g] = rule.status === "active" ? 1 : 0;
     const when = rule.when;
     if (when === undefined) {
       this.#tests.push(null);
@@ -201,14 +219,14 @@ export class BundleBuilder {
       defaults: this.#defaults,
       ruleStarts,
       ids: this.#ids,
-      priorities: new Float64Array(this.#priorities),
-      active: new Uint8Array(this.#active),
+      priorities: this.#priorities.slice(0, ruleCount),
+      active: this.#active.slice(0, ruleCount),
       tests: this.#tests,
       whens: this.#whens,
       effects: this.#effects,
       thenEffects: this.#thenEffects,
       elseEffects: this.#elseEffects,
-      ruleTargets: new Int32Array(this.#ruleTargets),
+      ruleTargets: this.#ruleTargets.slice(0, ruleCount),
       targets: this.#targets,
     };
     const emitter = new Emitter(rules, this.#rulePolicies, this.#nextOfTarget);
@@ -245,8 +263,8 @@ export class BundleBuilder {
 class Emitter {
   readonly code: unknown[] = [];
   readonly #rules: RuleTable;
-  readonly #rulePolicies: readonly number[];
-  readonly #nextOfTarget: readonly number[];
+  readonly #rulePolicies: Int32Array;
+  readonly #nextOfTarget: Int32Array;
   // Scratch, per target: its rules (`local`), its policies' groups of rules
   // (`groupStart`, one more entry at the end), each group's active rules, its
   // candidates (kind, rule or group) and their keys, the steps, the uses of
@@ -264,7 +282,7 @@ class Emitter {
   #groups = 0;
   #candidates = 0;
 
-  constructor(rules: RuleTable, rulePolicies: readonly number[], nextOfTarget: readonly number[]) {
+  constructor(rules: RuleTable, rulePolicies: Int32Array, nextOfTarget: Int32Array) {
     this.#rules = rules;
     this.#rulePolicies = rulePolicies;
     this.#nextOfTarget = nextOfTarget;
