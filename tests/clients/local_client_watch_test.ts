@@ -11,7 +11,7 @@ import {
   signBundle,
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
-import { statVersion } from "../../src/clients/_read_bundle_file.ts";
+import { statVersion } from "../../src/_io/file_version.ts";
 import {
   hmacSecret,
   numberedBundle,
