@@ -50,5 +50,8 @@ const code = await runCli(process.argv.slice(2), {
   env: (name) => process.env[name],
   cwd: process.cwd(),
   now: () => new Date(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  stdoutIsTerminal: process.stdout.isTTY === true,
 });
 process.exitCode = code;

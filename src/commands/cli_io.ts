@@ -20,4 +20,17 @@ export interface CliIo {
   cwd: string;
   /** The clock: `generatedAt` of builds and durations of simulations. */
   now(): Date;
+  /**
+   * Calls `callback` once after `delayMs` (`simulate --watch` polls with
+   * it); returns a handle for {@link CliIo.clearTimeout}. Absent: the
+   * runtime's `setTimeout`. Tests pass a fake one and never wait on a real
+   * timer.
+   */
+  setTimeout?(callback: () => void, delayMs: number): unknown;
+  /** Cancels a pending callback of {@link CliIo.setTimeout}. */
+  clearTimeout?(handle: unknown): void;
+  /** Ends a command that runs until stopped (`simulate --watch`) when it aborts. */
+  signal?: AbortSignal;
+  /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */
+  stdoutIsTerminal?: boolean;
 }

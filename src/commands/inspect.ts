@@ -6,7 +6,7 @@
 import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { inspectBundleFile } from "./_bundle.ts";
+import { inCliWords, inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { countRules } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
@@ -80,7 +80,7 @@ export const runInspect = defineCommand(
         keyId: bundle.signature?.keyId ?? null,
         keySource: key.source,
         code: failure?.code ?? null,
-        message: failure?.message ?? null,
+        message: failure === null ? null : inCliWords(failure).message,
       };
     } else if (failure?.code === "CHECKSUM_MISMATCH") {
       out.warn(failure.code, `${file}: ${failure.message}`);
