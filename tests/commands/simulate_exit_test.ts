@@ -27,18 +27,41 @@ Deno.test("simulate --suite: a failed expectation exits 1, a suite that could no
   assert.equal((await s.run(["simulate", "--suite", "suite_failing.json"])).code, 1);
   const bundle = await s.read("policy-bundle.json");
   const cases: [string, () => Promise<void>, Record<string, string>, string][] = [
-    ["bundle altered after build", async () => {
-      await s.write("policy-bundle.json", bundle.replace('"activeVersion":3', '"activeVersion":4'));
-    }, {}, "CHECKSUM_MISMATCH"],
-    ["bundle that breaks the format", async () => {
-      await s.write("policy-bundle.json", bundle.replace('"env":"prod"', '"env":"moon"'));
-    }, {}, "BUNDLE_INVALID"],
-    ["unsigned bundle under a configured key", async () => {
-      await s.write("policy-bundle.json", bundle);
-    }, { POLICY_PUBLIC_KEY: HMAC_SECRET }, "BUNDLE_SIGNATURE_MISSING"],
-    ["no bundle", async () => {
-      await Deno.remove(`${s.wf}/policy-bundle.json`);
-    }, {}, "BUNDLE_READ_ERROR"],
+    [
+      "bundle altered after build",
+      async () => {
+        await s.write(
+          "policy-bundle.json",
+          bundle.replace('"activeVersion":3', '"activeVersion":4'),
+        );
+      },
+      {},
+      "CHECKSUM_MISMATCH",
+    ],
+    [
+      "bundle that breaks the format",
+      async () => {
+        await s.write("policy-bundle.json", bundle.replace('"env":"prod"', '"env":"moon"'));
+      },
+      {},
+      "BUNDLE_INVALID",
+    ],
+    [
+      "unsigned bundle under a configured key",
+      async () => {
+        await s.write("policy-bundle.json", bundle);
+      },
+      { POLICY_PUBLIC_KEY: HMAC_SECRET },
+      "BUNDLE_SIGNATURE_MISSING",
+    ],
+    [
+      "no bundle",
+      async () => {
+        await Deno.remove(`${s.wf}/policy-bundle.json`);
+      },
+      {},
+      "BUNDLE_READ_ERROR",
+    ],
   ];
   for (const [name, setUp, env, code] of cases) {
     await setUp();
@@ -80,6 +103,14 @@ Deno.test("simulate: one request against a bundle that cannot be trusted exits 2
   await using s = await built();
   const bundle = await s.read("policy-bundle.json");
   await s.write("policy-bundle.json", bundle.replace('"activeVersion":3', '"activeVersion":4'));
-  const r = await s.run(["simulate", "--service", "billing", "--resource", "invoice", "--action", "create"]);
+  const r = await s.run([
+    "simulate",
+    "--service",
+    "billing",
+    "--resource",
+    "invoice",
+    "--action",
+    "create",
+  ]);
   assertError(r, 2, "CHECKSUM_MISMATCH");
 });

@@ -31,7 +31,13 @@ async function signedHmac(): Promise<Scratch> {
   const s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
   assert.equal((await s.run(["build"])).code, 0);
-  const signed = await s.run(["sign", "--signing-algorithm", "HMAC_SHA256", "--signing-key-id", "h"], {
+  const signed = await s.run([
+    "sign",
+    "--signing-algorithm",
+    "HMAC_SHA256",
+    "--signing-key-id",
+    "h",
+  ], {
     env: { POLICY_HMAC_SECRET: HMAC_SECRET },
   });
   assert.equal(signed.code, 0, signed.stderr);
@@ -57,7 +63,10 @@ Deno.test("simulate evaluates a signed bundle when no key is configured: unverif
   const text = await s.run(["simulate", ...target]);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stderr, /warning: .*not verified.*\(SIGNATURE_NOT_VERIFIED\)/);
-  assert.match(text.stdout, /signature: unverified \(ECDSA_SHA_256, key id release-1; no key configured\)/);
+  assert.match(
+    text.stdout,
+    /signature: unverified \(ECDSA_SHA_256, key id release-1; no key configured\)/,
+  );
   // A suite runs too.
   await s.fixture("suite.json");
   const suite = await s.json(["simulate", "--suite", "suite.json"]);
