@@ -11,6 +11,7 @@ import { bundleDocument } from "./_documents.ts";
 import { countRules } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import { formatCondition } from "../engine/format_condition.ts";
 
 /** Shows a bundle or verifies its signature. */
 export const runInspect = defineCommand(
@@ -148,6 +149,8 @@ function describePolicies(bundle: RuntimeBundleV1) {
       target: rule.target,
       effect: rule.effect.type,
       hasCondition: rule.when !== undefined,
+      when: rule.when ?? null,
+      condition: rule.when === undefined ? null : formatCondition(rule.when),
       thenEffect: effectType(rule.thenEffect),
       elseEffect: effectType(rule.elseEffect),
       description: rule.description ?? null,
@@ -185,7 +188,7 @@ function printPolicies(
       let effect = describeEffect(rule.effect.type, rule.effect);
       if (rule.when !== undefined) {
         const then = rule.thenEffect ?? rule.effect;
-        effect = `when ... then ${describeEffect(then.type, then)}${
+        effect = `when ${formatCondition(rule.when)} then ${describeEffect(then.type, then)}${
           rule.elseEffect === undefined
             ? ""
             : ` else ${describeEffect(rule.elseEffect.type, rule.elseEffect)}`

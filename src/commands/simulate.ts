@@ -11,6 +11,7 @@ import { parseJson } from "../engine/parse_json.ts";
 import type { Decision, Target } from "../engine/types.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
+import { formatConditionTrace } from "../engine/format_condition.ts";
 import {
   describeError,
   type ExitCode,
@@ -296,6 +297,10 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
         r.effect === undefined ? "" : ` -> ${r.effect}`
       }`,
     );
+    if (r.condition !== null) out.line(`      when: ${formatConditionTrace(r.condition)}`);
+    if (r.falseBecause !== null && r.falseBecause !== r.condition) {
+      out.line(`      false because: ${formatConditionTrace(r.falseBecause)}`);
+    }
   }
   out.line("  candidates (strongest first):");
   if (trace.candidates.length === 0) out.line("    (none)");

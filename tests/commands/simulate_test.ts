@@ -99,11 +99,54 @@ Deno.test("simulate --trace full lists policies, rules, outcomes and the selecte
     /billing\.invoice\.create\/paid-plans \(priority 10\): skipped \(when_false\)/,
   );
   assert.match(text.stdout, /legacy \(priority 1\): skipped \(disabled\)/);
+  // Each condition explained leaf by leaf, and the leaf that made it false.
+  assert.match(
+    text.stdout,
+    /free-plan-many-seats \(priority 20\): skipped \(when_false\)\n {6}when: plan == "free" ✓ and seats \(1\) > 5 ✗\n {6}false because: seats \(1\) > 5 ✗\n/,
+  );
+  assert.match(
+    text.stdout,
+    /paid-plans \(priority 10\): skipped \(when_false\)\n {6}when: ctx\.plan \("free"\) in \["pro", "enterprise"\] ✗\n {4}billing/,
+  );
   assert.match(
     text.stdout,
     /selected: billing\.invoice\.create\/__default__ \(deny, priority -1\)/,
   );
-  const r = await s.json(["simulate", ...target, "--trace", "full"]);
+  const r = await s.json([
+    "simulate",
+    ...target,
+    "--trace",
+    "full",
+    "--context",
+    '{"plan":"free","seats":1}',
+  ]);
+  const rules = (r.doc.trace as { rules: Record<string, unknown>[] }).rules;
+  assertShape(rules[1], {
+    policyKey: "string",
+    ruleId: "string",
+    priority: "number",
+    outcome: "string",
+    condition: "object",
+    falseBecause: "object",
+  }, "trace.rules[1]");
+  assert.deepEqual(rules[1]!.falseBecause, {
+    kind: "leaf",
+    op: "gt",
+    path: "seats",
+    operand: 5,
+    operandCount: null,
+    problem: null,
+    value: 1,
+    absent: false,
+    outcome: false,
+  });
+  assert.deepEqual(
+    (rules[1]!.condition as { conditions: { outcome: boolean }[] }).conditions.map((c) =>
+      c.outcome
+    ),
+    [true, false],
+  );
+  assert.deepEqual([rules[2]!.condition, rules[2]!.falseBecause], [null, null]);
   assertShape(r.doc.trace, {
     decision: "object",
     policiesSeen: "array",
