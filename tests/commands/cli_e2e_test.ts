@@ -201,15 +201,25 @@ Deno.test({
       "ci",
     ]);
     assert.equal(built.code, 0, built.stderr);
-    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline).
-    const unverified = await run(["simulate", "--suite", "suite_failing.json"]);
+    // Without its key, simulate evaluates a signed bundle and says it is unverified (the failed
+    // expectation still exits 1); --strict refuses it, and the suite could not run (exit 2).
+    const noKey = { POLICY_HMAC_SECRET: "" };
+    const unverified = await run(["simulate", "--suite", "suite_failing.json"], noKey);
     assert.equal(unverified.code, 1);
-    assert.match(unverified.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
-    assert.match(unverified.stderr, /hint: .*--skip-verify/);
-    const failing = await run(["simulate", "--suite", "suite_failing.json"], {
-      POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET,
-    });
+    assert.match(unverified.stderr, /\(SIGNATURE_NOT_VERIFIED\)/);
+    assert.match(
+      unverified.stdout,
+      /signature: unverified \(HMAC_SHA256, key id ci; no key configured\)/,
+    );
+    const strict = await run(["simulate", "--suite", "suite_failing.json", "--strict"], noKey);
+    assert.equal(strict.code, 2);
+    assert.match(strict.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
+    assert.match(strict.stderr, /hint: .*--skip-verify/);
+    // With the secret in POLICY_HMAC_SECRET (as inspect reads it), verified, and the failed
+    // expectation exits 1.
+    const failing = await run(["simulate", "--suite", "suite_failing.json"]);
     assert.equal(failing.code, 1);
+    assert.match(failing.stdout, /signature: verified \(HMAC_SHA256, key id ci\)/);
     assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);
     assert.equal(unknown.code, 2);
