@@ -45,6 +45,7 @@ export interface TracedValueSummary {
  * `lte`, `in`, `exists`, or an unknown operator with a `path`).
  */
 export interface LeafDescription {
+  /** A leaf. */
   kind: "leaf";
   /** The operator as written (`ne` stays `ne`; an unknown one as it is). */
   op: string;
@@ -68,13 +69,17 @@ export interface LeafDescription {
 
 /** `and` or `or` with its children (`conditions`, or the legacy `args`). */
 export interface GroupDescription {
+  /** The operator. */
   kind: "and" | "or";
+  /** The children, in order. */
   conditions: ConditionDescription[];
 }
 
 /** `not` with its child (`condition`, or the legacy `arg`). */
 export interface NotDescription {
+  /** `not`. */
   kind: "not";
+  /** The child. */
   condition: ConditionDescription;
 }
 
@@ -85,6 +90,7 @@ export interface NotDescription {
  * without a `path`.
  */
 export interface InvalidDescription {
+  /** A node that is false whatever the context. */
   kind: "invalid";
   /** The `op` when it is a string, else null. */
   op: string | null;
@@ -114,20 +120,27 @@ export interface LeafTrace extends LeafDescription {
 
 /** `and` or `or` tested against a request: every child is tested (the trace shows them all). */
 export interface GroupTrace {
+  /** The operator. */
   kind: "and" | "or";
+  /** Every child, in order, tested. */
   conditions: ConditionTrace[];
+  /** The group's result. */
   outcome: boolean;
 }
 
 /** `not` tested against a request. */
 export interface NotTrace {
+  /** `not`. */
   kind: "not";
+  /** The child, tested. */
   condition: ConditionTrace;
+  /** The opposite of the child's outcome. */
   outcome: boolean;
 }
 
 /** A node that is false whatever the context (see {@link InvalidDescription}). */
 export interface InvalidConditionTrace extends InvalidDescription {
+  /** Always false. */
   outcome: false;
 }
 
