@@ -3,7 +3,8 @@
 import { fileVersion } from "../_io/file_version.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */
 export interface BundleFile {
@@ -67,7 +68,7 @@ export function readError(path: string, error: unknown): PolicyError {
       case "EPERM":
         return `cannot read the bundle file "${path}": permission denied; make it readable by the user running this process`;
       default: {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = describeThrown(error);
         return `cannot read the bundle file "${path}": ${detail}`;
       }
     }
@@ -84,7 +85,10 @@ export function readError(path: string, error: unknown): PolicyError {
  */
 export const RACY_WINDOW_MS = 2_000;
 
-/** The bytes to compare on later checks while `file` is racy, else null. */
-export function racyBytes(file: BundleFile, now: number = Date.now()): Uint8Array | null {
-  return now - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
+/**
+ * The bytes to compare on later checks while `file` is racy, else null.
+ * `wallNow` is the wall clock (the file's time is one).
+ */
+export function racyBytes(file: BundleFile, wallNow: number): Uint8Array | null {
+  return wallNow - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
 }

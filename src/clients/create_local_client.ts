@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Decision, EvaluationRequest } from "../engine/types.ts";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -17,7 +17,7 @@ import {
   type LoadedBundle,
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
-import { callSafely } from "./_call_safely.ts";
+import { callSafely } from "../_internal/call_safely.ts";
 import {
   booleanField,
   checkOptions,
@@ -27,13 +27,16 @@ import {
   objectField,
   required,
   stringField,
-} from "../engine/_check_options.ts";
+} from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
 import { type BundleFile, racyBytes, readBundleFile, readError } from "./_read_bundle_file.ts";
 import { statVersion } from "../_io/file_version.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { clockField } from "../_internal/check_options.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -62,6 +65,12 @@ export interface LocalClientOptions extends ClientOptions {
    * seen. A reload that fails calls `onError` and keeps the bundle in force.
    */
   watch?: boolean | WatchOptions;
+  /**
+   * The clock and timers to use (docs/local-client.md "Options"). Default:
+   * the system clock. The watch interval runs on its timers; the file's
+   * modification time is compared with its `wallNow()`.
+   */
+  clock?: Clock;
 }
 
 /** A client whose bundle comes from a file. */
@@ -85,6 +94,7 @@ const LOCAL_FIELDS: Fields = {
   ...COMMON_FIELDS,
   bundlePath: required(stringField),
   allowUnsigned: booleanField,
+  clock: clockField,
   watch: {
     check: (value, name) =>
       typeof value === "boolean" ? undefined : WATCH_OBJECT.check(value, name),
@@ -163,15 +173,20 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
   // A copy: changing the caller's object later changes nothing, reloads included.
-  const slot = new BundleSlot(loaded, { ...options }, { now: Date.now, random: Math.random });
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const slot = new BundleSlot(loaded, { ...options }, {
+    now: () => clock.wallNow(),
+    random: Math.random,
+  });
   return new LocalClientImpl({
     bundlePath,
     maxFileBytes,
     loadOptions,
     slot,
     version: file.version,
-    racy: racyBytes(file),
+    racy: racyBytes(file, clock.wallNow()),
     intervalMs,
+    clock,
     onError: options.onError ?? defaultOnError(bundlePath),
   });
 }
@@ -194,13 +209,14 @@ interface LocalClientInit {
   /** The bytes read at creation, while the file is racy (see `racyBytes`). */
   racy: Uint8Array | null;
   intervalMs: number | null;
+  clock: Clock;
   onError: (error: PolicyError) => void;
 }
 
 /** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
 function asPolicyError(error: unknown, bundlePath: string): PolicyError {
   if (isPolicyError(error)) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = describeThrown(error);
   return new PolicyError(
     "BUNDLE_READ_ERROR",
     `reloading the bundle file "${bundlePath}" failed: ${detail}`,
@@ -227,7 +243,7 @@ class LocalClientImpl implements LocalClient {
    * leaves the stat unchanged, so checks compare bytes until the window ends.
    */
   #racy: Uint8Array | null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #polling: Promise<void> | undefined;
   #closed = false;
 
@@ -257,7 +273,7 @@ class LocalClientImpl implements LocalClient {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#init.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
     // A check in progress finishes (it touches nothing once closed), so no
@@ -273,7 +289,7 @@ class LocalClientImpl implements LocalClient {
   #schedule(): void {
     const { intervalMs } = this.#init;
     if (intervalMs === null || this.#closed) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#init.clock.setTimeout(() => {
       this.#timer = undefined;
       this.#polling = this.#poll().catch((error) => {
         this.#report(asPolicyError(error, this.#init.bundlePath));
@@ -310,7 +326,7 @@ class LocalClientImpl implements LocalClient {
         return;
       }
       if (sameBytes(file.bytes, racy)) {
-        this.#racy = racyBytes(file);
+        this.#racy = racyBytes(file, this.#init.clock.wallNow());
         return;
       }
     } else {
@@ -329,7 +345,7 @@ class LocalClientImpl implements LocalClient {
     // The version of the bytes actually read: the file may have changed since
     // the stat above (then the next check sees it again).
     this.#seen = file.version;
-    this.#racy = racyBytes(file);
+    this.#racy = racyBytes(file, this.#init.clock.wallNow());
     let loaded: LoadedBundle;
     try {
       loaded = await loadBundle(file.bytes, loadOptions);

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { ERROR_CODES, isPolicyError, type PolicyError } from "../engine/policy_error.ts";
-import { restateError } from "../engine/_restate_error.ts";
+import { ERROR_CODES, isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { restateError } from "../_internal/restate_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Error codes the CLI adds to the library's (documented in `docs/cli.md`). */
 export const CLI_ERROR_CODES = [
@@ -21,6 +22,7 @@ export const CLI_ERROR_CODES = [
   "WRITE_ERROR",
   "DRAFT_INVALID",
   "DRAFT_EXISTS",
+  "SIGNATURE_DOWNGRADE",
   "POLICY_NOT_FOUND",
   "RULE_INVALID",
   "DEFAULTS_INVALID",
@@ -110,6 +112,7 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   DOCUMENT_TOO_LARGE: 2,
   WRITE_ERROR: 2,
   DRAFT_EXISTS: 2,
+  SIGNATURE_DOWNGRADE: 2,
   SUITE_INVALID: 2,
   REQUESTS_INVALID: 2,
   SIGNING_KEY_MISSING: 2,
@@ -211,7 +214,7 @@ export function describeError(error: unknown): ErrorReport {
       hint: typeof hint === "string" ? hint : undefined,
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeThrown(error);
   return {
     code: "INTERNAL_ERROR",
     message: `unexpected error: ${message}`,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import type { Session } from "./_session.ts";
 import {
@@ -21,7 +21,12 @@ import {
 import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleFromDraft, readValidDraft } from "./_build_bundle.ts";
 import { withHint } from "./_errors.ts";
-import { DEFAULT_HMAC_SECRET_ENV, mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import {
+  DEFAULT_HMAC_SECRET_ENV,
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  verifyAlgorithm,
+} from "./_signing.ts";
 
 /** How the signature of what was evaluated was treated. */
 export interface Verification {
@@ -91,6 +96,8 @@ async function fromBundle(session: Session): Promise<SimulationSource> {
   const config = await session.config();
   const { file } = await bundleDocument(session);
   const nothing = { algorithm: null, keyId: null, keySource: null };
+  // Every usage error before anything is read.
+  const keyAlgorithm = verifyAlgorithm(session);
   if (session.has("skip-verify")) {
     session.out.note("signature verification skipped (--skip-verify)");
     const seen = await readBundleFileUnverified(session, file);
@@ -105,6 +112,7 @@ async function fromBundle(session: Session): Promise<SimulationSource> {
     publicKeyFlag: session.string("public-key"),
     signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
     conventionalHmacSecret: true,
+    algorithm: keyAlgorithm,
   });
   if (key !== null) {
     session.out.note(`verifying the signature with ${key.algorithm} key from ${key.source}`);

@@ -2,8 +2,8 @@
  * Watching files for `policy simulate --watch`: the state of each file (or
  * folder) is polled, as the local client polls its bundle (device, inode,
  * size, modification and change times; see `src/_io/file_version.ts`),
- * every {@link WATCH_INTERVAL_MS}, on the timers of the command's I/O, until
- * one changes or the I/O's abort signal fires.
+ * every {@link WATCH_INTERVAL_MS}, on the timers of the command's clock
+ * (`CliIo.clock`), until one changes or the I/O's abort signal fires.
  *
  * @module
  */
@@ -43,14 +43,11 @@ function changed(before: FileStates, now: FileStates): string | null {
 /**
  * Waits until one of the files of `since` is no longer in the state
  * recorded there, polling every {@link WATCH_INTERVAL_MS} on the I/O's
- * timers. Resolves with the path that changed, or null when the I/O's
- * signal aborts first (no timer is left pending).
+ * clock. Resolves with the path that changed, or null when the I/O's signal
+ * aborts first (no timer is left pending).
  */
 export function waitForChange(io: CliIo, since: FileStates): Promise<string | null> {
-  const setTimer = io.setTimeout ?? ((callback, ms) => setTimeout(callback, ms));
-  const clearTimer = io.clearTimeout ??
-    ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
-  const signal = io.signal;
+  const { clock, signal } = io;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return resolve(null);
     let handle: unknown;
@@ -61,7 +58,7 @@ export function waitForChange(io: CliIo, since: FileStates): Promise<string | nu
       resolve(result);
     };
     const onAbort = () => {
-      clearTimer(handle);
+      clock.clearTimeout(handle);
       finish(null);
     };
     signal?.addEventListener("abort", onAbort);
@@ -71,13 +68,13 @@ export function waitForChange(io: CliIo, since: FileStates): Promise<string | nu
         if (done) return;
         const path = changed(since, now);
         if (path !== null) return finish(path);
-        handle = setTimer(() => void poll(), WATCH_INTERVAL_MS);
+        handle = clock.setTimeout(() => void poll(), WATCH_INTERVAL_MS);
       } catch (error) {
         signal?.removeEventListener("abort", onAbort);
         reject(error);
       }
     };
-    handle = setTimer(() => void poll(), WATCH_INTERVAL_MS);
+    handle = clock.setTimeout(() => void poll(), WATCH_INTERVAL_MS);
   });
 }
 

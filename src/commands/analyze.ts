@@ -18,7 +18,7 @@ import {
   scanSourceTree,
   type SourceLocation,
 } from "../analyze/mod.ts";
-import { suggest } from "../engine/_suggest.ts";
+import { suggest } from "../_internal/suggest.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
@@ -31,7 +31,7 @@ import {
   saveDraft,
 } from "./_draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { inspectBundleFile } from "./_bundle.ts";
 import { describeTarget, plural } from "./_describe.ts";
 
@@ -178,7 +178,7 @@ export const runAnalyze = defineCommand(
     let draftPath: string | null = null;
     let added: string[] = [];
     if (!check && passed && points.length > 0) {
-      const fresh = buildDraft(points, session.io.now());
+      const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
       added = await session.exclusive(async () => {
         if (!hasDraft || !merge) {
           await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Clock } from "../_internal/clock.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -18,17 +19,13 @@ export interface CliIo {
   env(name: string): string | undefined;
   /** The current directory (absolute). */
   cwd: string;
-  /** The clock: `generatedAt` of builds and durations of simulations. */
-  now(): Date;
   /**
-   * Calls `callback` once after `delayMs` (`simulate --watch` polls with
-   * it); returns a handle for {@link CliIo.clearTimeout}. Absent: the
-   * runtime's `setTimeout`. Tests pass a fake one and never wait on a real
-   * timer.
+   * The clock (the library's one `Clock`): `wallNow()` for dates shown or
+   * written (`generatedAt` of builds, licence dates), `now()` for durations
+   * (simulations) and the lock's waits, and its timers (`simulate --watch`
+   * polls on them: tests pass a fake clock and never wait on a real timer).
    */
-  setTimeout?(callback: () => void, delayMs: number): unknown;
-  /** Cancels a pending callback of {@link CliIo.setTimeout}. */
-  clearTimeout?(handle: unknown): void;
+  clock: Clock;
   /** Ends a command that runs until stopped (`simulate --watch`) when it aborts. */
   signal?: AbortSignal;
   /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */

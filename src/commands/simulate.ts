@@ -20,7 +20,10 @@ import {
   usageError,
 } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
+import { VERIFY_ALGORITHM_FLAG } from "./_signing.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
@@ -118,6 +121,7 @@ export const runSimulate = defineCommand(
         type: "boolean",
         description: "do not verify the signature even when a key is configured",
       },
+      ...VERIFY_ALGORITHM_FLAG,
       watch: {
         type: "boolean",
         description: "run again whenever the draft, bundle, suites, keys or config change",
@@ -154,7 +158,7 @@ function simulationOptions(session: Session): SimulationOptions {
     throw usageError(`--${given(SUITE_ONLY_FLAGS)[0]} needs --suite`);
   }
   if (session.has("draft")) {
-    const other = given(["bundle", "public-key", "skip-verify"]);
+    const other = given(["bundle", "public-key", "skip-verify", "algorithm"]);
     if (other.length > 0) {
       throw usageError(
         `--draft cannot be combined with --${other[0]}: the draft has no signature`,
@@ -175,7 +179,7 @@ function simulationOptions(session: Session): SimulationOptions {
   }
   const trace = session.string("trace");
   if (trace !== undefined && trace !== "full") {
-    throw usageError(`--trace takes 'full', not '${trace.slice(0, 20)}'`);
+    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
   }
   const run = session.string("run");
   const threshold = session.number("coverage-threshold") ?? null;
@@ -272,7 +276,7 @@ function parseContext(text: string | undefined): Record<string, unknown> {
     value = parseJson(text);
   } catch (error) {
     throw usageError(
-      `--context is not JSON: ${(error as Error).message}`,
+      `--context is not JSON: ${describeThrown(error)}`,
       `for example --context '{"plan":"free"}'`,
     );
   }
@@ -348,7 +352,10 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const out = session.out;
   const junit = session.string("junit");
   const junitFile = junit === undefined ? null : await session.fromWorkingFolder(junit);
-  const started = session.io.now();
+  const { clock } = session.io;
+  // When the suites ran (the JUnit report's timestamps), and durations on the monotonic clock.
+  const startedAt = new Date(clock.wallNow());
+  const started = clock.now();
   const given = await Promise.all(
     session.strings("suite").map((p) => session.fromWorkingFolder(p)),
   );
@@ -366,7 +373,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       const why: JunitError = { type: report.code, message: report.message };
       const suites = files.map((file): JunitSuite => ({
         name: loaded.find((s) => s.path === file)?.name ?? path.relative(wf, file),
-        timestamp: started,
+        timestamp: startedAt,
         durationMs: 0,
         cases: [],
         error: why,
@@ -380,11 +387,12 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
-  const timings: { started: Date; durationMs: number }[] = [];
+  const timings: { startedAt: Date; durationMs: number }[] = [];
   for (const suite of loaded) {
-    const suiteStarted = session.io.now();
+    const suiteStartedAt = new Date(clock.wallNow());
+    const suiteStarted = clock.now();
     for (const scenario of suite.scenarios) {
-      const t0 = session.io.now().getTime();
+      const t0 = clock.now();
       const request = { target: scenario.target, context: scenario.context };
       const actual = evaluate(request);
       for (const r of traceEvaluation(compiled, request).rules) {
@@ -402,15 +410,15 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
         expected: e,
         actual,
         mismatches,
-        durationMs: session.io.now().getTime() - t0,
+        durationMs: Math.round(clock.now() - t0),
       });
     }
     timings.push({
-      started: suiteStarted,
-      durationMs: session.io.now().getTime() - suiteStarted.getTime(),
+      startedAt: suiteStartedAt,
+      durationMs: Math.round(clock.now() - suiteStarted),
     });
   }
-  const durationMs = session.io.now().getTime() - started.getTime();
+  const durationMs = Math.round(clock.now() - started);
   const passed = results.filter((r) => r.passed).length;
   const skipped = loaded.reduce((n, s) => n + s.skipped, 0);
   const summary = {
@@ -460,7 +468,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       junitFile,
       loaded.map((s, i) => ({
         name: s.name,
-        timestamp: timings[i]!.started,
+        timestamp: timings[i]!.startedAt,
         durationMs: timings[i]!.durationMs,
         error: null,
         cases: results.filter((r) => r.suitePath === s.path).map((r) => ({

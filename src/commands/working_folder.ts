@@ -18,7 +18,9 @@ import {
   writeUserConfig,
 } from "./_working_folder.ts";
 import { draftText, emptyDraft } from "./_draft.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -45,12 +47,16 @@ export const runWorkingFolder = defineCommand(
     const [action, argument] = session.positionals;
     if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
       throw usageError(
-        `unknown subcommand '${action}' for 'policy working-folder'${didYouMean(action, ACTIONS)}`,
+        `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
+          didYouMean(action, ACTIONS)
+        }`,
         "run 'policy working-folder --help'",
       );
     }
     if (action !== "set" && argument !== undefined) {
-      throw usageError(`unexpected argument '${argument}' for 'policy working-folder'`);
+      throw usageError(
+        `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
+      );
     }
     switch (action) {
       case "set":
@@ -162,7 +168,10 @@ async function userConfigForChange(
   session: Session,
   file: string,
 ): Promise<{ config: Record<string, unknown>; moved: string | null }> {
-  const { config, moved } = await readUserConfigForChange(file, session.io.now());
+  const { config, moved } = await readUserConfigForChange(
+    file,
+    new Date(session.io.clock.wallNow()),
+  );
   if (moved !== null) {
     session.out.warn(
       "USER_CONFIG_REPLACED",
@@ -187,11 +196,11 @@ async function init(session: Session): Promise<number> {
   // Created when missing; resolved without the note, which workingFolder() prints below.
   const folder = await resolveWorkingFolder(session.global.workingFolder, session.io);
   await fs.mkdir(folder.path, { recursive: true }).catch((error) => {
-    throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${(error as Error).message}`);
+    throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${describeThrown(error)}`);
   });
   await session.workingFolder();
   const { file } = await draftDocument(session);
-  const draft = emptyDraft(session.io.now());
+  const draft = emptyDraft(new Date(session.io.clock.wallNow()));
   await session.exclusive(() =>
     session.writeDocument(file, "draft", draftText(draft), {
       overwrite: false,

@@ -28,9 +28,9 @@ import {
   isRecord,
   MAX_CONDITION_DEPTH,
   toComparableNumber,
-} from "./_guards.ts";
+} from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
-import type { Test } from "./_compile_condition.ts";
+import type { Test } from "./compile_condition.ts";
 
 /** The operators of leaves (`ne` is the legacy spelling of `neq`). */
 const LEAF_OPERATORS = new Set(["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists"]);

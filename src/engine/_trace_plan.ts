@@ -12,7 +12,7 @@
  * @module
  */
 import type { EffectType } from "./types.ts";
-import type { Candidate, RankedPolicy } from "./_rank_target.ts";
+import type { Candidate, RankedPolicy } from "./rank_target.ts";
 import {
   type ExplainerCache,
   explanationOf,

@@ -6,14 +6,17 @@
  * @module
  */
 
-/** The four environments a bundle can be built for. */
-export type Env = "prod" | "staging" | "dev" | "test";
+import type {
+  ComparisonOperator,
+  EffectType,
+  Env,
+  RuleStatus,
+  SignatureAlgorithm,
+} from "../_internal/vocabulary.ts";
+import type { Issue } from "../_internal/issue.ts";
 
-/** The five decisions the engine can return. */
-export type EffectType = "allow" | "deny" | "throttle" | "kill_switch" | "custom";
-
-/** The signature algorithms a bundle can carry. */
-export type SignatureAlgorithm = "ECDSA_SHA_256" | "HMAC_SHA256";
+// The vocabulary, each list once with its type derived from it (src/_internal/vocabulary.ts).
+export type { ComparisonOperator, EffectType, Env, Issue, RuleStatus, SignatureAlgorithm };
 
 /** What a rule applies to. Matching is exact string equality of all three fields. */
 export interface Target {
@@ -73,7 +76,7 @@ export type ConditionValue = string | number | boolean | null;
 /** A comparison of the context value at `path` with `value`. */
 export interface ComparisonCondition {
   /** `eq`, `neq` (legacy `ne`) compare strictly; `gt`, `gte`, `lt`, `lte` compare numbers. */
-  op: "eq" | "neq" | "ne" | "gt" | "gte" | "lt" | "lte";
+  op: ComparisonOperator;
   /** Dotted path into the context; one leading `ctx.` is stripped. */
   path: string;
   /** The value compared with. */
@@ -131,7 +134,7 @@ export interface Rule {
   /** Identifier of the rule, unique in its policy. */
   id: string;
   /** Only `active` rules fire; a `disabled` rule still makes its policy apply. */
-  status: "active" | "disabled";
+  status: RuleStatus;
   /** Higher wins among candidates of the same effect type. */
   priority: number;
   /** The exact target the rule applies to. */
@@ -216,16 +219,41 @@ export interface RuleReason {
 }
 
 /**
- * Where a decision comes from, when no rule decided: a policy's `defaults`
- * (its `policyKey` is named) or the global deny-by-default (no `policyKey`).
+ * Where a decision comes from, when no rule decided but a policy's
+ * `defaults` did: its policy is always named. (When no policy applies, the
+ * decision is the {@link DenyByDefault}, which names none.)
  */
 export interface DefaultReason {
   /** A default decided. */
   reason: "default";
-  /** The policy whose default applied; absent for the global deny. */
-  policyKey?: string;
+  /** The policy whose default applied. */
+  policyKey: string;
   /** Never present: no rule decided. */
   ruleId?: never;
+}
+
+/**
+ * The global deny-by-default: no policy applies to the target (or none
+ * decided), so the decision is `deny` and names no policy
+ * (docs/bundle-format.md "Selecting the decision").
+ */
+export interface DenyByDefault {
+  /** Always `deny`. */
+  decision: "deny";
+  /** No rule decided. */
+  reason: "default";
+  /** Never present: no policy decided. */
+  policyKey?: never;
+  /** Never present: no rule decided. */
+  ruleId?: never;
+  /** Never present on this decision. */
+  throttle?: never;
+  /** Never present on this decision. */
+  killSwitch?: never;
+  /** Never present on this decision. */
+  value?: never;
+  /** Never present on this decision. */
+  parsedValue?: never;
 }
 
 /** An `allow` or `deny` decision: no descriptor. */
@@ -284,7 +312,10 @@ export interface CustomOutcome {
   parsedValue?: unknown;
 }
 
-/** Why the engine decided: a rule ({@link RuleReason}) or a default ({@link DefaultReason}). */
+/**
+ * Why a policy decided: a rule ({@link RuleReason}) or the policy's default
+ * ({@link DefaultReason}); either names the policy.
+ */
 export type DecisionReason = RuleReason | DefaultReason;
 
 /** What the engine decided: the effect and the descriptor it carries. */
@@ -300,7 +331,9 @@ export type DecisionOutcome =
  * the types say so. After `if (d.decision === "throttle")`, `d.throttle` is
  * a {@link ThrottleDescriptor} (the same for `killSwitch` and `value`);
  * after `if (d.reason === "rule")`, `d.policyKey` and `d.ruleId` are
- * strings.
+ * strings. Every decision but the {@link DenyByDefault} names the policy
+ * that decided: after `if (d.decision !== "deny")`, `d.policyKey` is a
+ * string.
  *
  * @example Narrowing on the decision
  * ```ts
@@ -332,17 +365,7 @@ export type DecisionOutcome =
  * }
  * ```
  */
-export type Decision = DecisionReason & DecisionOutcome;
-
-/** A validation finding: a stable code, a message for people, and a JSON Pointer. */
-export interface Issue {
-  /** Stable code, for example `INVALID_RULE_TARGET` (docs/errors.md). */
-  code: string;
-  /** For people: what is wrong and what to do. */
-  message: string;
-  /** JSON Pointer into the document, for example `/policies/0/rules/2/target`. */
-  path: string;
-}
+export type Decision = (DecisionReason & DecisionOutcome) | DenyByDefault;
 
 /** The result of `validateBundle`. */
 export interface ValidationResult {
@@ -366,4 +389,9 @@ export interface ContextPolicy {
 }
 
 // The vocabulary as values, for callers that check or list effect types and environments.
-export { EFFECT_TYPES, ENVS } from "./_guards.ts";
+export {
+  COMPARISON_OPERATORS,
+  EFFECT_TYPES,
+  ENVS,
+  RULE_STATUSES,
+} from "../_internal/vocabulary.ts";

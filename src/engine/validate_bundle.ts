@@ -1,8 +1,7 @@
 // This module is browser compatible.
 import type { Issue, ValidationResult } from "./types.ts";
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import {
-  ENVS,
   findNonFiniteNumber,
   isConditionValue,
   isEffectType,
@@ -14,14 +13,22 @@ import {
   MAX_CONDITION_DEPTH,
   toComparableNumber,
   TOO_DEEP,
-} from "./_guards.ts";
-import { unknownFieldIssue } from "./_unknown_field.ts";
+} from "../_internal/guards.ts";
+import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import { suggest } from "../_internal/suggest.ts";
+import {
+  COMPARISON_OPERATORS,
+  CONDITION_OPERATORS,
+  ENVS,
+  ORDERING_OPERATORS,
+  RULE_STATUSES,
+} from "../_internal/vocabulary.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;
 
-const COMPARISON_OPS = new Set(["eq", "neq", "ne", "gt", "gte", "lt", "lte"]);
-const ORDERING_OPS = new Set(["gt", "gte", "lt", "lte"]);
+const COMPARISON_OPS: ReadonlySet<string> = new Set(COMPARISON_OPERATORS);
+const ORDERING_OPS: ReadonlySet<string> = new Set(ORDERING_OPERATORS);
 const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -600,7 +607,7 @@ function checkRule(
   }
   site.ruleId = id;
   unknownFieldsAt(rule, FIELDS.rule, site, out);
-  if (rule.status !== "active" && rule.status !== "disabled") {
+  if (!(RULE_STATUSES as readonly unknown[]).includes(rule.status)) {
     if (out.keep(ERROR)) {
       out.error(
         "INVALID_RULE_STATUS",
@@ -987,10 +994,44 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       site.path("/op"),
       `${site.name()}: unknown operator ${
         describe(op)
-      } always evaluates to false (is the runtime older than the bundle?)`,
+      } always evaluates to false (is the runtime older than the bundle?)${didYouMeanOperator(op)}`,
     );
   }
   return true;
+}
+
+/** The condition operators to suggest: every one but the legacy spelling `ne`. */
+const OPERATORS: readonly string[] = CONDITION_OPERATORS.filter((op) => op !== "ne");
+
+/**
+ * How people spell the operators elsewhere (other policy languages, query
+ * builders, programming languages), lower case without `_`, `-` or spaces:
+ * `equals` is far from `eq` by edit distance, and is the likely meaning.
+ */
+const OPERATOR_SPELLINGS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    eq: ["equals", "equal", "eql", "is", "=", "==", "==="],
+    neq: ["ne", "notequals", "notequal", "noteq", "isnot", "!=", "!==", "<>"],
+    gt: ["greaterthan", "greater", "above", ">"],
+    gte: ["greaterthanorequal", "greaterthanorequals", "greaterorequal", "ge", ">="],
+    lt: ["lessthan", "less", "below", "<"],
+    lte: ["lessthanorequal", "lessthanorequals", "lessorequal", "le", "<="],
+    in: ["oneof", "isin", "inlist", "within"],
+    exists: ["exist", "present", "defined", "isset", "has"],
+    and: ["all", "allof", "&&"],
+    or: ["any", "anyof", "||"],
+    not: ["!", "negate"],
+  }).flatMap(([op, spellings]) => spellings.map((spelling) => [spelling, op] as const)),
+);
+
+/** `; did you mean "eq"?` for an unknown operator close to a known one, else "". */
+function didYouMeanOperator(op: unknown): string {
+  if (typeof op !== "string" || op.length > 40) return "";
+  const trimmed = op.trim();
+  const normal = trimmed.toLowerCase().replace(/[\s_-]/g, "");
+  const meant = OPERATOR_SPELLINGS.get(normal) ??
+    (OPERATORS.includes(normal) ? normal : suggest(trimmed, OPERATORS));
+  return meant === undefined ? "" : `; did you mean "${meant}"?`;
 }
 
 /** The fields a condition with operator `op` may have; undefined for an unknown operator. */

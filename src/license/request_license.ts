@@ -5,10 +5,12 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import { PolicyError } from "../engine/policy_error.ts";
-import { userAgent } from "../clients/_user_agent.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import { userAgent } from "../_internal/user_agent.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -31,6 +33,8 @@ export interface RequestLicenseOptions {
   userAgent?: string;
   /** The fetch function (default `globalThis.fetch`). */
   fetch?: typeof fetch;
+  /** The clock whose timer bounds the request (default: the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -86,7 +90,8 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
 
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? ACTIVATION_TIMEOUT_MS;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const timer = clock.setTimeout(() => controller.abort(), timeoutMs);
   try {
     let response: Response;
     try {
@@ -119,7 +124,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
       throw unavailable(
         controller.signal.aborted
           ? `${url.origin} did not answer within ${timeoutMs} ms`
-          : redact((error as Error).message),
+          : redact(describeThrown(error)),
       );
     }
     const status = response.status;
@@ -143,7 +148,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
       `${url.href} answered HTTP ${status}${serverMessage === "" ? "" : ` (${serverMessage})`}`,
     );
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
   }
 }
 

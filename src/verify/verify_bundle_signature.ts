@@ -6,22 +6,23 @@
  * @module
  */
 import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { importVerifyKey, quote } from "./_import_key.ts";
+import { importVerifyKey, quote } from "./import_key.ts";
 import {
   keysToTry,
   namesNoConfiguredKey,
   verifyKeyList,
   type VerifyKeyOptions,
   type VerifyKeySet,
-} from "./_verify_keys.ts";
+} from "./verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
-export type { VerifyKeyOptions, VerifyKeySet } from "./_verify_keys.ts";
-export { MAX_VERIFY_KEYS } from "./_verify_keys.ts";
+export type { VerifyKeyOptions, VerifyKeySet } from "./verify_keys.ts";
+export { MAX_VERIFY_KEYS } from "./verify_keys.ts";
 
 /** Options of {@link verifyBundleSignature}. */
 export interface VerifyBundleSignatureOptions {
@@ -62,7 +63,7 @@ const REMOVED_MESSAGE =
 /** Imported keys per `verify` object, so that reloads do not import again. */
 const keyCache = new WeakMap<
   VerifyKeyOptions,
-  { algorithm: string; publicKey: string | CryptoKey; key: Promise<CryptoKey> }
+  { algorithm: string; publicKey: string | WebCryptoKey; key: Promise<WebCryptoKey> }
 >();
 
 /**
@@ -243,7 +244,7 @@ function describeKeys(keys: readonly VerifyKeyOptions[]): string {
   return keys.length === 1 ? `an ${algorithms} key is` : `${keys.length} keys (${algorithms}) are`;
 }
 
-function cachedKey(verify: VerifyKeyOptions): Promise<CryptoKey> {
+function cachedKey(verify: VerifyKeyOptions): Promise<WebCryptoKey> {
   const hit = keyCache.get(verify);
   if (hit?.algorithm === verify.algorithm && hit.publicKey === verify.publicKey) return hit.key;
   const key = importVerifyKey(verify.algorithm, verify.publicKey);

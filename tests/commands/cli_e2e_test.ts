@@ -115,6 +115,7 @@ Deno.test({
     await step([
       "policies",
       "update-policy",
+      "--create",
       "--policy-key",
       "billing.invoice.create",
       "--defaults-effect",
@@ -215,12 +216,18 @@ Deno.test({
     assert.equal(strict.code, 2);
     assert.match(strict.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
     assert.match(strict.stderr, /hint: .*--skip-verify/);
-    // With the secret in POLICY_HMAC_SECRET (as inspect reads it), verified, and the failed
-    // expectation exits 1.
+    // The secret in POLICY_HMAC_SECRET (as inspect reads it), or inline in a public-key variable
+    // with --algorithm HMAC_SHA256: verified, and the failed expectation exits 1.
     const failing = await run(["simulate", "--suite", "suite_failing.json"]);
     assert.equal(failing.code, 1);
     assert.match(failing.stdout, /signature: verified \(HMAC_SHA256, key id ci\)/);
-    assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
+    const inline = await run(
+      ["simulate", "--suite", "suite_failing.json", "--algorithm", "HMAC_SHA256"],
+      { POLICY_HMAC_SECRET: "", POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET },
+    );
+    assert.equal(inline.code, 1);
+    assert.match(inline.stdout, /signature: verified \(HMAC_SHA256, key id ci\)/);
+    assert.match(inline.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);
     assert.equal(unknown.code, 2);
     assert.equal(JSON.parse(unknown.stdout).error.code, "USAGE_ERROR");

@@ -8,13 +8,13 @@ import {
   exitCodeWhenNotRun,
 } from "./_exports.ts";
 import { assertError, assertShape, scratch } from "./_helpers.ts";
-import { PACKAGE_VERSION } from "../../src/_version.ts";
+import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 
 Deno.test("runCli() suggests the closest command for an unknown one and exits 2", async () => {
   await using s = await scratch();
   const result = await s.run(["valdiate"]);
   assertError(result, 2, "USAGE_ERROR");
-  assert.match(result.stderr, /unknown command 'valdiate'; did you mean validate\?/);
+  assert.match(result.stderr, /unknown command "valdiate"; did you mean validate\?/);
   assert.match(result.stderr, /hint: run 'policy --help'/);
 });
 
@@ -22,7 +22,7 @@ Deno.test("runCli() refuses an unknown flag with a suggestion and exits 2", asyn
   await using s = await scratch();
   const result = await s.run(["policies", "add-rule", "--polcy-key", "x"]);
   assertError(result, 2, "USAGE_ERROR");
-  assert.match(result.stderr, /unknown flag --polcy-key .* did you mean --policy-key\?/);
+  assert.match(result.stderr, /unknown flag "--polcy-key" .* did you mean --policy-key\?/);
 });
 
 Deno.test("runCli() refuses an unknown subcommand with a suggestion", async () => {

@@ -51,7 +51,7 @@ Deno.test("simulate --suite: a failed expectation exits 1, a suite that could no
       async () => {
         await s.write("policy-bundle.json", bundle);
       },
-      { POLICY_PUBLIC_KEY: HMAC_SECRET },
+      { POLICY_HMAC_SECRET: HMAC_SECRET },
       "BUNDLE_SIGNATURE_MISSING",
     ],
     [

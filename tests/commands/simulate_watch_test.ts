@@ -1,50 +1,31 @@
 // simulate --watch (docs/cli.md "simulate"): runs again on any change of the draft, bundle,
-// suites, keys or config, polled on the timers of the command's I/O (fake here: the test fires
-// each poll, and never waits on a timer of ours), clears the screen on a terminal, never stops on
+// suites, keys or config, polled on the command's clock (a fake one here: the test fires each
+// poll, and never waits on a timer of ours), clears the screen on a terminal, never stops on
 // a broken file, and ends when the I/O's abort signal fires.
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { NOW, scratch } from "./_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
 import { WATCH_INTERVAL_MS } from "../../src/commands/_watch.ts";
 
-/** Timers that fire only when the test says so. */
-class ManualTimers {
-  readonly #pending = new Map<number, { callback: () => void; delayMs: number }>();
-  #next = 1;
-  #waiting: (() => void)[] = [];
-  readonly delays: number[] = [];
-
-  setTimeout = (callback: () => void, delayMs: number): unknown => {
-    const id = this.#next++;
-    this.#pending.set(id, { callback, delayMs });
-    this.delays.push(delayMs);
-    for (const wake of this.#waiting.splice(0)) wake();
-    return id;
+/**
+ * Polls of the watch on a fake clock: `started` resolves once the first run is done and the watch
+ * waits (its first timer is scheduled); `poll` fires that timer and resolves once the watch waits
+ * again, having run again or not.
+ */
+function polls(clock: FakeClock) {
+  let next = clock.nextTimer();
+  return {
+    started: () => next,
+    poll: async () => {
+      assert.equal(clock.pending, 1, "one poll pending");
+      next = clock.nextTimer();
+      assert.ok(clock.runNext());
+      await next;
+    },
   };
-
-  clearTimeout = (handle: unknown): void => {
-    this.#pending.delete(handle as number);
-  };
-
-  get pending(): number {
-    return this.#pending.size;
-  }
-
-  /** Resolves once a timer is pending: the watch has finished its work and waits. */
-  async scheduled(): Promise<void> {
-    while (this.#pending.size === 0) await new Promise<void>((r) => this.#waiting.push(r));
-  }
-
-  /** Fires the pending timer (one poll), then waits until the watch waits again. */
-  async poll(): Promise<void> {
-    assert.equal(this.#pending.size, 1, "one poll pending");
-    const [id, timer] = [...this.#pending][0]!;
-    this.#pending.delete(id);
-    timer.callback();
-    await this.scheduled();
-  }
 }
 
 Deno.test("simulate --watch runs again on every change, survives broken files, and stops on abort", async () => {
@@ -52,7 +33,8 @@ Deno.test("simulate --watch runs again on every change, survives broken files, a
   await s.fixture("draft.json", "policy-drafts.json");
   assert.equal((await s.run(["build"])).code, 0);
   await s.fixture("suite.json", "tests/billing.suite.json");
-  const timers = new ManualTimers();
+  const clock = new FakeClock({ wallNow: NOW.getTime() });
+  const timers = polls(clock);
   const controller = new AbortController();
   let stdout = "";
   let stderr = "";
@@ -66,9 +48,7 @@ Deno.test("simulate --watch runs again on every change, survives broken files, a
     stderr: (text) => void (stderr += text),
     env: (name) => env[name],
     cwd: s.wf,
-    now: () => NOW,
-    setTimeout: timers.setTimeout,
-    clearTimeout: timers.clearTimeout,
+    clock,
     signal: controller.signal,
     stdoutIsTerminal: true,
   };
@@ -82,11 +62,11 @@ Deno.test("simulate --watch runs again on every change, survives broken files, a
   const runs = () => stdout.split("\x1b[2J").length - 1;
 
   const watching = runCli(["simulate", "--suite", "tests", "--watch"], io);
-  await timers.scheduled();
+  await timers.started();
   assert.equal(runs(), 1);
   assert.match(fresh(), /scenarios 4, passed 4, failed 0/);
   assert.match(stderr, /watching \d+ files for changes \(Ctrl-C to stop\)/);
-  assert.equal(timers.delays[0], WATCH_INTERVAL_MS);
+  assert.deepEqual(clock.pendingDelays(), [WATCH_INTERVAL_MS]);
 
   // Nothing changed: a poll does not run again.
   await timers.poll();
@@ -152,13 +132,14 @@ Deno.test("simulate --watch runs again on every change, survives broken files, a
   // Abort: the command ends with the last run's exit code, leaving no timer behind.
   controller.abort();
   assert.equal(await watching, 2);
-  assert.equal(timers.pending, 0);
+  assert.equal(clock.pending, 0);
 });
 
 Deno.test("simulate --watch on --draft runs again when the draft changes; no clearing off a terminal", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
-  const timers = new ManualTimers();
+  const clock = new FakeClock({ wallNow: NOW.getTime() });
+  const timers = polls(clock);
   const controller = new AbortController();
   let stdout = "";
   const io: CliIo = {
@@ -166,9 +147,7 @@ Deno.test("simulate --watch on --draft runs again when the draft changes; no cle
     stderr: () => {},
     env: (name) => (name === "POLICY_HOME" ? s.home : undefined),
     cwd: s.wf,
-    now: () => NOW,
-    setTimeout: timers.setTimeout,
-    clearTimeout: timers.clearTimeout,
+    clock,
     signal: controller.signal,
   };
   const args = ["simulate", "--draft", "--service", "billing", "--resource", "invoice"];
@@ -176,7 +155,7 @@ Deno.test("simulate --watch on --draft runs again when the draft changes; no cle
     [...args, "--action", "create", "--context", '{"plan":"pro"}', "--watch"],
     io,
   );
-  await timers.scheduled();
+  await timers.started();
   assert.match(stdout, /decision: allow/);
   const draft = JSON.parse(await s.read("policy-drafts.json"));
   draft.policies[0].rules[0].status = "disabled";
