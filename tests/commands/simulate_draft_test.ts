@@ -84,7 +84,12 @@ Deno.test("simulate --draft: a draft that does not validate cannot run (exit 2);
   await s.write("policy-drafts.json", draft);
   const r = await s.run(["simulate", "--draft", ...billing]);
   assertError(r, 2, "DRAFT_INVALID");
-  for (const flag of [["--bundle", "b.json"], ["--skip-verify"], ["--public-key", "k.pem"]]) {
+  for (
+    const flag of [["--bundle", "b.json"], ["--skip-verify"], ["--public-key", "k.pem"], [
+      "--algorithm",
+      "HMAC_SHA256",
+    ]]
+  ) {
     assertError(await s.run(["simulate", "--draft", ...billing, ...flag]), 2, "USAGE_ERROR");
   }
   await Deno.remove(path.join(s.wf, "policy-drafts.json"));
