@@ -112,7 +112,8 @@ function help(): string {
     ).join(", "),
     "",
     "Run 'policy <command> --help' for a command's flags. Exit codes: 0 success, 1 a check",
-    "failed, 2 usage or configuration error, 3 licence refused.",
+    "failed, 2 usage or configuration error (or a check that could not run), 3 licence",
+    "refused, 4 below a threshold (simulate --coverage-threshold).",
     "",
   ].join("\n");
 }

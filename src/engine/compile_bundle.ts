@@ -91,6 +91,7 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     ruleTests,
     ruleStarts,
     tracePlans: null,
+    explainers: null,
   });
   return compiled;
 }

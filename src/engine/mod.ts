@@ -30,3 +30,5 @@ export {
 export * from "./compile_bundle.ts";
 export * from "./evaluate.ts";
 export * from "./trace_evaluation.ts";
+export * from "./condition_trace.ts";
+export { formatCondition, formatConditionTrace } from "./format_condition.ts";
