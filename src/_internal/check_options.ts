@@ -42,6 +42,18 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/**
+ * The default of an optional options parameter on a hot path: a call that
+ * passes none skips the check (`options === NO_OPTIONS`).
+ */
+export const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * A field whose value the function checks itself, with its own codes and
+ * messages: listed so that the key is known (a typo of it is refused).
+ */
+export const checkedByCaller: Field = { check: () => undefined };
+
 /** `field` marked as required. */
 export function required(field: Field): Field {
   return { ...field, required: true };

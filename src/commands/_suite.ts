@@ -5,7 +5,7 @@
  * @module
  */
 import type { EffectType, Issue, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../engine/types.ts";
+import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { CliError } from "./_errors.ts";
 import { isEffectType, isRecord } from "../_internal/guards.ts";

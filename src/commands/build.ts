@@ -4,7 +4,7 @@
  * @module
  */
 import type { Env, RuntimeBundleV1, Signature } from "../engine/types.ts";
-import { ENVS } from "../engine/types.ts";
+import { ENVS } from "../_internal/vocabulary.ts";
 import { computeDigest, sortBundleKeys } from "../engine/canonical_payload.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";

@@ -4,6 +4,28 @@
  * optional peer dependency: this file imports nothing from it and types the
  * few members it uses itself. See docs/enforcement.md "Guards".
  *
+ * @example An allowed request goes on, with the decision in `res.locals`
+ * ```ts
+ * import { expressGuard, type ExpressResponseLike } from "./express_guard.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const guard = expressGuard({
+ *   client: { evaluate: () => ({ decision: "allow", reason: "default", policyKey: "p" }) },
+ *   target: () => ({ service: "billing", resource: "invoice", action: "read" }),
+ * });
+ * // The few members of Express's res the guard uses (Express's own res has them all).
+ * const res: ExpressResponseLike = {
+ *   status() { return this; },
+ *   set() { return this; },
+ *   send() { return this; },
+ *   locals: {},
+ * };
+ * let nexted = false;
+ * await guard({}, res, () => void (nexted = true));
+ * assert.ok(nexted);
+ * assert.deepEqual(res.locals.policyDecision, { decision: "allow", reason: "default", policyKey: "p" });
+ * ```
+ *
  * @module
  */
 import { guardVerdict } from "./_guard_verdict.ts";
