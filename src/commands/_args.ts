@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { type ExitCode, usageError } from "./_errors.ts";
 import { didYouMean } from "../_internal/suggest.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** One flag of a command. */

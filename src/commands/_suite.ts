@@ -8,7 +8,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { EffectType, Issue, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../engine/types.ts";
+import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { CliError } from "./_errors.ts";
 import { systemErrorCode } from "../_io/system_error.ts";

@@ -36,7 +36,7 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "../_internal/suggest.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 
 /**
  * A command whose module is imported when it runs: a run of `policy` loads

@@ -1,7 +1,8 @@
 // This module is browser compatible.
 import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
-import type { EvaluateOptions } from "./evaluate.ts";
+import { EVALUATE_FIELDS, type EvaluateOptions } from "./evaluate.ts";
+import { checkOptions, NO_OPTIONS } from "../_internal/check_options.ts";
 import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
 import { collectTargets, rankTarget } from "./rank_target.ts";
@@ -132,8 +133,9 @@ export interface EvaluationTrace {
 export function traceEvaluation(
   compiled: CompiledBundle,
   request: EvaluationRequest,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): EvaluationTrace {
+  if (options !== NO_OPTIONS) checkOptions(options, EVALUATE_FIELDS, "traceEvaluation");
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;

@@ -7,8 +7,8 @@ import {
   type EvaluationRequest,
   isPolicyError,
   PolicyError,
-  traceEvaluation,
 } from "../../mod.ts";
+import { traceEvaluation } from "../../src/engine/mod.ts";
 
 interface Fixture {
   bundle: unknown;
