@@ -2,13 +2,9 @@
 // time each takes (ms). The stages call the same functions loadBundle calls;
 // here they run one after the other (loadBundle makes the programs while
 // WebCrypto hashes and verifies).
-import {
-  type LoadBundleOptions,
-  parseJson,
-  type RuntimeBundleV1,
-  verifyPayload,
-} from "../../mod.ts";
+import { type LoadBundleOptions, parseJson, type RuntimeBundleV1 } from "../../mod.ts";
 import { compileForLoad } from "../../src/engine/compile_bundle.ts";
+import { verifyPayload } from "../../src/verify/mod.ts";
 import { canonicalPayloadBytesOfParsed } from "../../src/engine/canonical_payload.ts";
 
 export interface StageTimes {

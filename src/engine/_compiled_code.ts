@@ -8,6 +8,7 @@ import type { PathTable } from "./_path_table.ts";
 import type { TracePlan } from "./_trace_plan.ts";
 import type { ProgramIndex } from "./_program_index.ts";
 import type { RuleTable } from "./_rule_table.ts";
+import type { ExplainerCache } from "./_explain_condition.ts";
 
 /** Every target's program, where each starts, the paths their tests read, and the rules. */
 export interface CompiledCode {
@@ -22,6 +23,8 @@ export interface CompiledCode {
    * ruleIndex` pairs), replaced by the target's trace plan on its first trace.
    */
   tracePlans: TargetIndex<number[] | TracePlan> | null;
+  /** Made on the first trace: the explainers of the conditions traced so far, shared. */
+  explainers: ExplainerCache | null;
 }
 
 const compiledCode = new WeakMap<object, CompiledCode>();

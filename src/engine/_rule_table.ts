@@ -46,20 +46,6 @@ export interface RuleTable {
   readonly targets: readonly string[];
 }
 
-/** The number of the policy of rule `rule` (binary search of `ruleStarts`). */
-function policyOfRule(table: RuleTable, rule: number): number {
-  const starts = table.ruleStarts;
-  let low = 0;
-  let high = starts.length - 2;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= rule) low = mid;
-    else high = mid - 1;
-  }
-  // Policies without rules share a start with the next one: the last of them is the rule's.
-  return low;
-}
-
 /** Target `t` as an object. */
 function targetAt(table: RuleTable, t: number): Target {
   const at = t * 3;
@@ -151,5 +137,3 @@ export function policiesAt(table: RuleTable, refs: readonly number[]): Policy[] 
   }
   return policies;
 }
-
-export { policyOfRule };

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_ISSUES, LOAD_MAX_ISSUES, validateAndBuild } from "./validat
 import { BundleBuilder } from "./_bundle_builder.ts";
 import { compiledCodeOf, registerCompiledCode } from "./_compiled_code.ts";
 import { allPolicies } from "./_rule_table.ts";
+import { booleanField, checkOptions, type Fields } from "../_internal/check_options.ts";
 
 /** Version of the compiled form; changes when its shape does. */
 export const COMPILER_VERSION = 4;
@@ -48,6 +49,9 @@ export interface CompileOptions {
   skipValidation?: boolean;
 }
 
+/** The options of {@link compileBundle}, for the library's one option checker. */
+const COMPILE_FIELDS: Fields = { skipValidation: booleanField };
+
 /**
  * Validates a bundle and compiles it into an immutable index, in one walk of
  * the document: an exact target lookup (nested maps, no scanning),
@@ -70,7 +74,8 @@ export interface CompileOptions {
  * assert.deepEqual(compiled.scope, { env: "prod" });
  * ```
  */
-export function compileBundle(document: unknown, _options: CompileOptions = {}): CompiledBundle {
+export function compileBundle(document: unknown, options: CompileOptions = {}): CompiledBundle {
+  checkOptions(options, COMPILE_FIELDS, "compileBundle");
   const builder = new BundleBuilder();
   validateAndBuild(document, DEFAULT_MAX_ISSUES, builder);
   return finish(builder, scopeOf(document as Record<string, unknown>));
@@ -114,7 +119,14 @@ function finish(builder: BundleBuilder, scope: BundleScope): CompiledBundle {
     ruleCount: rules.ids.length,
     targetCount,
   });
-  registerCompiledCode(compiled, { code, programs, paths, rules, tracePlans: null });
+  registerCompiledCode(compiled, {
+    code,
+    programs,
+    paths,
+    rules,
+    tracePlans: null,
+    explainers: null,
+  });
   return compiled;
 }
 

@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
 import {
-  canonicalJson,
-  canonicalPayload,
   compileBundle,
   createEvaluator,
   isPolicyError,
   loadBundle,
-  policiesOf,
   type RuntimeBundleV1,
   signBundle,
-  traceEvaluation,
   validateBundle,
   verifyBundleSignature,
 } from "../../mod.ts";
+import {
+  canonicalJson,
+  canonicalPayload,
+  policiesOf,
+  traceEvaluation,
+} from "../../src/engine/mod.ts";
 import { bundle, context, fc, target } from "./_arbitraries.ts";
 import { referenceEvaluate, referenceTrace } from "./_reference_evaluator.ts";
 import { reverseKeys } from "../_reverse_keys.ts";
