@@ -351,15 +351,16 @@ class Emitter {
         if (rules.active[g] !== 1) continue; // never fires: no candidate
         const priority = rules.priorities[g]!;
         if (rules.tests[g] === null) {
-          this.#candidate(keys, ON_TRUE, l, rules.effects[g]!, priority, 0, p, g - start, 0);
+          const effect = rules.effects[g]!;
+          this.#candidate(keys, ON_TRUE, l, effect.type, effect, priority, p, g - start);
           defaultCanFire = false;
           continue;
         }
         const then = rules.thenEffects.get(g) ?? rules.effects[g]!;
-        this.#candidate(keys, ON_TRUE, l, then, priority, 0, p, g - start, 0);
+        this.#candidate(keys, ON_TRUE, l, then.type, then, priority, p, g - start);
         const otherwise = rules.elseEffects.get(g);
         if (otherwise !== undefined) {
-          this.#candidate(keys, ON_FALSE, l, otherwise, priority, 0, p, g - start, 1);
+          this.#candidate(keys, ON_FALSE, l, otherwise.type, otherwise, priority, p, g - start);
           defaultCanFire = false;
         }
       }
@@ -368,7 +369,7 @@ class Emitter {
       // A kill_switch or throttle default without its descriptor is ignored.
       if (d.effect === "kill_switch" && d.killSwitch === undefined) continue;
       if (d.effect === "throttle" && d.throttle === undefined) continue;
-      this.#candidateOf(keys, DEFAULT, group, d.effect, d, -1, 1, p, -1, 0);
+      this.#candidate(keys, DEFAULT, group, d.effect, d, -1, p, -1);
     }
     const n = this.#candidates;
     const order = this.#order;
@@ -376,47 +377,27 @@ class Emitter {
     sortByRank(keys, order, n);
   }
 
+  /**
+   * Adds a candidate: its kind, its rule (local number) or group, and its
+   * rank keys, from its effect type and the effect or default holding the
+   * throttle.
+   */
   #candidate(
-    keys: Float64Array,
-    kind: number,
-    ref: number,
-    effect: Effect,
-    priority: number,
-    isDefault: number,
-    policy: number,
-    rule: number,
-    branch: number,
-  ): void {
-    this.#candidateOf(
-      keys,
-      kind,
-      ref,
-      effect.type,
-      effect,
-      priority,
-      isDefault,
-      policy,
-      rule,
-      branch,
-    );
-  }
-
-  #candidateOf(
     keys: Float64Array,
     kind: number,
     ref: number,
     type: EffectType,
     source: { throttle?: { limit: number; windowSeconds: number } | undefined },
     priority: number,
-    isDefault: number,
     policy: number,
     rule: number,
-    branch: number,
   ): void {
     const i = this.#candidates++;
     this.#kind[i] = kind;
     this.#ref[i] = ref;
     const rate = type === "throttle" ? effectRate(source) : 0;
+    const isDefault = kind === DEFAULT ? 1 : 0;
+    const branch = kind === ON_FALSE ? 1 : 0;
     setRankKeys(keys, i, strengthOf(type), rate, priority, isDefault, policy, rule, branch);
   }
 
