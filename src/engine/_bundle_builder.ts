@@ -70,7 +70,7 @@ export class BundleBuilder {
   #lastTargetNumber = -1;
   // Sharing.
   readonly #whensByTest = new Map<Test, unknown>();
-  readonly #plainEffects = new Map<unknown, Effect>();
+  readonly #plainEffects = new Map<string, Effect>();
   readonly #throttles = new Map<number, Map<number, Map<string, Effect>>>();
 
   /** A policy found valid so far (its rules follow). */
@@ -183,27 +183,32 @@ export class BundleBuilder {
     return when;
   }
 
-  /** `effect`, or an identical one kept before (a plain allow or deny, a throttle). */
+  /**
+   * `effect`, or the one object kept for every effect that decides the same
+   * (an allow, a deny, a throttle of the same limit, window and key; fields
+   * the runtime does not know are not kept).
+   */
   #sharedEffect(effect: Effect): Effect {
+    if (effect.killSwitch !== undefined || effect.value !== undefined) return effect;
     const type = effect.type;
-    let fields = 0;
-    for (const key in effect) if (Object.hasOwn(effect, key)) fields++;
-    if (fields === 1) {
+    const throttle = effect.throttle;
+    if (throttle === undefined) {
+      // An allow or a deny (a valid throttle has its descriptor): one object per type.
       let shared = this.#plainEffects.get(type);
-      if (shared === undefined) this.#plainEffects.set(type, shared = effect);
+      if (shared === undefined) this.#plainEffects.set(type, shared = Object.freeze({ type }));
       return shared;
     }
-    const throttle = effect.throttle;
-    if (type !== "throttle" || fields !== 2 || throttle === undefined) return effect;
-    let own = 0;
-    for (const key in throttle) if (Object.hasOwn(throttle, key)) own++;
-    if (own !== 3) return effect;
-    let byWindow = this.#throttles.get(throttle.limit);
-    if (byWindow === undefined) this.#throttles.set(throttle.limit, byWindow = new Map());
-    let byKey = byWindow.get(throttle.windowSeconds);
-    if (byKey === undefined) byWindow.set(throttle.windowSeconds, byKey = new Map());
-    let shared = byKey.get(throttle.key);
-    if (shared === undefined) byKey.set(throttle.key, shared = effect);
+    if (type !== "throttle") return effect;
+    const { limit, windowSeconds, key } = throttle;
+    let byWindow = this.#throttles.get(limit);
+    if (byWindow === undefined) this.#throttles.set(limit, byWindow = new Map());
+    let byKey = byWindow.get(windowSeconds);
+    if (byKey === undefined) byWindow.set(windowSeconds, byKey = new Map());
+    let shared = byKey.get(key);
+    if (shared === undefined) {
+      const descriptor = Object.freeze({ limit, windowSeconds, key });
+      byKey.set(key, shared = Object.freeze({ type, throttle: descriptor }));
+    }
     return shared;
   }
 

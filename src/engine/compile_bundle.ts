@@ -134,9 +134,10 @@ function finish(builder: BundleBuilder, scope: BundleScope): CompiledBundle {
  * The policies of a compiled bundle, as compiled: each policy's key,
  * `activeVersion` and `defaults`, and every rule with what decides (`id`,
  * `status`, `priority`, `target`, `when`, `effect`, `thenEffect`,
- * `elseEffect`), in bundle order. A rule's `description` and fields the
- * runtime does not know are not kept. Made anew on each call; identical
- * conditions and effects may be one shared object: do not modify them.
+ * `elseEffect`), in bundle order. A rule's `description` is not kept, and
+ * fields the runtime does not know may not be. Made anew on each call;
+ * identical conditions and effects may be one shared object (frozen or
+ * not): do not modify them.
  *
  * @throws {PolicyError} `INVALID_OPTIONS` for an object `compileBundle` did not make.
  *
