@@ -1,5 +1,6 @@
 // This module is browser compatible.
-// The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter").
+// The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter"),
+// and its staleness timer while it has listeners (docs/remote.md "Events").
 import type { Clock } from "./create_remote_client.ts";
 
 /** At most one pending timer on a `Clock`, and when it is due. */

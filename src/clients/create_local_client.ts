@@ -18,6 +18,7 @@ import {
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "./_call_safely.ts";
+import { ClientEvents } from "./_client_events.ts";
 import {
   booleanField,
   checkOptions,
@@ -38,7 +39,7 @@ import {
 } from "./_read_bundle_file.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
+import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -235,6 +236,7 @@ class LocalClientImpl implements LocalClient {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #polling: Promise<void> | undefined;
   #closed = false;
+  readonly #events = new ClientEvents();
 
   constructor(init: LocalClientInit) {
     this.#init = init;
@@ -259,8 +261,13 @@ class LocalClientImpl implements LocalClient {
     };
   }
 
+  subscribe(listener: ClientListener): () => void {
+    return this.#events.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#events.close();
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -344,7 +351,9 @@ class LocalClientImpl implements LocalClient {
       this.#report(asPolicyError(error, bundlePath));
       return;
     }
-    if (!this.#closed) this.#slot.replace(loaded);
+    if (this.#closed) return;
+    const previous = this.#slot.replace(loaded);
+    this.#events.reloaded(previous, loaded, () => this.status());
   }
 
   #report(error: PolicyError): void {
