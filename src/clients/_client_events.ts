@@ -5,7 +5,7 @@
 // listeners it builds no event at all.
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { changedTargets } from "../diff/changed_targets.ts";
-import { callSafely } from "./_call_safely.ts";
+import { callSafely } from "../_internal/call_safely.ts";
 import type { ClientEvent, ClientListener, ClientStatus } from "./types.ts";
 
 /** The listeners of one client. */

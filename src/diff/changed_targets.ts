@@ -1,6 +1,6 @@
 // This module is browser compatible.
 import type { Policy, Target } from "../engine/types.ts";
-import { collectTargets } from "../engine/_rank_target.ts";
+import { collectTargets } from "../engine/rank_target.ts";
 import { compareTargets, same } from "./diff_bundles.ts";
 
 /** The fields of a rule that decide what it gives (`description` is for people). */

@@ -21,7 +21,7 @@ export {
   type RuleChange,
   type RuleEntry,
 } from "./diff_bundles.ts";
-export type { RankEntry } from "./_rankings.ts";
+export type { RankEntry } from "./rankings.ts";
 export { changedTargets } from "./changed_targets.ts";
 export {
   compareDecisions,

@@ -12,10 +12,10 @@ import {
   StandardResolutionReasons,
 } from "@openfeature/core";
 import type { Decision, EvaluationRequest, Target } from "../engine/types.ts";
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import { parseJson } from "../engine/parse_json.ts";
-import { isPlainObject, isRecord } from "../engine/_guards.ts";
-import { describeValue, type Fields, stringField } from "../engine/_check_options.ts";
+import { isPlainObject, isRecord } from "../_internal/guards.ts";
+import { describeValue, type Fields, stringField } from "../_internal/check_options.ts";
 import type { FlagMappingOptions } from "./types.ts";
 
 /** The four flag types of OpenFeature. */

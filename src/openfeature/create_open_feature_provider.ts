@@ -16,15 +16,15 @@ import {
 } from "@openfeature/server-sdk";
 import type { ClientEvent, ClientStatus, PolicyClient } from "../clients/types.ts";
 import type { Decision, EvaluationRequest } from "../engine/types.ts";
-import { isPolicyError, type PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
 import {
   booleanField,
   checkOptions,
   describeValue,
   type Fields,
   invalidOption,
-} from "../engine/_check_options.ts";
-import { PACKAGE_NAME } from "../_version.ts";
+} from "../_internal/check_options.ts";
+import { PACKAGE_NAME } from "../_internal/version.ts";
 import {
   type BundleFacts,
   FLAG_MAPPING_FIELDS,

@@ -19,7 +19,7 @@ import {
 } from "@openfeature/web-sdk";
 import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import {
   booleanField,
   bytesField,
@@ -31,13 +31,13 @@ import {
   objectField,
   required,
   stringListField,
-} from "../engine/_check_options.ts";
+} from "../_internal/check_options.ts";
 import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
-import { verifyKeyList } from "../verify/_verify_keys.ts";
+import { verifyKeyList } from "../verify/verify_keys.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
-import { PACKAGE_NAME } from "../_version.ts";
+import { PACKAGE_NAME } from "../_internal/version.ts";
 import {
   type BundleFacts,
   FLAG_MAPPING_FIELDS,
