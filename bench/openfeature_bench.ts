@@ -8,33 +8,13 @@
 // client a provider listens to, against one nobody listens to: equal within
 // noise, since events cost nothing on evaluate.
 import { InMemoryProvider, OpenFeature } from "@openfeature/server-sdk";
-import { createRemoteClient, signBundle } from "../mod.ts";
 import { createOpenFeatureProvider } from "../src/openfeature/mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "./scenarios/mod.ts";
+import { memoryClients } from "./_memory_client.ts";
 
 const N = 1_000;
-const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
-const bundle = { ...THREE_RULES.bundle(N), ...scope };
-const pair = await crypto.subtle.generateKey(
-  { name: "ECDSA", namedCurve: "P-256" },
-  false,
-  ["sign", "verify"],
-);
-const body = JSON.stringify(
-  await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "bench" }),
-);
-
 /** A remote client fed from memory (no network): the same object a service holds. */
-function client() {
-  return createRemoteClient({
-    baseUrl: "https://bench.invalid",
-    runtimeKey: "rk_bench",
-    ...scope,
-    verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
-    poll: { intervalMs: 2_147_483_647 },
-    fetch: () => Promise.resolve(new Response(body)),
-  });
-}
+const client = await memoryClients(THREE_RULES.bundle(N));
 
 const requests = scenarioRequests(THREE_RULES, N);
 const keys = requests.map(({ target: t }) => `${t.service}/${t.resource}/${t.action}`);

@@ -106,6 +106,15 @@ export function objectField(fields: Fields, shape: string): Field {
   };
 }
 
+/**
+ * `contextPolicy` of the clients and the web OpenFeature provider:
+ * `{ allowedKeys: string[] }`.
+ */
+export const contextPolicyField: Field = objectField(
+  { allowedKeys: required(stringListField(Number.MAX_SAFE_INTEGER)) },
+  "{ allowedKeys: string[] }",
+);
+
 /** An option that is refused whenever it is present, with the reason. */
 export function refusedField(reason: string): Field {
   return { check: () => reason };

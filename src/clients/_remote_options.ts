@@ -18,7 +18,8 @@ import {
   required,
   stringField,
 } from "../_internal/check_options.ts";
-import { COMMON_FIELDS, importTrustedKeys, verifyField } from "./_check_client_options.ts";
+import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
+import { verifyKeysField } from "../verify/verify_keys.ts";
 import {
   DEFAULT_MAX_BACKOFF_MS,
   DEFAULT_POLL_INTERVAL_MS,
@@ -113,7 +114,7 @@ const REMOTE_FIELDS: Fields = {
   ...COMMON_FIELDS,
   verify: required({
     check(value, name) {
-      const problem = verifyField.check(value, name);
+      const problem = verifyKeysField.check(value, name);
       if (problem !== undefined) return problem;
       if (verifyKeyList(value).some((key) => key.algorithm === "HMAC_SHA256")) {
         throw new PolicyError(

@@ -160,18 +160,28 @@ export class FlagResolver {
 
   /**
    * Resolves `flagKey` as a flag of `type` (docs/openfeature.md "The
-   * mapping"). `failedClosed` is called with the error when the evaluation
-   * failed closed (`BUNDLE_STALE`, `BUNDLE_EXPIRED`).
+   * mapping") with `evaluate`, or `PROVIDER_NOT_READY` while it is null (a
+   * provider not initialized). `failedClosed` is called with the error when
+   * the evaluation failed closed (`BUNDLE_STALE`, `BUNDLE_EXPIRED`).
    */
   resolve<T extends boolean | string | number | JsonValue>(
     type: FlagType,
     flagKey: string,
     defaultValue: T,
-    context: EvaluationContext,
-    evaluate: (request: EvaluationRequest) => Decision,
+    context: EvaluationContext | undefined,
+    evaluate: ((request: EvaluationRequest) => Decision) | null,
     bundle: BundleFacts,
     failedClosed: (error: PolicyError) => void,
   ): Resolution<T> {
+    if (evaluate === null) {
+      return {
+        value: defaultValue,
+        reason: StandardResolutionReasons.ERROR,
+        errorCode: ErrorCode.PROVIDER_NOT_READY,
+        errorMessage:
+          "the provider is not initialized yet: set it with OpenFeature.setProviderAndWait",
+      };
+    }
     const target = this.target(flagKey);
     if (target === null) {
       return failure(
@@ -185,7 +195,7 @@ export class FlagResolver {
     }
     let decision: Decision;
     try {
-      decision = evaluate({ target, context: this.context(context) });
+      decision = evaluate({ target, context: this.context(context ?? {}) });
     } catch (error) {
       return evaluationFailure(defaultValue, flagKey, error, bundle, failedClosed);
     }

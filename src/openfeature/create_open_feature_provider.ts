@@ -5,7 +5,6 @@
  * @module
  */
 import {
-  ErrorCode,
   type EvaluationContext,
   type JsonValue,
   OpenFeatureEventEmitter,
@@ -234,20 +233,12 @@ class PolicyProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
-    if (this.#client === null) {
-      return {
-        value: defaultValue,
-        reason: "ERROR",
-        errorCode: ErrorCode.PROVIDER_NOT_READY,
-        errorMessage: "the provider is not initialized: set it with OpenFeature.setProviderAndWait",
-      };
-    }
     return this.#resolver.resolve(
       type,
       flagKey,
       defaultValue,
-      context ?? {},
-      this.#evaluate,
+      context,
+      this.#client === null ? null : this.#evaluate,
       this.#bundle,
       this.#onFailedClosed,
     );

@@ -7,7 +7,6 @@
  * @module
  */
 import {
-  ErrorCode,
   type EvaluationContext,
   GeneralError,
   type JsonValue,
@@ -24,17 +23,15 @@ import {
   booleanField,
   bytesField,
   checkOptions,
+  contextPolicyField,
   describeValue,
   type Fields,
   functionField,
   invalidOption,
-  objectField,
-  required,
-  stringListField,
 } from "../_internal/check_options.ts";
 import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
-import { verifyKeyList } from "../verify/verify_keys.ts";
+import { verifyKeysField } from "../verify/verify_keys.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
 import { PACKAGE_NAME } from "../_internal/version.ts";
@@ -45,6 +42,8 @@ import {
   type FlagType,
 } from "./_flag_resolver.ts";
 import type { FlagMappingOptions } from "./types.ts";
+
+export type { FlagMappingOptions, PolicyFlagMetadata } from "./types.ts";
 
 /**
  * What {@link createWebOpenFeatureProvider} returns: the `Provider` of
@@ -93,23 +92,10 @@ const WEB_FIELDS: Fields = {
         ? undefined
         : `must be the bundle's bytes (Uint8Array) or text; got ${describeValue(value)}`,
   },
-  verify: {
-    check: (value, name) => {
-      try {
-        verifyKeyList(value, name);
-        return undefined;
-      } catch (error) {
-        if (!isPolicyError(error, "INVALID_OPTIONS")) throw error;
-        return error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
-      }
-    },
-  },
+  verify: verifyKeysField,
   allowUnsigned: booleanField,
   maxFileBytes: bytesField,
-  contextPolicy: objectField(
-    { allowedKeys: required(stringListField(Number.MAX_SAFE_INTEGER)) },
-    "{ allowedKeys: string[] }",
-  ),
+  contextPolicy: contextPolicyField,
   fetch: functionField,
 };
 
@@ -257,19 +243,11 @@ class WebPolicyProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
-    if (this.#evaluate === null) {
-      return {
-        value: defaultValue,
-        reason: "ERROR",
-        errorCode: ErrorCode.PROVIDER_NOT_READY,
-        errorMessage: "the policy bundle is not loaded: set the provider with setProviderAndWait",
-      };
-    }
     return this.#resolver.resolve(
       type,
       flagKey,
       defaultValue,
-      context ?? {},
+      context,
       this.#evaluate,
       this.#bundle,
       this.#onFailedClosed,
