@@ -14,7 +14,7 @@ import {
 import { withTempDir } from "../_openssl.ts";
 import { hmacSecret, signedText, test, waitFor, writeAtomic } from "./_helpers.ts";
 import { FakeClock } from "./_fake_clock.ts";
-import { remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
+import { DRIVEN_BY_REFRESH, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
 const READ = { service: "docs", resource: "page", action: "read" };
@@ -152,10 +152,7 @@ async function remote(options: Partial<RemoteClientOptions>, ...replies: Reply[]
   const client = await createRemoteClient(remoteOptions("https://origin.test", {
     clock,
     fetch: stub.fetch,
-    random: () => 0.5,
-    poll: { intervalMs: 3_600_000 },
-    maxBackoffMs: 3_600_000,
-    onError: () => {},
+    ...DRIVEN_BY_REFRESH,
     ...options,
   }));
   return { clock, stub, client, [Symbol.asyncDispose]: () => client.close() };

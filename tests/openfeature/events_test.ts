@@ -22,7 +22,7 @@ import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { freePort } from "../_loopback.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
-import { ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";
+import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";
 import { writeAtomic } from "../clients/_helpers.ts";
 import { CASES, FLAGS_BUNDLE } from "./_cases.ts";
 
@@ -168,10 +168,7 @@ async function remoteFlags(origin: Origin, extra: Record<string, unknown> = {}) 
   const clock = new FakeClock();
   const client = await createRemoteClient(remoteOptions(origin.url, {
     clock,
-    random: () => 0.5,
-    poll: { intervalMs: 3_600_000 },
-    maxBackoffMs: 3_600_000,
-    onError: () => {},
+    ...DRIVEN_BY_REFRESH,
     ...extra,
   }));
   const domain = `events-${++domains}`;

@@ -28,7 +28,7 @@ import {
 } from "../../src/openfeature/mod.ts";
 import { createWebOpenFeatureProvider } from "../../src/openfeature/create_web_open_feature_provider.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
-import { ecdsa, remoteOptions } from "../clients/_remote_fixtures.ts";
+import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions } from "../clients/_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "../clients/_stub_fetch.ts";
 import {
   assertCase,
@@ -74,10 +74,7 @@ function remoteClient(extra: Record<string, unknown> = {}) {
   const client = createRemoteClient(remoteOptions("https://flags.test", {
     clock,
     fetch: stub.fetch,
-    random: () => 0.5,
-    poll: { intervalMs: 3_600_000 },
-    maxBackoffMs: 3_600_000,
-    onError: () => {},
+    ...DRIVEN_BY_REFRESH,
     ...extra,
   }));
   return { clock, stub, client };
