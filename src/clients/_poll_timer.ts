@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter"),
 // and its staleness timer while it has listeners (docs/remote.md "Events").
-import type { Clock } from "./create_remote_client.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { MAX_DELAY_MS } from "../_internal/check_options.ts";
 
 /** At most one pending timer on a `Clock`, and when it is due. */
@@ -14,7 +14,7 @@ export class PollTimer {
     this.#clock = clock;
   }
 
-  /** When the pending timer fires, in ms since the epoch, or null. */
+  /** When the pending timer fires, in ms since the epoch (wall clock), or null. */
   get dueAt(): number | null {
     return this.#dueAt;
   }
@@ -27,7 +27,7 @@ export class PollTimer {
   schedule(delay: number, fire: () => void): void {
     const delayMs = Math.min(delay, MAX_DELAY_MS);
     this.cancel();
-    this.#dueAt = this.#clock.now() + delayMs;
+    this.#dueAt = this.#clock.wallNow() + delayMs;
     const timer = {
       handle: this.#clock.setTimeout(() => {
         if (this.#timer !== timer) return;

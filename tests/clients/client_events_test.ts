@@ -12,8 +12,8 @@ import {
   type RuntimeBundleV1,
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
-import { hmacSecret, signedText, test, waitFor, writeAtomic } from "./_helpers.ts";
-import { FakeClock } from "./_fake_clock.ts";
+import { hmacSecret, signedText, test, writeAtomic } from "./_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { DRIVEN_BY_REFRESH, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
@@ -55,6 +55,16 @@ function docsBundle(version: number, editPlan: string, withShare = false): Runti
   };
 }
 
+/** The watch interval of the local clients, on their fake clock. */
+const INTERVAL_MS = 10;
+
+/** One check of a watching local client: its timer fires, and the check runs to its end. */
+async function check(clock: FakeClock): Promise<void> {
+  const scheduled = clock.nextTimer(); // the next check is scheduled when this one is over
+  clock.tick(INTERVAL_MS);
+  await scheduled;
+}
+
 /** Resolves with the next events a listener receives, `count` of them. */
 function nextEvents(
   subscribe: (listener: (event: ClientEvent) => void) => () => void,
@@ -77,10 +87,12 @@ test("a watching local client tells each reload: the previous bundle, exactly th
     const secret = hmacSecret();
     const path = `${dir}/bundle.json`;
     await Deno.writeTextFile(path, await signedText(docsBundle(1, "pro"), secret));
+    const clock = new FakeClock();
     await using client = await createLocalClient({
       bundlePath: path,
       verify: { algorithm: "HMAC_SHA256", publicKey: secret },
-      watch: { intervalMs: 10 },
+      watch: { intervalMs: INTERVAL_MS },
+      clock,
     });
     // A listener that throws, and one that rejects, come first: the others still hear.
     client.subscribe(() => {
@@ -94,6 +106,7 @@ test("a watching local client tells each reload: the previous bundle, exactly th
 
     let next = nextEvents((l) => client.subscribe(l));
     await writeAtomic(path, await signedText(docsBundle(2, "team", true), secret));
+    await check(clock);
     const reload = (await next)[0]!;
     assert.ok(reload.type === "reload", reload.type);
     assert.equal(reload.previous.bundleVersion, 1);
@@ -108,6 +121,7 @@ test("a watching local client tells each reload: the previous bundle, exactly th
     // Only the bundle's metadata changes: a reload, with no target.
     next = nextEvents((l) => client.subscribe(l));
     await writeAtomic(path, await signedText(docsBundle(3, "team", true), secret));
+    await check(clock);
     const [metadataOnly] = await next;
     assert.equal(metadataOnly!.type === "reload" && metadataOnly!.changedTargets.length, 0);
     assert.equal(metadataOnly!.status.bundleVersion, 3);
@@ -120,22 +134,25 @@ test("a failed reload sends no event; unsubscribe and close() stop them", async 
     const path = `${dir}/bundle.json`;
     await Deno.writeTextFile(path, await signedText(docsBundle(1, "pro"), secret));
     const errors: string[] = [];
+    const clock = new FakeClock();
     const client = await createLocalClient({
       bundlePath: path,
       verify: { algorithm: "HMAC_SHA256", publicKey: secret },
-      watch: { intervalMs: 10 },
+      watch: { intervalMs: INTERVAL_MS },
       onError: (error) => errors.push(error.code),
+      clock,
     });
     const events: ClientEvent[] = [];
     const unsubscribe = client.subscribe((event) => events.push(event));
     await writeAtomic(path, "{ not json");
-    await waitFor(() => errors.length > 0, "the failed reload reported");
+    await check(clock);
     assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR"]);
     assert.equal(events.length, 0);
     unsubscribe();
     unsubscribe(); // idempotent
     const later = nextEvents((l) => client.subscribe(l));
     await writeAtomic(path, await signedText(docsBundle(2, "pro"), secret));
+    await check(clock);
     assert.deepEqual((await later).map((e) => e.type), ["reload"]);
     assert.equal(events.length, 0, "the unsubscribed listener heard nothing more");
     await client.close();

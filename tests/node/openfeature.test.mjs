@@ -149,13 +149,20 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
   }
 });
 
-/** A clock whose time moves only on tick() (the remote client's `clock` option). */
+/**
+ * A clock whose time moves only on tick() (the library's `clock` option:
+ * monotonic `now()`, calendar `wallNow()`, timers).
+ */
 class FakeClock {
-  #now = Date.UTC(2026, 10, 21, 9);
+  #now = 1_000;
+  #wall = Date.UTC(2026, 10, 21, 9);
   #timers = new Map();
   #id = 0;
   now() {
     return this.#now;
+  }
+  wallNow() {
+    return this.#wall + this.#now - 1_000;
   }
   setTimeout(callback, delayMs) {
     this.#timers.set(++this.#id, { at: this.#now + delayMs, callback });

@@ -21,7 +21,7 @@ import {
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { freePort } from "../_loopback.ts";
-import { FakeClock } from "../clients/_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";
 import { writeAtomic } from "../clients/_helpers.ts";
 import { CASES, FLAGS_BUNDLE } from "./_cases.ts";
@@ -83,11 +83,19 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
   await withTempDir(async (dir) => {
     const path = `${dir}/bundle.json`;
     await Deno.writeTextFile(path, JSON.stringify(FLAGS_BUNDLE));
+    const clock = new FakeClock();
     const client = await createLocalClient({
       bundlePath: path,
       allowUnsigned: true,
       watch: { intervalMs: 10 },
+      clock,
     });
+    /** One check of the watch: its timer fires and the check runs to its end. */
+    const check = async () => {
+      const scheduled = clock.nextTimer();
+      clock.tick(10);
+      await scheduled;
+    };
     const domain = `events-${++domains}`;
     await OpenFeature.setProviderAndWait(
       domain,
@@ -98,6 +106,7 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
       const heard = recorder(flags);
       let changed = heard.next(ProviderEvents.ConfigurationChanged);
       await writeAtomic(path, JSON.stringify(changedBundle(8)));
+      await check();
       await changed;
       assert.deepEqual(heard.types(), [ProviderEvents.ConfigurationChanged]);
       const details = heard.events[0]!.details!;
@@ -125,6 +134,7 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
       // The same rules under a new bundleVersion: a reload, and no flag changed.
       changed = heard.next(ProviderEvents.ConfigurationChanged);
       await writeAtomic(path, JSON.stringify(changedBundle(9)));
+      await check();
       await changed;
       assert.deepEqual(heard.events[1]!.details!.flagsChanged, []);
       assert.equal(flags.providerStatus, ProviderStatus.READY);

@@ -27,7 +27,7 @@ import {
   PROVIDER_NAME,
 } from "../../src/openfeature/mod.ts";
 import { createWebOpenFeatureProvider } from "../../src/openfeature/create_web_open_feature_provider.ts";
-import { FakeClock } from "../clients/_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions } from "../clients/_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "../clients/_stub_fetch.ts";
 import {
