@@ -1,10 +1,10 @@
 // The clients' options (docs/local-client.md "Options", docs/remote.md
 // "Options"): the fields both clients take, key material included, checked
 // with the library's one option checker (`_internal/check_options.ts`).
+import { EVALUATE_FIELDS } from "../engine/evaluate.ts";
 import {
   booleanField,
   bytesField,
-  contextPolicyField,
   describeValue,
   type Fields,
   functionField,
@@ -12,17 +12,17 @@ import {
   stringListField,
 } from "../_internal/check_options.ts";
 import { importVerifyKey } from "../verify/import_key.ts";
-import { verifyKeyList, type VerifyKeyOptions, verifyKeysField } from "../verify/verify_keys.ts";
+import { verifyField, verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;
 
 /** The options every client accepts (see `ClientOptions`). */
 export const COMMON_FIELDS: Fields = {
-  verify: verifyKeysField,
+  verify: verifyField,
   onError: functionField,
-  parseCustomEffect: booleanField,
-  contextPolicy: contextPolicyField,
+  // parseCustomEffect and contextPolicy, as the engine's evaluator takes them.
+  ...EVALUATE_FIELDS,
   maxFileBytes: bytesField,
   allowRollback: booleanField,
   onDecision: functionField,

@@ -19,7 +19,7 @@ import {
   stringField,
 } from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
-import { verifyKeysField } from "../verify/verify_keys.ts";
+import { verifyField } from "../verify/verify_keys.ts";
 import {
   DEFAULT_MAX_BACKOFF_MS,
   DEFAULT_POLL_INTERVAL_MS,
@@ -116,7 +116,7 @@ const REMOTE_FIELDS: Fields = {
   ...COMMON_FIELDS,
   verify: required({
     check(value, name) {
-      const problem = verifyKeysField.check(value, name);
+      const problem = verifyField.check(value, name);
       if (problem !== undefined) return problem;
       if (verifyKeyList(value).some((key) => key.algorithm === "HMAC_SHA256")) {
         throw new PolicyError(

@@ -17,13 +17,12 @@ import {
   type ResolutionDetails,
 } from "@openfeature/web-sdk";
 import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
-import { createEvaluator } from "../engine/evaluate.ts";
+import { createEvaluator, EVALUATE_FIELDS } from "../engine/evaluate.ts";
 import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import {
   booleanField,
   bytesField,
   checkOptions,
-  contextPolicyField,
   describeValue,
   type Fields,
   functionField,
@@ -31,7 +30,7 @@ import {
 } from "../_internal/check_options.ts";
 import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
-import { verifyKeysField } from "../verify/verify_keys.ts";
+import { verifyField } from "../verify/verify_keys.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
 import { PACKAGE_NAME } from "../_internal/version.ts";
@@ -92,10 +91,10 @@ const WEB_FIELDS: Fields = {
         ? undefined
         : `must be the bundle's bytes (Uint8Array) or text; got ${describeValue(value)}`,
   },
-  verify: verifyKeysField,
+  verify: verifyField,
   allowUnsigned: booleanField,
   maxFileBytes: bytesField,
-  contextPolicy: contextPolicyField,
+  contextPolicy: EVALUATE_FIELDS.contextPolicy!,
   fetch: functionField,
 };
 

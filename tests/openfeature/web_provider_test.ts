@@ -5,7 +5,8 @@
 // way a load fails with the state it leaves OpenFeature in.
 import assert from "node:assert/strict";
 import { OpenFeature, ProviderStatus } from "@openfeature/web-sdk";
-import { computeDigest, PolicyError, signBundle } from "../../mod.ts";
+import { PolicyError, signBundle } from "../../mod.ts";
+import { computeDigest } from "../../src/engine/mod.ts";
 import {
   createWebOpenFeatureProvider,
   type OpenFeatureWebProvider,
