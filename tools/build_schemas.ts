@@ -120,6 +120,7 @@ function objectSchema(definition: ObjectDefinition): Schema {
     type: "object",
     ...(definition.description !== undefined && { description: definition.description }),
     ...(required.length > 0 && { required: required.map(([name]) => name) }),
+    ...(definition.closed && { additionalProperties: false }),
     properties,
   };
   if (variants !== undefined) {

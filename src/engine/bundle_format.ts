@@ -108,6 +108,11 @@ export interface Variant {
 export interface ObjectDefinition {
   readonly description?: string;
   readonly fields: Readonly<Record<string, FieldDefinition>>;
+  /**
+   * Only these fields: any other makes the object invalid (signed data a
+   * reader must understand whole), instead of an `UNKNOWN_FIELD` warning.
+   */
+  readonly closed?: true;
   /** The field whose value decides which other fields are read (see {@link Variant}). */
   readonly variants?: { readonly on: string; readonly cases: readonly Variant[] };
   /**
