@@ -152,7 +152,8 @@ async function prepare(
     ? {
       status: "verified",
       algorithm: signature.algorithm,
-      keyId: signature.keyId,
+      // The id the signature records: the CLI's keys carry none of their own.
+      keyId: signature.claimedKeyId ?? signature.keyId,
       keySource: key?.source ?? null,
     }
     : { status: "unsigned", algorithm: null, keyId: null, keySource: null };
