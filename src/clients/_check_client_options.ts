@@ -15,6 +15,7 @@ import {
 } from "../_internal/check_options.ts";
 import { importVerifyKey } from "../verify/import_key.ts";
 import { verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
+import { FRESHNESS_FIELDS } from "../verify/verify_freshness.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;
@@ -43,6 +44,7 @@ export const COMMON_FIELDS: Fields = {
   ),
   maxFileBytes: bytesField,
   allowRollback: booleanField,
+  ...FRESHNESS_FIELDS,
   onDecision: functionField,
   decisionLog: objectField({
     sampleRate: {

@@ -269,9 +269,11 @@ class RemoteClientImpl implements RemoteClient {
       etag: bundle.etag,
       env: bundle.env,
       signature: { ...bundle.signature },
+      freshness: bundle.freshness === null ? null : { ...bundle.freshness },
       policies: bundle.policies,
       degraded: fromCache || this.#failures >= DEGRADED_AFTER_FAILURES,
       stale: this.#config.maxStalenessMs !== null && this.#stale(),
+      expired: this.#slot!.expired,
       consecutiveFailures: this.#failures,
       lastSuccessAt: iso(this.#lastSuccessAt),
       lastErrorCode: this.#lastError?.code ?? null,
@@ -304,6 +306,7 @@ class RemoteClientImpl implements RemoteClient {
   async #shutdown(): Promise<void> {
     this.#closed = true;
     this.#timer.cancel();
+    this.#slot?.close();
     this.#controller?.abort(new Error("the remote client was closed"));
     // Wait for the aborted request (and a cache write) to settle, so that
     // nothing outlives close(): no timer, no socket, no file handle.
@@ -324,6 +327,7 @@ class RemoteClientImpl implements RemoteClient {
     } catch (error) {
       this.#closed = true;
       this.#timer.cancel();
+      this.#slot?.close();
       this.#controller?.abort(new Error("the remote client did not start"));
       work.catch(() => {});
       throw error;
@@ -437,7 +441,12 @@ class RemoteClientImpl implements RemoteClient {
       bytesInForce: this.#bytes,
       etagOf: (origin) => this.#etags.get(origin) ?? null,
       accept: async (bytes, what) => {
-        const loaded = await acceptRemoteBundle(bytes, what, this.#config);
+        const loaded = await acceptRemoteBundle(
+          bytes,
+          what,
+          this.#config,
+          this.#slot?.current.loaded,
+        );
         const refusal = this.#slot?.refuseRollback(loaded.status, what) ?? null;
         if (refusal !== null) throw refusal;
         return loaded;
@@ -484,7 +493,7 @@ class RemoteClientImpl implements RemoteClient {
       this.#slot = new BundleSlot(loaded, config.slotOptions, {
         now: () => config.clock.wallNow(),
         random: () => config.random(),
-      });
+      }, config.clock);
     } else {
       this.#slot.replace(loaded);
     }

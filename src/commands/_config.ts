@@ -30,6 +30,8 @@ export interface SigningBlock {
   keyId?: string;
   hmacSecretEnv?: string;
   ecdsaPrivateKeyPath?: string;
+  /** A duration (`7d`): sign a freshness statement lasting that long (docs/cli.md, "Durations"). */
+  expiresIn?: string;
 }
 
 /** The project config with every default applied and every path absolute. */
@@ -94,7 +96,13 @@ export async function loadProjectConfig(
 }
 
 /** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
-const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const;
+const SIGNING_FIELDS = [
+  "algorithm",
+  "keyId",
+  "hmacSecretEnv",
+  "ecdsaPrivateKeyPath",
+  "expiresIn",
+] as const;
 const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/draft": ["path"],
   "/bundle": ["path"],

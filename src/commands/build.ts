@@ -24,7 +24,8 @@ import { plural } from "./_describe.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { isSignatureAlgorithm } from "../verify/signature_algorithms.ts";
-import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { freshnessFor, readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { describeStatement } from "./_freshness.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Builds the bundle from the draft. */
@@ -142,6 +143,10 @@ export const runBuild = defineCommand(
       const { checksum, etag } = await computeDigest(base);
       let signature: Signature | undefined;
       if (signingKey !== null) signature = (await sign(base, signingKey)).signature;
+      // With --expires-in (or build.signing.expiresIn): the signed freshness statement.
+      const freshness = signingKey === null
+        ? null
+        : await freshnessFor(session, { ...base, bundleVersion }, signingKey);
       const bundle: RuntimeBundleV1 = {
         schemaVersion: 1,
         env,
@@ -151,6 +156,7 @@ export const runBuild = defineCommand(
         bundleVersion,
         checksum,
         ...(signature === undefined ? {} : { signature }),
+        ...(freshness === null ? {} : { freshness }),
         // Rules and defaults in canonical key order: such a bundle loads on the faster path.
         policies: sortBundleKeys(base).policies,
       };
@@ -186,6 +192,7 @@ export const runBuild = defineCommand(
           signature: signature === undefined
             ? null
             : { algorithm: signature.algorithm, keyId: signature.keyId },
+          freshness: describeStatement(freshness),
           parity,
           warnings: out.warnings,
         },
@@ -204,6 +211,11 @@ export const runBuild = defineCommand(
                 : `${signature.algorithm}, key id ${signature.keyId}`
             }`,
           );
+          if (freshness !== null) {
+            out.info(
+              `  freshness:      expires ${freshness.expiresAt}, key id ${freshness.signature.keyId}`,
+            );
+          }
           out.info(`  parity:         ${parity}`);
         },
       );

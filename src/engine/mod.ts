@@ -20,6 +20,7 @@ export {
   sortBundleKeys,
 } from "./canonical_payload.ts";
 export { toHex } from "../_internal/encoding.ts";
+export { FRESHNESS_TYPE, freshnessSignedBytes, statementTime } from "./freshness_statement.ts";
 export {
   assertValidBundle,
   DEFAULT_MAX_ISSUES,
