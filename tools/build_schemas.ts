@@ -251,6 +251,10 @@ const signing: Schema = {
       not: { type: "string", pattern: SECRET_LIKE.source },
     },
     ecdsaPrivateKeyPath: nullableString("PKCS#8 or SEC1 PEM, from the working folder"),
+    expiresIn: {
+      ...nullableString("Also sign a freshness statement lasting this long: 90s, 15m, 12h, 7d"),
+      pattern: "^[1-9][0-9]{0,9}[smhd]$",
+    },
   },
 };
 

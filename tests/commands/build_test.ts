@@ -22,6 +22,7 @@ export const BUILD_SHAPE = {
   ruleCount: "number",
   signed: "boolean",
   signature: "object|null",
+  freshness: "object|null",
   parity: "string",
   warnings: "array",
 };

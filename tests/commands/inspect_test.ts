@@ -15,6 +15,7 @@ const SHAPE = {
   policyCount: "number",
   ruleCount: "number",
   signature: "object|null",
+  freshness: "object|null",
   policies: "array|null",
   verification: "object|null",
   warnings: "array",
@@ -43,6 +44,7 @@ const VERIFICATION_SHAPE = {
   keySource: "string",
   code: "string|null",
   message: "string|null",
+  freshness: "object|null",
 };
 
 async function signedBundle() {
