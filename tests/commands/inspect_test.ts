@@ -125,6 +125,7 @@ Deno.test("inspect --signature prints status valid, algorithm and key id (key fr
     keySource: path.join(s.wf, "keys/public-key.pem"),
     code: null,
     message: null,
+    freshness: null,
   });
 });
 
@@ -202,6 +203,7 @@ Deno.test("inspect --signature and simulate take several public keys (a rotation
     keySource: `${path.join(s.wf, "keys/trusted.pem")} (2 keys)`,
     code: null,
     message: null,
+    freshness: null,
   });
   const fromEnv = await s.json(["inspect", "--signature"], {
     env: { POLICY_PUBLIC_KEY: `${next}${current}` },
