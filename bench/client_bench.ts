@@ -2,7 +2,13 @@
 // without onDecision (docs/performance.md "Decision logs"): without the hook
 // the client hands out the engine's evaluator itself, so the first two must
 // be equal within noise.
-import { compileBundle, createEvaluator, createRemoteClient, signBundle } from "../mod.ts";
+import {
+  compileBundle,
+  createEvaluator,
+  createRemoteClient,
+  signBundle,
+  signFreshness,
+} from "../mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "./scenarios/mod.ts";
 
 const N = 1_000;
@@ -13,19 +19,29 @@ const pair = await crypto.subtle.generateKey(
   false,
   ["sign", "verify"],
 );
-const body = JSON.stringify(
-  await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "bench" }),
-);
+const key = { algorithm: "ECDSA_SHA_256" as const, key: pair.privateKey, keyId: "bench" };
+const signed = await signBundle({ ...bundle, bundleVersion: 1 }, key);
+const body = JSON.stringify(signed);
+// The same bundle with a signed freshness statement (valid 30 days): its expiry is watched by a
+// timer that swaps the evaluator when it fires, so evaluate itself must cost the same.
+const freshBody = JSON.stringify({
+  ...signed,
+  freshness: await signFreshness(signed, {
+    ...key,
+    issuedAt: Date.now(),
+    expiresAt: Date.now() + 30 * 86_400_000,
+  }),
+});
 
 /** A remote client fed from memory (no network): the same object a service holds. */
-function client(extra: Record<string, unknown> = {}) {
+function client(extra: Record<string, unknown> = {}, text = body) {
   return createRemoteClient({
     baseUrl: "https://bench.invalid",
     runtimeKey: "rk_bench",
     ...scope,
     verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
     poll: { intervalMs: 2_147_483_647 },
-    fetch: () => Promise.resolve(new Response(body)),
+    fetch: () => Promise.resolve(new Response(text)),
     ...extra,
   });
 }
@@ -33,6 +49,7 @@ function client(extra: Record<string, unknown> = {}) {
 const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));
 const plain = await client();
+const fresh = await client({ requireFreshness: true }, freshBody);
 let sink = 0;
 const logged = await client({ onDecision: () => sink++ });
 const sampled = await client({ onDecision: () => sink++, decisionLog: { sampleRate: 0.01 } });
@@ -55,6 +72,11 @@ Deno.bench({
   fn: () => void plain.evaluate(requests[i++ & (QUERIES - 1)]!),
 });
 Deno.bench({
+  name: "client.evaluate, freshness statement (requireFreshness)",
+  group,
+  fn: () => void fresh.evaluate(requests[i++ & (QUERIES - 1)]!),
+});
+Deno.bench({
   name: "client.evaluate, onDecision (every decision)",
   group,
   fn: () => void logged.evaluate(requests[i++ & (QUERIES - 1)]!),
@@ -72,5 +94,5 @@ Deno.bench({
 
 // The clients hold a poll timer until closed; deno bench needs none left behind.
 globalThis.addEventListener("unload", () => {
-  for (const c of [plain, logged, sampled, masked]) void c.close();
+  for (const c of [plain, fresh, logged, sampled, masked]) void c.close();
 });
