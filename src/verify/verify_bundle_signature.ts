@@ -19,6 +19,7 @@ import {
 } from "./verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 export type { VerifyKeyOptions, VerifyKeySet } from "./verify_keys.ts";
 export { MAX_VERIFY_KEYS } from "./verify_keys.ts";
@@ -71,7 +72,7 @@ const REMOVED_MESSAGE =
 /** Imported keys per `verify` object, so that reloads do not import again. */
 const keyCache = new WeakMap<
   VerifyKeyOptions,
-  { algorithm: string; publicKey: string | CryptoKey; key: Promise<CryptoKey> }
+  { algorithm: string; publicKey: string | WebCryptoKey; key: Promise<WebCryptoKey> }
 >();
 
 /**
@@ -284,7 +285,7 @@ export async function firstVerifyingKey(
   return null;
 }
 
-function cachedKey(verify: VerifyKeyOptions): Promise<CryptoKey> {
+function cachedKey(verify: VerifyKeyOptions): Promise<WebCryptoKey> {
   const hit = keyCache.get(verify);
   if (hit?.algorithm === verify.algorithm && hit.publicKey === verify.publicKey) return hit.key;
   const key = importVerifyKey(verify.algorithm, verify.publicKey);
