@@ -13,6 +13,7 @@ import { CliError } from "./_errors.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
+import { parseDuration } from "./_duration.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
@@ -257,6 +258,17 @@ class Reader {
           "CONFIG_INVALID",
           `${this.file}: ${envNameProblem(`${pointer}/${field}`)}`,
         );
+      }
+      if (field === "expiresIn" && value !== undefined) {
+        const problem = parseDuration(value);
+        if (typeof problem === "string") {
+          throw new CliError(
+            "CONFIG_INVALID",
+            `${this.file}: ${pointer.slice(1).replaceAll("/", ".")}.expiresIn ${
+              describeValue(value)
+            } ${problem}`,
+          );
+        }
       }
       if (value !== undefined) block[field] = value;
     }

@@ -128,27 +128,24 @@ export async function signingSettings(
       `pass --signing-key-id <id> or set ${blockName}.keyId in policy.config.json`,
     );
   }
-  const expiresInMs = expiresIn(session, block, blockName);
+  const expiresInMs = expiresIn(session, block);
   const settings = await keySettings(session, block, blockName, algorithm, keyId);
   return { ...settings, expiresInMs };
 }
 
 /**
- * `--expires-in`, else the block's `expiresIn`, in ms, or null.
+ * `--expires-in`, else the block's `expiresIn` (checked when the config was
+ * read), in ms, or null.
  *
- * @throws {CliError} `USAGE_ERROR` (the flag), `CONFIG_INVALID` (the block).
+ * @throws {CliError} `USAGE_ERROR` for the flag.
  */
-function expiresIn(session: Session, block: SigningBlock | null, blockName: string): number | null {
+function expiresIn(session: Session, block: SigningBlock | null): number | null {
   const flag = session.string("expires-in");
   const text = flag ?? block?.expiresIn;
   if (text === undefined) return null;
   const ms = parseDuration(text);
   if (typeof ms === "number") return ms;
-  if (flag !== undefined) throw usageError(`--expires-in ${describeValue(text)} ${ms}`);
-  throw new CliError(
-    "CONFIG_INVALID",
-    `${blockName}.expiresIn ${describeValue(text)} ${ms}`,
-  );
+  throw usageError(`--expires-in ${describeValue(text)} ${ms}`);
 }
 
 async function keySettings(
