@@ -82,16 +82,9 @@ export function formatStatementTime(ms: number): string {
  * What is wrong with the shape of a `freshness` member, or undefined: an
  * object with exactly the members of a version 1 statement, each of its
  * type (`docs/bundle-format.md`, "Freshness statement"). Whether it names
- * the bundle and verifies is the load pipeline's business.
- *
- * @example
- * ```ts
- * import { freshnessProblem } from "./freshness_statement.ts";
- * import assert from "node:assert/strict";
- *
- * assert.equal(freshnessProblem("soon"), "it is not an object");
- * assert.match(freshnessProblem({ type: "policy-bundle-freshness/v2" })!, /type must be/);
- * ```
+ * the bundle and verifies is the load pipeline's business. Internal: not
+ * exported by `mod.ts` (`tests/verify/freshness_test.ts` holds it to its
+ * messages through `validateBundle`).
  */
 export function freshnessProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return "it is not an object";
