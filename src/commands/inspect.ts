@@ -8,7 +8,7 @@ import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { describeStatement, timeLeftMs } from "./_freshness.ts";
 import { describeDuration } from "./_duration.ts";
-import { inspectBundleFile } from "./_bundle.ts";
+import { inCliWords, inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { countRules } from "./_draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
@@ -18,6 +18,7 @@ import {
   VERIFY_ALGORITHM_FLAG,
   verifyAlgorithm,
 } from "./_signing.ts";
+import { formatCondition } from "../engine/format_condition.ts";
 
 /** Shows a bundle or verifies its signature. */
 export const runInspect = defineCommand(
@@ -96,7 +97,7 @@ export const runInspect = defineCommand(
         keyId: bundle.signature?.keyId ?? null,
         keySource: key.source,
         code: failure?.code ?? null,
-        message: failure?.message ?? null,
+        message: failure === null ? null : inCliWords(failure).message,
         freshness: freshnessVerification(session, bundle, failure),
       };
     } else if (failure?.code === "CHECKSUM_MISMATCH") {
@@ -207,6 +208,8 @@ function describePolicies(bundle: RuntimeBundleV1) {
       target: rule.target,
       effect: rule.effect.type,
       hasCondition: rule.when !== undefined,
+      when: rule.when ?? null,
+      condition: rule.when === undefined ? null : formatCondition(rule.when),
       thenEffect: effectType(rule.thenEffect),
       elseEffect: effectType(rule.elseEffect),
       description: rule.description ?? null,
@@ -244,7 +247,7 @@ function printPolicies(
       let effect = describeEffect(rule.effect.type, rule.effect);
       if (rule.when !== undefined) {
         const then = rule.thenEffect ?? rule.effect;
-        effect = `when ... then ${describeEffect(then.type, then)}${
+        effect = `when ${formatCondition(rule.when)} then ${describeEffect(then.type, then)}${
           rule.elseEffect === undefined
             ? ""
             : ` else ${describeEffect(rule.elseEffect.type, rule.elseEffect)}`

@@ -21,9 +21,18 @@ import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import {
   checkFreshness,
   expiryError,
+  FRESHNESS_FIELDS,
   type FreshnessStatus,
   type VerifyFreshnessOptions,
 } from "./verify_freshness.ts";
+import {
+  booleanField,
+  bytesField,
+  checkOptions,
+  describeValue,
+  type Fields,
+} from "../_internal/check_options.ts";
+import { verifyField } from "./verify_keys.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -45,15 +54,6 @@ export interface LoadBundleOptions
   inForce?: LoadedBundle;
 }
 
-/**
- * The signature part of a client's status (`docs/local-client.md`,
- * "`status()`"): a loaded bundle is `verified`, with the signature's
- * algorithm and key id, or `unsigned`. The `missing` and `unverified` states
- * (`docs/errors.md`, "Loading a bundle") are load failures, never the state
- * of a loaded bundle.
- */
-export type SignatureStatus = BundleSignatureStatus;
-
 /** What a loaded bundle reports in `status()`. */
 export interface BundleStatus {
   /** The bundle's revision counter, or null when the bundle has none. */
@@ -64,8 +64,14 @@ export interface BundleStatus {
   etag: string;
   /** The bundle's environment. */
   env: string;
-  /** How the signature was checked. */
-  signature: SignatureStatus;
+  /**
+   * How the signature was checked (`docs/local-client.md`, "`status()`"): a
+   * loaded bundle is `verified`, with the key id of the configured key that
+   * verified it, or `unsigned`. The `missing` and `unverified` states
+   * (`docs/errors.md`, "Loading a bundle") are load failures, never the
+   * state of a loaded bundle.
+   */
+  signature: BundleSignatureStatus;
   /**
    * The verified freshness statement (`docs/operations.md`, "Signed
    * freshness"), or null when the bundle carries none.
@@ -160,6 +166,7 @@ export async function loadBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
+  checkOptions(options, LOAD_FIELDS, "loadBundle");
   const { compiled, status, signature, freshness, warnings } = await runPipeline(
     source,
     options,
@@ -194,8 +201,30 @@ export async function inspectBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<InspectedBundle> {
+  checkOptions(options, LOAD_FIELDS, "inspectBundle");
   return await runPipeline(source, options, true);
 }
+
+/** The options of {@link loadBundle} and {@link inspectBundle}, for the one option checker. */
+const LOAD_FIELDS: Fields = {
+  verify: verifyField,
+  allowUnsigned: booleanField,
+  maxFileBytes: bytesField,
+  ...FRESHNESS_FIELDS,
+  clock: {
+    check: (value) =>
+      typeof value === "object" && value !== null &&
+        typeof (value as { wallNow?: unknown }).wallNow === "function"
+        ? undefined
+        : `must be an object with wallNow(); got ${describeValue(value)}`,
+  },
+  inForce: {
+    check: (value) =>
+      typeof value === "object" && value !== null && "compiled" in value && "status" in value
+        ? undefined
+        : `must be a bundle loadBundle returned; got ${describeValue(value)}`,
+  },
+};
 
 /** The one load pipeline; `report` returns integrity failures instead of throwing them. */
 async function runPipeline(
