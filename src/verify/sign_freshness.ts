@@ -13,7 +13,16 @@ import {
 } from "../engine/freshness_statement.ts";
 import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { checkedByCaller, checkOptions, describeValue } from "../_internal/check_options.ts";
+
+/** The options of {@link signFreshness}, for the one option checker (each checked below). */
+const SIGN_FRESHNESS_FIELDS = {
+  algorithm: checkedByCaller,
+  key: checkedByCaller,
+  keyId: checkedByCaller,
+  issuedAt: checkedByCaller,
+  expiresAt: checkedByCaller,
+};
 import { quote, unsupported } from "./import_key.ts";
 import type { SignBundleOptions } from "./sign_bundle.ts";
 import { signPayload } from "./sign_payload.ts";
@@ -64,6 +73,7 @@ export async function signFreshness(
   bundle: RuntimeBundleV1,
   options: SignFreshnessOptions,
 ): Promise<FreshnessStatement> {
+  checkOptions(options, SIGN_FRESHNESS_FIELDS, "signFreshness");
   const { algorithm, key, keyId, issuedAt, expiresAt } = options;
   if (!isSignatureAlgorithm(algorithm)) throw unsupported(algorithm);
   if (typeof keyId !== "string" || keyId === "") {

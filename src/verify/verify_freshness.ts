@@ -18,6 +18,8 @@ import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
 import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import {
   booleanField,
+  checkedByCaller,
+  checkOptions,
   describeValue,
   type Field,
   type Fields,
@@ -28,6 +30,7 @@ import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorith
 import {
   keysToTry,
   namesNoConfiguredKey,
+  verifyField,
   verifyKeyList,
   type VerifyKeySet,
 } from "./verify_keys.ts";
@@ -91,6 +94,13 @@ export const FRESHNESS_FIELDS: Fields = {
   clockSkewMs: clockSkewField,
 };
 
+/** The options of {@link verifyFreshness}, for the one option checker. */
+const VERIFY_FRESHNESS_FIELDS: Fields = {
+  verify: verifyField,
+  ...FRESHNESS_FIELDS,
+  clock: checkedByCaller,
+};
+
 /**
  * Checks a bundle's statement and returns its status (null when it has none
  * and none is required), then refuses it when it has expired. Computes the
@@ -137,6 +147,7 @@ export async function verifyFreshness(
   bundle: RuntimeBundleV1,
   options: VerifyFreshnessOptions = {},
 ): Promise<FreshnessStatus | null> {
+  checkOptions(options, VERIFY_FRESHNESS_FIELDS, "verifyFreshness");
   const { checksum } = await computeDigest(bundle);
   const status = await checkFreshness(bundle, checksum, options);
   if (status !== null) {
