@@ -1,10 +1,8 @@
 // The signed freshness statement (docs/bundle-format.md "Freshness statement"):
 // its format, what it leaves unchanged, and every check of the load pipeline.
 import assert from "node:assert/strict";
+import { canonicalPayload, computeDigest, freshnessSignedBytes } from "../../src/engine/mod.ts";
 import {
-  canonicalPayload,
-  computeDigest,
-  freshnessSignedBytes,
   inspectBundle,
   loadBundle,
   type RuntimeBundleV1,
