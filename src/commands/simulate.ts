@@ -55,7 +55,12 @@ export const runSimulate = defineCommand(
         value: "<json>",
         description: "context object as JSON (default {})",
       },
-      trace: { type: "string", value: "full", description: "print the full evaluation trace" },
+      trace: {
+        type: "string",
+        value: "full",
+        choices: ["full"],
+        description: "print the full evaluation trace",
+      },
       suite: { type: "string", value: "<path>", description: "run a simulation suite" },
       junit: {
         type: "string",
@@ -74,6 +79,11 @@ export const runSimulate = defineCommand(
       },
       ...VERIFY_ALGORITHM_FLAG,
     },
+    examples: [
+      'policy simulate --service billing --resource invoice --action create --context \'{"plan":"free"}\' --trace full',
+      "policy simulate --suite policy/suite.json --junit report.xml",
+      "policy simulate --suite policy/suite.json --skip-verify",
+    ],
   },
   async (session) => {
     const single = ["service", "resource", "action", "context", "trace"].filter((f) =>
