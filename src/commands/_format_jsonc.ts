@@ -5,9 +5,11 @@
  * strings and numbers written as `JSON.stringify` writes them — with every
  * comment kept, in order: a comment on the line of a value stays after it,
  * a comment on its own line stays on its own line before what followed it,
- * and a single blank line between members is kept. For a text without
- * comments the result is exactly `JSON.stringify(value, null, 2)` (the last
- * of duplicate keys aside, which both keep as the parser reads them).
+ * and in a text with comments a single blank line between members is kept.
+ * For a text without comments the result is exactly
+ * `JSON.stringify(value, null, 2)` of the value it holds (a key given twice
+ * aside: both members are kept as written, which reads the same, the last
+ * one winning).
  *
  * The text must already have parsed (`parseJson` with `comments`); the
  * caller checks that the result parses to the same value.
@@ -57,13 +59,15 @@ export function commentsOf(text: string): string[] {
 /** The canonical text of a JSONC document that parses, with a final newline. */
 export function formatJsonc(text: string): string {
   const tokens = tokenize(text);
+  // Blank lines separate groups of commented members; without comments the layout is JSON.stringify's.
+  const blanks = tokens.some((t) => t.kind === "comment");
   let at = 0;
   const comments = (sameLine: boolean): Comment[] => {
     const found: Comment[] = [];
     while (at < tokens.length && tokens[at]!.kind === "comment") {
       const token = tokens[at]!;
       if (sameLine && token.breaks > 0) break;
-      found.push({ text: token.text.trimEnd(), blank: token.breaks > 1 });
+      found.push({ text: token.text.trimEnd(), blank: blanks && token.breaks > 1 });
       at++;
       // After a line comment, only a new line follows.
       if (sameLine && token.text.startsWith("//")) break;
@@ -83,15 +87,19 @@ export function formatJsonc(text: string): string {
       items: [],
       end: [],
     };
+    // Comments on the lines between a value and its comma go before the next item.
+    let carried: Comment[] = [];
     for (;;) {
-      const before = comments(false);
+      const before = [...carried, ...comments(false)];
+      carried = [];
       const next = tokens[at]!;
       if (next.text === close) {
         node.end = before;
         at++;
         return node;
       }
-      const blank = (before[0]?.blank ?? false) || (before.length === 0 && next.breaks > 1);
+      const blank = (before[0]?.blank ?? false) ||
+        (blanks && before.length === 0 && next.breaks > 1);
       let key: string | null = null;
       if (node.kind === "object") {
         key = canonicalScalar(tokens[at++]!);
@@ -100,9 +108,12 @@ export function formatJsonc(text: string): string {
       }
       const item: Item = { blank, leading: before, key, value: value(before), trailing: [] };
       item.trailing = comments(true);
+      carried = comments(false);
       if (tokens[at]?.text === ",") {
         at++;
-        item.trailing.push(...comments(true));
+        // Only one line comment fits on a line, and it ends it.
+        const lineEnded = item.trailing.at(-1)?.text.startsWith("//") ?? false;
+        if (carried.length === 0 && !lineEnded) item.trailing.push(...comments(true));
       }
       node.items.push(item);
     }
