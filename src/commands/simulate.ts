@@ -294,9 +294,12 @@ async function runSuite(session: Session): Promise<number> {
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
-  const started = session.io.now();
+  const { clock } = session.io;
+  // When the suite ran (the JUnit report's timestamp), and its duration on the monotonic clock.
+  const startedAt = new Date(clock.wallNow());
+  const started = clock.now();
   for (const scenario of suite.scenarios) {
-    const t0 = session.io.now().getTime();
+    const t0 = clock.now();
     const request = { target: scenario.target, context: scenario.context };
     const actual = evaluate(request);
     for (const r of traceEvaluation(compiled, request).rules) {
@@ -313,10 +316,10 @@ async function runSuite(session: Session): Promise<number> {
       expected: e,
       actual,
       mismatches,
-      durationMs: session.io.now().getTime() - t0,
+      durationMs: Math.round(clock.now() - t0),
     });
   }
-  const durationMs = session.io.now().getTime() - started.getTime();
+  const durationMs = Math.round(clock.now() - started);
   const passed = results.filter((r) => r.passed).length;
   const summary = {
     scenarios: results.length,
@@ -350,7 +353,7 @@ async function runSuite(session: Session): Promise<number> {
         },
       })),
       durationMs,
-      started,
+      startedAt,
     );
     await writeFileAtomic(junitFile, xml, { createParents: true });
     out.note(`wrote ${junitFile} (JUnit XML)`);
