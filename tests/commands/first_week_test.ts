@@ -398,7 +398,7 @@ Deno.test("the first week: from an empty folder to a signed bundle, the draft ne
       ],
       [2, 3],
     );
-    // Two of the four active rules: a threshold of 75 % is not met (exit 4).
+    // One of the four active rules was exercised (25 %): a threshold of 75 % is not met (exit 4).
     const below = await s.json([
       "simulate",
       "--draft",
