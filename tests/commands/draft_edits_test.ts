@@ -21,6 +21,26 @@ interface DraftPolicy {
   defaults?: unknown;
 }
 
+/** `policies remove-rule` of policy `billing`. */
+const removeRule = (
+  id: string,
+) => ["policies", "remove-rule", "--policy-key", "billing", "--rule-id", id];
+/** `policies set-status` of a rule of policy `billing`. */
+const setStatus = (
+  id: string,
+  status: string,
+) => ["policies", "set-status", "--policy-key", "billing", "--rule-id", id, status];
+/** `policies update-policy --defaults-effect` of policy `billing`. */
+const defaultsEffect = (
+  effect: string,
+  ...more: string[]
+) => ["policies", "update-policy", "--policy-key", "billing", "--defaults-effect", effect, ...more];
+/** `policies add-rule` to policy `billing`. */
+const addRule = (
+  file: string,
+  ...more: string[]
+) => ["policies", "add-rule", "--policy-key", "billing", "--rule-file", file, ...more];
+
 const policies = async (s: Awaited<ReturnType<typeof scratch>>) =>
   (await s.readJson("policy-drafts.json")).policies as DraftPolicy[];
 
@@ -100,27 +120,13 @@ const LISTED_RULE_SHAPE = {
 Deno.test("policies remove-rule removes one rule, keeps the others in order, and says what it removed", async () => {
   await using s = await scratch();
   await draftWith(s, [rule("a"), rule("b", { priority: 20 }), rule("c")]);
-  const r = await s.json([
-    "policies",
-    "remove-rule",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "b",
-  ]);
+  const r = await s.json(removeRule("b"));
   assert.equal(r.code, 0, r.stderr);
   assertShape(r.doc, REMOVE_RULE_SHAPE);
   assert.equal(r.doc.ruleCount, 2);
   assert.deepEqual(r.doc.removed, rule("b", { priority: 20 }));
   assert.deepEqual((await policies(s))[0]!.rules.map((x) => x.id), ["a", "c"]);
-  const text = await s.run([
-    "policies",
-    "remove-rule",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "a",
-  ]);
+  const text = await s.run(removeRule("a"));
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^removed rule a from policy billing in .*policy-drafts\.json$/m);
   assert.match(text.stdout, /was: +active, priority 10, allow/);
@@ -130,14 +136,7 @@ Deno.test("policies remove-rule removes one rule, keeps the others in order, and
 Deno.test("removing the last rule of a policy that has a default warns DEFAULTS_UNREACHABLE", async () => {
   await using s = await scratch();
   await draftWith(s, [rule("only")]);
-  const r = await s.json([
-    "policies",
-    "remove-rule",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "only",
-  ]);
+  const r = await s.json(removeRule("only"));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), [
     "DEFAULTS_UNREACHABLE",
@@ -151,8 +150,8 @@ Deno.test("an unknown rule id is RULE_NOT_FOUND (exit 1) with the closest id, an
   const before = await s.read("policy-drafts.json");
   for (
     const args of [
-      ["policies", "remove-rule", "--policy-key", "billing", "--rule-id", "paid-plan"],
-      ["policies", "set-status", "--policy-key", "billing", "--rule-id", "paid-plan", "disabled"],
+      removeRule("paid-plan"),
+      setStatus("paid-plan", "disabled"),
     ]
   ) {
     const r = await s.json(args);
@@ -195,15 +194,7 @@ Deno.test("policies set-status flips a rule, and leaves a rule already in that s
       effect: { type: "kill_switch", killSwitch: { service: "search", reason: "rebuild" } },
     }),
   ]);
-  const on = await s.json([
-    "policies",
-    "set-status",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "search-off",
-    "active",
-  ]);
+  const on = await s.json(setStatus("search-off", "active"));
   assert.equal(on.code, 0, on.stderr);
   assertShape(on.doc, SET_STATUS_SHAPE);
   assert.deepEqual(
@@ -214,28 +205,12 @@ Deno.test("policies set-status flips a rule, and leaves a rule already in that s
 
   const file = `${s.wf}/policy-drafts.json`;
   const written = (await Deno.stat(file)).mtime;
-  const again = await s.json([
-    "policies",
-    "set-status",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "search-off",
-    "ACTIVE",
-  ]);
+  const again = await s.json(setStatus("search-off", "ACTIVE"));
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual([again.doc.status, again.doc.changed], ["active", false]);
   assert.deepEqual((await Deno.stat(file)).mtime, written, "an unchanged draft is not rewritten");
 
-  const off = await s.run([
-    "policies",
-    "set-status",
-    "--policy-key",
-    "billing",
-    "--rule-id",
-    "search-off",
-    "disabled",
-  ]);
+  const off = await s.run(setStatus("search-off", "disabled"));
   assert.equal(off.code, 0, off.stderr);
   assert.match(off.stdout, /rule search-off of policy billing is now disabled \(was active\)/);
   assert.match(off.stdout, /kill_switch \(search: rebuild\) \(never fires\)/);
@@ -275,15 +250,7 @@ Deno.test("add-rule --replace puts the new rule in the place of the rule with it
 
   // --replace needs a rule to replace: a typo in the id is not a silent second rule.
   await s.write("bee.json", rule("bb"));
-  const missing = await s.run([
-    "policies",
-    "add-rule",
-    "--policy-key",
-    "billing",
-    "--rule-file",
-    "bee.json",
-    "--replace",
-  ]);
+  const missing = await s.run(addRule("bee.json", "--replace"));
   assertError(missing, 1, "RULE_NOT_FOUND");
   assert.match(missing.stderr, /has no rule "bb"; did you mean b\?/);
   assert.equal((await policies(s))[0]!.rules.length, 3);
@@ -294,15 +261,7 @@ Deno.test("add-rule --replace checks the new rule like add-rule does", async () 
   await draftWith(s, [rule("a")]);
   const before = await s.read("policy-drafts.json");
   await s.write("bad.json", rule("a", { priority: "high" }));
-  const r = await s.run([
-    "policies",
-    "add-rule",
-    "--policy-key",
-    "billing",
-    "--rule-file",
-    "bad.json",
-    "--replace",
-  ]);
+  const r = await s.run(addRule("bad.json", "--replace"));
   assertError(r, 1, "RULE_INVALID");
   assert.equal(await s.read("policy-drafts.json"), before);
 });
@@ -310,54 +269,17 @@ Deno.test("add-rule --replace checks the new rule like add-rule does", async () 
 Deno.test("update-policy --defaults-effect none removes the default", async () => {
   await using s = await scratch();
   await draftWith(s, [rule("a")]);
-  const r = await s.json([
-    "policies",
-    "update-policy",
-    "--policy-key",
-    "billing",
-    "--defaults-effect",
-    "none",
-  ]);
+  const r = await s.json(defaultsEffect("none"));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual([r.doc.defaultsEffect, r.doc.defaults], [null, null]);
   assert.equal(Object.hasOwn((await policies(s))[0]!, "defaults"), false);
-  const text = await s.run([
-    "policies",
-    "update-policy",
-    "--policy-key",
-    "billing",
-    "--defaults-effect",
-    "none",
-  ]);
+  const text = await s.run(defaultsEffect("none"));
   assert.match(text.stdout, /default effect: \(none\)$/m);
-  const flags = await s.run([
-    "policies",
-    "update-policy",
-    "--policy-key",
-    "billing",
-    "--defaults-effect",
-    "none",
-    "--kill-switch-service",
-    "x",
-  ]);
+  const flags = await s.run(defaultsEffect("none", "--kill-switch-service", "x"));
   assertError(flags, 2, "USAGE_ERROR");
   assert.match(flags.stderr, /--kill-switch-service applies to --defaults-effect kill_switch/);
-  await s.run([
-    "policies",
-    "update-policy",
-    "--policy-key",
-    "billing",
-    "--defaults-effect",
-    "deny",
-  ]);
-  const removed = await s.run([
-    "policies",
-    "update-policy",
-    "--policy-key",
-    "billing",
-    "--defaults-effect",
-    "none",
-  ]);
+  await s.run(defaultsEffect("deny"));
+  const removed = await s.run(defaultsEffect("none"));
   assert.match(removed.stdout, /default effect: \(none\); removed deny/);
 });
 
@@ -568,10 +490,10 @@ Deno.test("the edit commands write the draft under the working folder's lock", a
   await draftWith(s, [rule("a"), rule("b"), rule("c"), rule("d")]);
   // Four concurrent edits of one draft: none is lost.
   const results = await Promise.all([
-    s.run(["policies", "remove-rule", "--policy-key", "billing", "--rule-id", "a"]),
-    s.run(["policies", "set-status", "--policy-key", "billing", "--rule-id", "b", "disabled"]),
-    s.run(["policies", "remove-rule", "--policy-key", "billing", "--rule-id", "c"]),
-    s.run(["policies", "set-status", "--policy-key", "billing", "--rule-id", "d", "disabled"]),
+    s.run(removeRule("a")),
+    s.run(setStatus("b", "disabled")),
+    s.run(removeRule("c")),
+    s.run(setStatus("d", "disabled")),
   ]);
   for (const r of results) assert.equal(r.code, 0, r.stderr);
   const [only] = await policies(s);
