@@ -164,17 +164,19 @@ async function chosenFiles(session: Session): Promise<Target[]> {
     file === config.draftPath ? "draft" : file === config.file ? "config" : null;
   const byPattern = (name: string) => PATTERN_SUFFIXES.some((s) => name.endsWith(s));
   const found: string[] = [];
-  const folderFiles = async (folder: string) => {
-    const inside = (file: string | null) =>
-      file !== null && !path.relative(folder, file).startsWith("..") &&
-      !path.isAbsolute(path.relative(folder, file));
+  // The draft and the config: wherever they are by default, when inside it for a folder named.
+  const folderFiles = async (folder: string | null) => {
+    const inside = (file: string) =>
+      folder === null ||
+      (!path.relative(folder, file).startsWith("..") &&
+        !path.isAbsolute(path.relative(folder, file)));
     for (const file of [config.draftPath, config.file]) {
       if (file !== null && inside(file) && await exists(file)) found.push(file);
     }
-    found.push(...await findFiles(folder, byPattern));
+    found.push(...await findFiles(folder ?? (await session.workingFolder()).path, byPattern));
   };
   if (session.positionals.length === 0) {
-    await folderFiles((await session.workingFolder()).path);
+    await folderFiles(null);
   } else {
     for (const argument of session.positionals) {
       const file = await session.fromWorkingFolder(argument);

@@ -321,3 +321,20 @@ Deno.test({
     }
   },
 });
+
+Deno.test("fmt formats the configured draft wherever draft.path puts it", async () => {
+  await using s = await scratch();
+  await s.write("policy.config.json", pretty({ draft: { path: "../drafts/policy-drafts.json" } }));
+  assert.equal((await s.run(["working-folder", "init"])).code, 0);
+  const draft = path.join(s.root, "drafts", "policy-drafts.json");
+  const written = await Deno.readTextFile(draft);
+  await Deno.writeTextFile(draft, compact(JSON.parse(written)));
+  const check = await s.json(["fmt", "--check"]);
+  assert.equal(check.code, 1);
+  assert.deepEqual(
+    (check.doc.files as { path: string; kind: string }[]).map((f) => [f.path, f.kind]),
+    [[draft, "draft"], [path.join(s.wf, "policy.config.json"), "config"]],
+  );
+  assert.equal((await s.run(["fmt"])).code, 0);
+  assert.equal(await Deno.readTextFile(draft), written);
+});
