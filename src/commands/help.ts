@@ -54,7 +54,8 @@ export async function topLevelHelp(): Promise<string> {
     ).join(", "),
     "",
     "Run 'policy help <command>' (or 'policy <command> --help') for a command's flags. Exit",
-    "codes: 0 success, 1 a check failed, 2 usage or configuration error, 3 licence refused.",
+    "codes: 0 success, 1 a check failed, 2 usage or configuration error (or a check that could",
+    "not run), 3 licence refused, 4 below a threshold (simulate --coverage-threshold).",
     "",
     ...examplesSection([
       "policy working-folder init",

@@ -29,7 +29,7 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandTable } from "./_command_tree.ts";
 import { didYouMean } from "../_internal/suggest.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 
 /** The `help` command's module, which also prints the top-level help. */
 const loadHelp = () => import("./help.ts");

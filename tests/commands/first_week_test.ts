@@ -5,11 +5,6 @@
  * rules, flip a kill switch, remove a default, simulate the draft with a
  * trace that names the failing condition, run a folder of suites with a
  * filter and a coverage threshold, `fmt --check`, build, sign, inspect.
- *
- * The steps marked "WAITS FOR simulate" use what the `simulate` branch adds
- * (`simulate --draft`, the condition-level trace, `--suite <folder>`,
- * `--run`, `--coverage-threshold`). Until that branch is on main they are
- * left out, and the test says so on its output; the rest of the week runs.
  */
 import assert from "node:assert/strict";
 import { assertError, scratch } from "./_helpers.ts";
@@ -165,7 +160,7 @@ async function policyJson(s: Scratch, code: number, ...args: string[]) {
   return r.doc;
 }
 
-/** What `simulate --draft` decides for one request (WAITS FOR simulate). */
+/** What `simulate --draft` decides for one request: the draft, not built. */
 async function decideDraft(s: Scratch, target: typeof INVOICE, context: object) {
   const doc = await policyJson(
     s,
@@ -186,15 +181,6 @@ async function decideDraft(s: Scratch, target: typeof INVOICE, context: object) 
 
 Deno.test("the first week: from an empty folder to a signed bundle, the draft never edited by hand", async () => {
   await using s = await scratch();
-  const simulateHelp = (await policy(s, 0, "simulate", "--help")).stdout;
-  const simulateLanded = ["--draft", "--run", "--coverage-threshold"].every((flag) =>
-    simulateHelp.includes(flag)
-  );
-  if (!simulateLanded) {
-    console.log(
-      "first_week_test: the steps marked WAITS FOR simulate (simulate --draft, the condition trace, suite folders, --run, --coverage-threshold) are left out: the simulate branch is not on main yet",
-    );
-  }
   const draftPolicies = async () =>
     (await s.readJson("policy-drafts.json")).policies as {
       policyKey: string;
@@ -281,15 +267,13 @@ Deno.test("the first week: from an empty folder to a signed bundle, the draft ne
   const [invoice] = await draftPolicies();
   assert.deepEqual(invoice!.rules.map((r) => r.id), ["paid-plans", "free-small-teams"]);
 
-  if (simulateLanded) {
-    // WAITS FOR simulate: the draft decides without a build.
-    assert.deepEqual(await decideDraft(s, INVOICE, { plan: "free", seats: 8 }), {
-      decision: "allow",
-      reason: "rule",
-      policyKey: "billing.invoice.create",
-      ruleId: "free-small-teams",
-    });
-  }
+  // The draft decides without a build.
+  assert.deepEqual(await decideDraft(s, INVOICE, { plan: "free", seats: 8 }), {
+    decision: "allow",
+    reason: "rule",
+    policyKey: "billing.invoice.create",
+    ruleId: "free-small-teams",
+  });
 
   // Thursday: an index rebuild. Flip the kill switch, check, flip it back; then search needs no
   // default of its own.
@@ -306,11 +290,8 @@ Deno.test("the first week: from an empty folder to a signed bundle, the draft ne
       status,
     );
   assert.equal((await setStatus("active")).changed, true);
-  if (simulateLanded) {
-    // WAITS FOR simulate
-    const down = await decideDraft(s, SEARCH, { tenant: "t-1" });
-    assert.deepEqual([down.decision, down.ruleId], ["kill_switch", "search-off"]);
-  }
+  const down = await decideDraft(s, SEARCH, { tenant: "t-1" });
+  assert.deepEqual([down.decision, down.ruleId], ["kill_switch", "search-off"]);
   assert.equal((await setStatus("disabled")).changed, true);
   const removed = await policyJson(
     s,
@@ -332,88 +313,84 @@ Deno.test("the first week: from an empty folder to a signed bundle, the draft ne
   );
 
   // Friday: why is a free team of 12 refused? The trace names the condition that failed.
-  if (simulateLanded) {
-    // WAITS FOR simulate: the condition-level trace, on the draft.
-    const context = JSON.stringify({ plan: "free", seats: 12 });
-    const target = ["--service", "billing", "--resource", "invoice", "--action", "create"];
-    const traced = await policyJson(
-      s,
-      0,
-      "simulate",
-      "--draft",
-      ...target,
-      "--context",
-      context,
-      "--trace",
-      "full",
-    );
-    const rules = (traced.trace as { rules: Record<string, unknown>[] }).rules;
-    const free = rules.find((r) => r.ruleId === "free-small-teams")!;
-    assert.equal(free.outcome, "skipped (when_false)");
-    assert.deepEqual(
-      [
-        (free.falseBecause as Record<string, unknown>).path,
-        (free.falseBecause as Record<string, unknown>).value,
-      ],
-      ["ctx.seats", 12],
-    );
-    const text = await policy(
-      s,
-      0,
-      "simulate",
-      "--draft",
-      ...target,
-      "--context",
-      context,
-      "--trace",
-      "full",
-    );
-    assert.match(text.stdout, /false because: ctx\.seats \(12\) <= 10 ✗/);
+  // The condition-level trace, on the draft.
+  const context = JSON.stringify({ plan: "free", seats: 12 });
+  const target = ["--service", "billing", "--resource", "invoice", "--action", "create"];
+  const traced = await policyJson(
+    s,
+    0,
+    "simulate",
+    "--draft",
+    ...target,
+    "--context",
+    context,
+    "--trace",
+    "full",
+  );
+  const rules = (traced.trace as { rules: Record<string, unknown>[] }).rules;
+  const free = rules.find((r) => r.ruleId === "free-small-teams")!;
+  assert.equal(free.outcome, "skipped (when_false)");
+  assert.deepEqual(
+    [
+      (free.falseBecause as Record<string, unknown>).path,
+      (free.falseBecause as Record<string, unknown>).value,
+    ],
+    ["ctx.seats", 12],
+  );
+  const text = await policy(
+    s,
+    0,
+    "simulate",
+    "--draft",
+    ...target,
+    "--context",
+    context,
+    "--trace",
+    "full",
+  );
+  assert.match(text.stdout, /false because: ctx\.seats \(12\) <= 10 ✗/);
 
-    // WAITS FOR simulate: a folder of suites, a filter, a coverage threshold.
-    for (const [file, suite] of Object.entries(SUITES)) await s.write(file, suite);
-    const all = await policyJson(s, 0, "simulate", "--draft", "--suite", "suites");
-    assert.deepEqual(
-      (all.summary as Record<string, number>).failed,
-      0,
-      JSON.stringify(all.scenarios),
-    );
-    assert.equal((all.suites as unknown[]).length, 2);
-    const filtered = await policyJson(
-      s,
-      0,
-      "simulate",
-      "--draft",
-      "--suite",
-      "suites",
-      "--run",
-      "^free plan",
-      "--coverage-threshold",
-      "25",
-    );
-    assert.deepEqual(
-      [
-        (filtered.summary as Record<string, number>).scenarios,
-        (filtered.summary as Record<string, number>).skipped,
-      ],
-      [2, 3],
-    );
-    // One of the four active rules was exercised (25 %): a threshold of 75 % is not met (exit 4).
-    const below = await s.json([
-      "simulate",
-      "--draft",
-      "--suite",
-      "suites",
-      "--run",
-      "^free plan",
-      "--coverage-threshold",
-      "75",
-    ]);
-    assert.equal(below.code, 4, below.stderr);
-    assert.equal((below.doc.coverage as { belowThreshold: boolean }).belowThreshold, true);
-  } else {
-    for (const [file, suite] of Object.entries(SUITES)) await s.write(file, suite);
-  }
+  // A folder of suites, a filter, a coverage threshold.
+  for (const [file, suite] of Object.entries(SUITES)) await s.write(file, suite);
+  const all = await policyJson(s, 0, "simulate", "--draft", "--suite", "suites");
+  assert.deepEqual(
+    (all.summary as Record<string, number>).failed,
+    0,
+    JSON.stringify(all.scenarios),
+  );
+  assert.equal((all.suites as unknown[]).length, 2);
+  const filtered = await policyJson(
+    s,
+    0,
+    "simulate",
+    "--draft",
+    "--suite",
+    "suites",
+    "--run",
+    "^free plan",
+    "--coverage-threshold",
+    "25",
+  );
+  assert.deepEqual(
+    [
+      (filtered.summary as Record<string, number>).scenarios,
+      (filtered.summary as Record<string, number>).skipped,
+    ],
+    [2, 3],
+  );
+  // One of the four active rules was exercised (25 %): a threshold of 75 % is not met (exit 4).
+  const below = await s.json([
+    "simulate",
+    "--draft",
+    "--suite",
+    "suites",
+    "--run",
+    "^free plan",
+    "--coverage-threshold",
+    "75",
+  ]);
+  assert.equal(below.code, 4, below.stderr);
+  assert.equal((below.doc.coverage as { belowThreshold: boolean }).belowThreshold, true);
 
   // The end of the week: the files people wrote are laid out as the CLI writes the draft.
   const unformatted = await policyJson(s, 1, "fmt", "--check");
