@@ -123,10 +123,12 @@ export class BundleSlot {
    * Puts a newly loaded bundle in force. The same bundle again (the same
    * compiled form, reused by the load pipeline, and the same
    * `bundleVersion`: a renewed freshness statement) keeps its evaluator and
-   * takes the new status; anything else gets a new evaluator.
+   * takes the new status; anything else gets a new evaluator. Returns the
+   * bundle it replaced.
    */
-  replace(loaded: LoadedBundle): void {
+  replace(loaded: LoadedBundle): LoadedBundle {
     const live = this.#live;
+    const previous = live.loaded;
     if (
       loaded.compiled === live.loaded.compiled &&
       loaded.status.bundleVersion === live.status.bundleVersion
@@ -139,6 +141,7 @@ export class BundleSlot {
     this.#current = this.#live;
     this.#expired = false;
     this.#armExpiry();
+    return previous;
   }
 
   /** Clears the expiry timer; the slot keeps serving what it has. Idempotent. */
