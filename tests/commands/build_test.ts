@@ -22,6 +22,7 @@ export const BUILD_SHAPE = {
   ruleCount: "number",
   signed: "boolean",
   signature: "object|null",
+  freshness: "object|null",
   parity: "string",
   warnings: "array",
 };
@@ -199,7 +200,9 @@ Deno.test("build --signed with an ECDSA key file writes a signature that verifie
   assert.deepEqual(Object.keys(bundle).slice(-2), ["signature", "policies"]);
   const publicKey = await s.read("keys/public-key.pem");
   assert.deepEqual(
-    await verifyBundleSignature(bundle, { verify: { algorithm: "ECDSA_SHA_256", publicKey } }),
+    await verifyBundleSignature(bundle, {
+      verify: { algorithm: "ECDSA_SHA_256", publicKey, keyId: "release-1" },
+    }),
     { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "release-1" },
   );
 });
@@ -228,7 +231,12 @@ Deno.test("build signs with HMAC from POLICY_HMAC_SECRET, a named variable, or -
     env: { MY_SECRET: HMAC_SECRET },
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await verify(), { status: "verified", algorithm: "HMAC_SHA256", keyId: "ci" });
+  assert.deepEqual(await verify(), {
+    status: "verified",
+    algorithm: "HMAC_SHA256",
+    keyId: null,
+    claimedKeyId: "ci",
+  });
   r = await s.json([...base, "--hmac-secret", HMAC_SECRET]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /HMAC_SECRET_ON_COMMAND_LINE/);
