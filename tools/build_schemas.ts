@@ -66,7 +66,7 @@ function typeSchema(type: FieldType): Schema {
     case "const":
       return { const: type.value };
     case "enum":
-      return type.open
+      return type.open || type.refusedAtLoad
         ? { anyOf: [{ enum: [...type.values] }, { type: "string" }] }
         : { enum: [...type.values] };
     case "object":
@@ -222,6 +222,10 @@ const signing: Schema = {
       not: { type: "string", pattern: SECRET_LIKE.source },
     },
     ecdsaPrivateKeyPath: nullableString("PKCS#8 or SEC1 PEM, from the working folder"),
+    expiresIn: {
+      ...nullableString("Also sign a freshness statement lasting this long: 90s, 15m, 12h, 7d"),
+      pattern: "^[1-9][0-9]{0,9}[smhd]$",
+    },
   },
 };
 

@@ -33,6 +33,8 @@ import {
 export const OBJECT_KINDS = [
   "bundle",
   "signature",
+  "freshness",
+  "statementSignature",
   "policy",
   "rule",
   "target",
@@ -61,8 +63,18 @@ export type FieldType =
   | { readonly kind: "integer"; readonly minimum: number }
   /** Exactly this value. */
   | { readonly kind: "const"; readonly value: number | string }
-  /** One of `values`; `open`: any other string too (refused later, at a check of its own). */
-  | { readonly kind: "enum"; readonly values: readonly string[]; readonly open?: true }
+  /**
+   * One of `values`. `open`: any other string too, and the type says so
+   * (refused later, at a check of its own); `refusedAtLoad`: any other string
+   * passes the structural check and the schema, the type is one of `values`,
+   * and the load refuses the others (the value must be the bundle's own).
+   */
+  | {
+    readonly kind: "enum";
+    readonly values: readonly string[];
+    readonly open?: true;
+    readonly refusedAtLoad?: true;
+  }
   /** An object of the named kind. */
   | { readonly kind: "object"; readonly of: ObjectName }
   /** An array of objects of the named kind. */
@@ -131,6 +143,16 @@ export interface UnionDefinition {
   readonly union: readonly ObjectName[];
 }
 
+/** The fields of a signature: of the bundle's, and of a freshness statement's. */
+const SIGNATURE_FIELDS = {
+  algorithm: { type: { kind: "enum", values: SIGNATURE_ALGORITHMS, open: true }, required: true },
+  keyId: { type: { kind: "string" }, required: true },
+  value: { type: { kind: "string" }, required: true },
+} as const;
+
+/** A freshness statement's time: UTC, whole seconds or milliseconds (the load checks the date). */
+const STATEMENT_TIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$";
+
 const string = (description?: string, extra: { nonEmpty?: true; pattern?: string } = {}) =>
   ({
     type: { kind: "string", ...extra },
@@ -167,18 +189,37 @@ export const BUNDLE_FORMAT = {
       checksum: { type: { kind: "string", pattern: "^sha256:[0-9a-f]{64}$" } },
       etag: { type: { kind: "string" } },
       signature: { type: { kind: "object", of: "signature" } },
+      freshness: { type: { kind: "object", of: "freshness" } },
     },
   },
-  signature: {
+  signature: { fields: SIGNATURE_FIELDS },
+  // Signed data a v1 reader must understand whole: no other member (docs/bundle-format.md,
+  // "Freshness statement"); validation checks it whole (freshness_statement.ts).
+  freshness: {
+    description:
+      "A signed freshness statement for this bundle (docs/bundle-format.md, Freshness statement)",
+    closed: true,
     fields: {
-      algorithm: {
-        type: { kind: "enum", values: SIGNATURE_ALGORITHMS, open: true },
+      type: { type: { kind: "const", value: "policy-bundle-freshness/v1" }, required: true },
+      checksum: { type: { kind: "string", pattern: "^sha256:[0-9a-f]{64}$" }, required: true },
+      bundleVersion: { type: { kind: "integer", minimum: 1 }, required: true },
+      orgId: { type: { kind: "string" } },
+      projectId: { type: { kind: "string" } },
+      env: { type: { kind: "enum", values: ENVS, refusedAtLoad: true }, required: true },
+      issuedAt: {
+        type: { kind: "string", pattern: STATEMENT_TIME },
         required: true,
+        description: "UTC",
       },
-      keyId: { type: { kind: "string" }, required: true },
-      value: { type: { kind: "string" }, required: true },
+      expiresAt: {
+        type: { kind: "string", pattern: STATEMENT_TIME },
+        required: true,
+        description: "UTC",
+      },
+      signature: { type: { kind: "object", of: "statementSignature" }, required: true },
     },
   },
+  statementSignature: { closed: true, fields: SIGNATURE_FIELDS },
   policy: {
     fields: {
       policyKey: { ...string("Unique in the bundle", { nonEmpty: true }), required: true },

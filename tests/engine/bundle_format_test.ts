@@ -22,6 +22,7 @@ import type {
   ConditionValue,
   Effect,
   ExistsCondition,
+  FreshnessStatement,
   InCondition,
   KillSwitchDescriptor,
   LogicalCondition,
@@ -39,6 +40,8 @@ import type {
 interface Declared {
   bundle: RuntimeBundleV1;
   signature: Signature;
+  freshness: FreshnessStatement;
+  statementSignature: Signature;
   policy: Policy;
   rule: Rule;
   target: Target;
@@ -61,6 +64,7 @@ type ValueOf<T extends FieldType> = T extends { kind: "string" } ? string
   : T extends { kind: "number" | "integer" } ? number
   : T extends { kind: "const"; value: infer V } ? V
   : T extends { kind: "enum"; values: readonly (infer E)[]; open: true } ? E | string
+  // refusedAtLoad: the type names the values a usable document has.
   : T extends { kind: "enum"; values: readonly (infer E)[] } ? E
   : T extends { kind: "object"; of: infer N extends ObjectName } ? Declared[N]
   : T extends { kind: "array"; of: infer N extends ObjectName } ? Declared[N][]
@@ -108,6 +112,8 @@ type UnionAgrees = Format["condition"]["union"] extends readonly (infer K extend
 const agree: { [N in Exclude<ObjectName, "condition">]: Agrees<N> } & { condition: UnionAgrees } = {
   bundle: true,
   signature: true,
+  freshness: true,
+  statementSignature: true,
   policy: true,
   rule: true,
   target: true,
