@@ -220,8 +220,7 @@ export function argumentTokens(
   for (const [name, flag] of Object.entries(flags)) {
     if (flag.short !== undefined) longOf.set(flag.short, name);
   }
-  const takesValue = (name: string) =>
-    Object.hasOwn(flags, name) && flags[name]!.type === "string";
+  const takesValue = (name: string) => Object.hasOwn(flags, name) && flags[name]!.type === "string";
   const tokens: ArgumentToken[] = [];
   const pending = [...args];
   while (pending.length > 0) {

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
+import type { FileLayer } from "../_io/file_layer.ts";
 import type { EffectType, Issue, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
@@ -135,23 +134,18 @@ export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
  * folder without suite files), `SUITE_INVALID` (too many files or entries).
  */
 export async function suiteFiles(
+  files: FileLayer,
   paths: readonly string[],
   onFolder: (folder: string) => void = () => {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const given of paths) {
-    let isFolder: boolean;
-    try {
-      isFolder = (await fs.stat(given)).isDirectory();
-    } catch {
-      // Not there (or unreadable): reading it as a file says which, with the usual code.
-      isFolder = false;
-    }
-    if (!isFolder) {
+    // Not there (or unreadable): reading it as a file says which, with the usual code.
+    if (await files.kind(given) !== "folder") {
       found.push(given);
       continue;
     }
-    const inFolder = await suiteFilesBelow(given, onFolder);
+    const inFolder = await suiteFilesBelow(files, given, onFolder);
     if (inFolder.length === 0) {
       throw new CliError(
         "DOCUMENT_READ_ERROR",
@@ -173,9 +167,11 @@ export async function suiteFiles(
 
 /** Every `*.suite.json` below `folder`, sorted by path, without recursion. */
 async function suiteFilesBelow(
+  layer: FileLayer,
   folder: string,
   onFolder: (folder: string) => void,
 ): Promise<string[]> {
+  const { path } = layer;
   const files: string[] = [];
   const pending = [folder];
   let entries = 0;
@@ -184,7 +180,7 @@ async function suiteFilesBelow(
     onFolder(current);
     let listing;
     try {
-      listing = await fs.readdir(current, { withFileTypes: true });
+      listing = await layer.list(current);
     } catch (error) {
       throw new CliError(
         "DOCUMENT_READ_ERROR",
@@ -199,8 +195,8 @@ async function suiteFilesBelow(
         );
       }
       const full = path.join(current, entry.name);
-      if (entry.isDirectory()) pending.push(full);
-      else if (entry.name.endsWith(SUITE_FILE_SUFFIX) && !entry.isDirectory()) files.push(full);
+      if (entry.kind === "folder") pending.push(full);
+      else if (entry.name.endsWith(SUITE_FILE_SUFFIX)) files.push(full);
     }
   }
   // By path, segment by segment: a folder's files come together.
