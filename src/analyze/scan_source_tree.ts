@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_SKIPPED_DIRECTORIES as SKIPPED_DIRECTORIES } from "../_io/find_files.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { nodeFs } from "../_io/node_fs.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
@@ -26,17 +27,7 @@ import { loadTypeScript } from "./_load_typescript.ts";
  * assert.ok(DEFAULT_SKIPPED_DIRECTORIES.includes("node_modules"));
  * ```
  */
-export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [
-  "node_modules",
-  "bower_components",
-  "jspm_packages",
-  "dist",
-  "build",
-  "out",
-  "npm",
-  "coverage",
-  "storybook-static",
-];
+export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = SKIPPED_DIRECTORIES;
 
 /**
  * Default of {@link ScanSourceTreeOptions.maxFileBytes}: 8 MiB, as `limits.maxFileBytes`.
