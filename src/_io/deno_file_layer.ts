@@ -17,7 +17,7 @@
  */
 import type { EntryKind, FileLayer, FolderEntry } from "./file_layer.ts";
 import { posixPathRules } from "./posix_path.ts";
-import { assertRegularFile, failure, ReadFailure } from "./read_regular_file.ts";
+import { assertRegularFile, failure, readAtMost, ReadFailure } from "./read_regular_file.ts";
 
 /** What the layer reads of a `Deno.FileInfo`. */
 interface DenoStat {
@@ -97,7 +97,7 @@ export function denoFileLayer(): FileLayer | undefined {
           if (opened.size > maxBytes) {
             throw new ReadFailure("too-large", "it is over the size limit", opened.size);
           }
-          const bytes = await readAtMost(file, opened.size, maxBytes + 1);
+          const bytes = await readAtMost((into) => file.read(into), opened.size, maxBytes + 1);
           if (bytes.byteLength > maxBytes) {
             throw new ReadFailure("too-large", "it grew over the size limit", bytes.byteLength);
           }
@@ -139,22 +139,4 @@ export function denoFileLayer(): FileLayer | undefined {
       return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtime?.getTime()}:${stat.ctime?.getTime()}`;
     },
   };
-}
-
-/** Reads to the end of the file, or until `limit` bytes. */
-async function readAtMost(file: DenoFile, expected: number, limit: number): Promise<Uint8Array> {
-  // One byte more than expected, so the usual case ends with one read and one end of file.
-  let buffer = new Uint8Array(Math.min(expected + 1, limit));
-  let length = 0;
-  while (length < limit) {
-    if (length === buffer.byteLength) {
-      const grown = new Uint8Array(Math.min(buffer.byteLength * 2, limit));
-      grown.set(buffer);
-      buffer = grown;
-    }
-    const read = await file.read(buffer.subarray(length));
-    if (read === null) break;
-    length += read;
-  }
-  return buffer.subarray(0, length);
 }

@@ -272,6 +272,17 @@ export function argumentTokens(
   const takesValue = (name: string) => Object.hasOwn(flags, name) && flags[name]!.type === "string";
   const tokens: ArgumentToken[] = [];
   const pending = [...args];
+  // A flag written alone: a string flag takes the next argument, whatever it is, as its value.
+  const alone = (name: string, rawName: string): ArgumentToken => {
+    const value = takesValue(name) ? pending.shift() : undefined;
+    return {
+      kind: "option",
+      name,
+      rawName,
+      value,
+      inlineValue: value === undefined ? undefined : false,
+    };
+  };
   while (pending.length > 0) {
     const arg = pending.shift()!;
     if (arg === "--") {
@@ -290,28 +301,13 @@ export function argumentTokens(
           inlineValue: true,
         });
       } else {
-        const name = arg.slice(2);
-        const value = takesValue(name) ? pending.shift() : undefined;
-        tokens.push({
-          kind: "option",
-          name,
-          rawName: arg,
-          value,
-          inlineValue: value === undefined ? undefined : false,
-        });
+        tokens.push(alone(arg.slice(2), arg));
       }
     } else if (arg.startsWith("-") && arg.length > 1) {
       const letter = arg[1]!;
       const name = longOf.get(letter) ?? letter;
       if (arg.length === 2) {
-        const value = takesValue(name) ? pending.shift() : undefined;
-        tokens.push({
-          kind: "option",
-          name,
-          rawName: arg,
-          value,
-          inlineValue: value === undefined ? undefined : false,
-        });
+        tokens.push(alone(name, arg));
       } else if (takesValue(name)) {
         tokens.push({
           kind: "option",

@@ -6,34 +6,20 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { denoCommand } from "../_deno_command.ts";
-import { cliEnv } from "../faults/_policy_process.ts";
+import { type ChildResult, cliEnv, DENO, runDeno } from "../faults/_policy_process.ts";
 import { CLI_BUNDLE, CLI_BUNDLE_STAMP, sourceStamp } from "../../tools/cli_bundle.ts";
 
-const DENO = denoCommand();
 if (DENO === null) console.log("policy_task_test: skipped, needs --allow-run=deno");
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-async function task(
-  args: string[],
-  cwd = ROOT,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(DENO!, {
-    args: ["task", "--quiet", "policy", ...args],
+/** `deno task --quiet policy <args>` in `cwd`, none of the caller's POLICY_* variables. */
+function task(args: string[], cwd = ROOT): Promise<ChildResult> {
+  return runDeno(["task", "--quiet", "policy", ...args], {
     cwd,
-    // The caller's POLICY_* variables must not change the run (the home is the copy's or none).
     env: cliEnv(`${cwd}/.policy-home`),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+    seconds: 120,
+  });
 }
 
 /** Copies a file, or a folder and everything below it. */
