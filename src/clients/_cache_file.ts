@@ -3,7 +3,7 @@
 // node:fs/promises so the same code runs on Deno and Node.
 import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { writeFileAtomic } from "../_io/write_file_atomic.ts";
+import { NotRegularFileError, writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../engine/policy_error.ts";
 
 /** The bytes of the cache file, and when it was last written or confirmed. */
@@ -54,9 +54,9 @@ export async function writeCacheFile(path: string, bytes: Uint8Array): Promise<v
   } catch (error) {
     throw new PolicyError(
       "CACHE_WRITE_ERROR",
-      `cannot write the bundle cache ${path}: ${
-        describe(error)
-      }; check that its folder exists and is writable`,
+      `cannot write the bundle cache ${path}: ${describe(error)}${
+        error instanceof NotRegularFileError ? "" : "; check that its folder exists and is writable"
+      }`,
       { cause: error },
     );
   }
