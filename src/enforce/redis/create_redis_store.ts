@@ -126,6 +126,7 @@ export function createRedisStore(
           (count) => settle(check) && resolve(count),
           (error) => {
             if (!settle(check)) return;
+            if (error instanceof PolicyError) return reject(error); // a reply that is not a count
             const why = error instanceof Error ? error.message : String(error);
             reject(
               new PolicyError(
