@@ -1,0 +1,123 @@
+/**
+ * Runs `policy policies import` in this process on each hostile input of
+ * `_import_inputs.ts` and prints one JSON line per input: the outcome, what
+ * the command printed (bytes, lines, the longest line), and the time it
+ * took (the faster of two runs) against the time `JSON.parse` takes on the
+ * same text (or a SHA-256 of its bytes, when that is longer: reading the
+ * file costs at least that). Run by `import_hostile_test.ts` as a child
+ * with a capped heap:
+ * `deno run --v8-flags=--max-old-space-size=<MiB> --allow-read=<dir> --allow-write=<dir> _import_runner.ts <dir>`.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import { runCli } from "../../src/commands/run_cli.ts";
+import type { CliIo } from "../../src/commands/cli_io.ts";
+import { importInputs } from "./_import_inputs.ts";
+
+/** One line of output. */
+export interface ImportReport {
+  name: string;
+  bytes: number;
+  exitCode: number;
+  /** `ok`, or the code the error names. */
+  outcome: string;
+  ms: number;
+  baselineMs: number;
+  /** What the measured run printed, stdout and stderr together. */
+  printedBytes: number;
+  lines: number;
+  longestLine: number;
+  warningLines: number;
+}
+
+const root = Deno.args[0]!;
+
+/** A run of the command in `folder`, counting what it prints (keeping its error line). */
+async function run(folder: string, args: string[]) {
+  let printedBytes = 0;
+  let error = "";
+  const keep = (text: string) => {
+    printedBytes += text.length;
+    if (text.startsWith("error: ")) error = text.slice(0, 65_536);
+  };
+  let lines = 0;
+  let longestLine = 0;
+  let current = 0;
+  let warningLines = 0;
+  const count = (text: string) => {
+    keep(text);
+    let start = 0;
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", start)) {
+      current += i - start;
+      longestLine = Math.max(longestLine, current);
+      if (text.startsWith("warning: ", start)) warningLines++;
+      lines++;
+      current = 0;
+      start = i + 1;
+    }
+    current += text.length - start;
+    longestLine = Math.max(longestLine, current);
+  };
+  const io: CliIo = {
+    stdout: count,
+    stderr: count,
+    env: (name) => (name === "POLICY_HOME" ? path.join(folder, "home") : undefined),
+    cwd: folder,
+    now: () => new Date("2026-11-21T09:30:00.000Z"),
+  };
+  const started = performance.now();
+  const exitCode = await runCli(["policies", "import", ...args], io);
+  const ms = performance.now() - started;
+  const outcome = exitCode === 0
+    ? "ok"
+    : /^error: .*\(([A-Z][A-Z_]+)\)$/m.exec(error)?.[1] ?? `uncoded: ${error.slice(0, 300)}`;
+  return { exitCode, outcome, ms, printedBytes, lines, longestLine, warningLines };
+}
+
+function time(fn: () => unknown): number {
+  const started = performance.now();
+  try {
+    fn();
+  } catch {
+    // a parse error is timed too
+  }
+  return performance.now() - started;
+}
+
+// The command's modules are loaded by a first run, which is not measured.
+await Deno.mkdir(path.join(root, "warm-up"));
+await Deno.writeTextFile(path.join(root, "warm-up", "in.json"), '{"policyKey":"w","snapshot":{}}');
+await run(path.join(root, "warm-up"), ["in.json"]);
+
+for (const [i, input] of importInputs().entries()) {
+  const bytes = new TextEncoder().encode(input.text);
+  let best: Awaited<ReturnType<typeof run>> | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const folder = path.join(root, `${i}-${attempt}`);
+    await Deno.mkdir(folder);
+    if (input.before !== undefined) {
+      await Deno.writeTextFile(path.join(folder, "before.json"), input.before);
+      const before = await run(folder, ["before.json"]);
+      if (before.exitCode !== 0) throw new Error(`${input.name}: the import before failed`);
+    }
+    await Deno.writeFile(path.join(folder, "in.json"), bytes);
+    const result = await run(folder, ["in.json", ...input.args ?? []]);
+    if (best === undefined || result.ms < best.ms) best = result;
+    await Deno.remove(folder, { recursive: true });
+  }
+  const parseMs = Math.min(...[0, 1, 2].map(() => time(() => JSON.parse(input.text))));
+  let hashMs = Infinity;
+  for (let run = 0; run < 2; run++) {
+    const started = performance.now();
+    await crypto.subtle.digest("SHA-256", bytes);
+    hashMs = Math.min(hashMs, performance.now() - started);
+  }
+  const report: ImportReport = {
+    name: input.name,
+    bytes: bytes.byteLength,
+    ...best!,
+    baselineMs: Math.max(parseMs, hashMs),
+  };
+  console.log(JSON.stringify(report));
+}
