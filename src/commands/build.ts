@@ -216,7 +216,11 @@ async function readValidDraft(session: Session, file: string): Promise<DraftDocu
  * `file` (1 when there is none). The previous bundle is only read for its
  * version, so one that cannot be loaded (too large, corrupt, invalid) never
  * blocks the next build: a warning says what it was and which version the
- * build starts from (`--bundle-version` sets another).
+ * build starts from (`--bundle-version` sets another). After the highest
+ * version there is no next one.
+ *
+ * @throws {CliError} `BUNDLE_VERSION_EXHAUSTED` when the bundle there has
+ * bundleVersion 2^53 - 1.
  */
 async function nextBundleVersion(session: Session, file: string): Promise<number> {
   if (!(await exists(file))) return 1;
@@ -232,9 +236,18 @@ async function nextBundleVersion(session: Session, file: string): Promise<number
     );
     return 1;
   }
-  const { next, problem } = followingVersion(
-    (previous as { bundleVersion?: unknown } | null)?.bundleVersion,
-  );
+  const version = (previous as { bundleVersion?: unknown } | null)?.bundleVersion;
+  if (version === Number.MAX_SAFE_INTEGER) {
+    throw new CliError(
+      "BUNDLE_VERSION_EXHAUSTED",
+      `the bundle already at ${file} has bundleVersion ${version}, the highest a bundle can have (2^53 - 1: larger numbers are not kept exactly by JSON readers), so no build can give a higher one; nothing was written`,
+      {
+        hint:
+          `pass --bundle-version <n> to write a lower version on purpose: clients that loaded version ${version} refuse it as a rollback (BUNDLE_VERSION_ROLLBACK) unless they run with allowRollback: true (docs/operations.md "No going back")`,
+      },
+    );
+  }
+  const { next, problem } = followingVersion(version);
   if (problem !== null) {
     session.out.warn(
       "PREVIOUS_BUNDLE_VERSION_INVALID",
