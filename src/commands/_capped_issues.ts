@@ -9,8 +9,8 @@
  */
 import type { Issue, ValidationResult } from "../engine/types.ts";
 import { DEFAULT_MAX_ISSUES } from "../engine/validate_bundle.ts";
-import { unknownFieldIssue } from "../engine/_unknown_field.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import { isRecord } from "../_internal/guards.ts";
 
 /** Errors and warnings up to a cap each, and how many more there were. */
 export class CappedIssues {

@@ -10,7 +10,6 @@
  */
 import type {
   Env,
-  Issue,
   PolicyDefault,
   Rule,
   RuntimeBundleV1,
@@ -18,9 +17,9 @@ import type {
   ValidationResult,
 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { suggest } from "../engine/_suggest.ts";
-import { describeValue } from "../engine/_check_options.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { suggest } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { CappedIssues } from "./_capped_issues.ts";
 import { CliError } from "./_errors.ts";
 import { withSchema } from "./_schema.ts";

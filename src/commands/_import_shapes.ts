@@ -17,9 +17,9 @@ import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.t
 import { ENVS } from "../engine/types.ts";
 import type { Issue } from "../engine/types.ts";
 import { CappedIssues } from "./_capped_issues.ts";
-import { describeValue } from "../engine/_check_options.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { CliError } from "./_errors.ts";
-import { isConditionValue, isRecord } from "../engine/_guards.ts";
+import { isConditionValue, isRecord } from "../_internal/guards.ts";
 import type { DraftPolicy } from "./_draft.ts";
 
 /** Which of the two shapes a document is. */

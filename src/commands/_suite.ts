@@ -6,9 +6,9 @@
  */
 import type { EffectType, Issue, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../engine/types.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { CliError } from "./_errors.ts";
-import { isEffectType, isRecord } from "../engine/_guards.ts";
+import { isEffectType, isRecord } from "../_internal/guards.ts";
 
 /** A scenario of a simulation suite. */
 export interface Scenario {

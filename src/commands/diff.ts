@@ -11,7 +11,7 @@ import {
   type DecisionChange,
   type DecisionComparison,
 } from "../diff/compare_decisions.ts";
-import type { RankEntry } from "../diff/_rankings.ts";
+import type { RankEntry } from "../diff/rankings.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";

@@ -19,7 +19,7 @@ import {
 import { draftDocument } from "./_documents.ts";
 import { importPolicies, keyText } from "./_import_shapes.ts";
 import { DEFAULT_MAX_ISSUES } from "../engine/validate_bundle.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import type { Output } from "./_output.ts";
 import { exists } from "./_read_document.ts";
 import { describeEffect, plural } from "./_describe.ts";

@@ -9,7 +9,6 @@
  * ending the test run.
  */
 import assert from "node:assert/strict";
-import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
 import { makeTempDir } from "../clients/_helpers.ts";
