@@ -13,6 +13,7 @@
 import * as path from "node:path";
 import { runCli } from "../../src/commands/run_cli.ts";
 import type { CliIo } from "../../src/commands/cli_io.ts";
+import { baselineMs } from "./_baseline.ts";
 import { importInputs } from "./_import_inputs.ts";
 
 /** One line of output. */
@@ -75,16 +76,6 @@ async function run(folder: string, args: string[]) {
   return { exitCode, outcome, ms, printedBytes, lines, longestLine, warningLines };
 }
 
-function time(fn: () => unknown): number {
-  const started = performance.now();
-  try {
-    fn();
-  } catch {
-    // a parse error is timed too
-  }
-  return performance.now() - started;
-}
-
 // The command's modules are loaded by a first run, which is not measured.
 await Deno.mkdir(path.join(root, "warm-up"));
 await Deno.writeTextFile(path.join(root, "warm-up", "in.json"), '{"policyKey":"w","snapshot":{}}');
@@ -106,18 +97,11 @@ for (const [i, input] of importInputs().entries()) {
     if (best === undefined || result.ms < best.ms) best = result;
     await Deno.remove(folder, { recursive: true });
   }
-  const parseMs = Math.min(...[0, 1, 2].map(() => time(() => JSON.parse(input.text))));
-  let hashMs = Infinity;
-  for (let run = 0; run < 2; run++) {
-    const started = performance.now();
-    await crypto.subtle.digest("SHA-256", bytes);
-    hashMs = Math.min(hashMs, performance.now() - started);
-  }
   const report: ImportReport = {
     name: input.name,
     bytes: bytes.byteLength,
     ...best!,
-    baselineMs: Math.max(parseMs, hashMs),
+    baselineMs: await baselineMs(input.text, bytes),
   };
   console.log(JSON.stringify(report));
 }
