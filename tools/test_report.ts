@@ -2,7 +2,8 @@
  * Shortens what `deno test` prints (its default reporter, stdout and stderr
  * together on stdin) to one line per test file, and keeps everything that
  * needs reading: what a file prints when it loads (where a test that is
- * skipped says why), each failed test or step with the output it printed,
+ * skipped says why), a line of a passing test's output that says what it
+ * skipped or did not run, each failed test or step with the output it printed,
  * deno's ERRORS and FAILURES sections with the full details, the summary,
  * and any line it does not recognise. A passing test's line and output, and
  * deno's `Check` lines, are dropped; a repeated diagnostic line (`Info
@@ -26,6 +27,17 @@ const STARTED = /^( *)(.*) \.\.\.$/;
 const OUTPUT_START = /^-{7} (pre-test |post-test )?output -{7}$/;
 const OUTPUT_END = /^-{5} (pre-test |post-test )?output end -{5}$/;
 const SUMMARY = /^(ok|FAILED) \| \d+ passed/;
+/**
+ * Deno prints `name ...` and the result later: a line on stderr (`Check` of a
+ * worker's module) or a notice that the test runs long can come in between,
+ * on the same line, and the result then comes alone (` ok (5s)`).
+ */
+const INTERRUPTED =
+  /^(.* \.\.\.)((?:Check |Download |Info |Warning |'.*' has been running for over ).*)$/;
+const LATE_RESULT = /^ (ok|FAILED|ignored)\b.*\([^)]*\)$/;
+/** A line a passing test prints about what it did not run (`… skipped, …`, `… not run: …`). */
+const SKIP_NOTE = /\bskipped\b|\bnot run\b/i;
+const LONG_RUNNING = /^'.*' has been running for over \([^)]*\)$/;
 
 const encoder = new TextEncoder();
 function print(line: string): void {
@@ -48,6 +60,8 @@ let block: "pre" | "test" | null = null;
 /** After deno's ERRORS or FAILURES heading: everything is printed. */
 let details = false;
 let outcome: "ok" | "FAILED" | null = null;
+/** The last `name ...` line whose result has not come yet. */
+let lastStarted: string | null = null;
 const seenDiagnostics = new Set<string>();
 
 function endFile(): void {
@@ -67,10 +81,11 @@ function handle(raw: string): void {
     print(raw);
     return;
   }
+  // What a module prints when it loads is printed without deno's frame around it; what a test
+  // prints is kept, framed, with the test.
   if (block !== null) {
     if (OUTPUT_END.test(line)) {
-      if (block === "pre") print(raw);
-      else pending.push(raw);
+      if (block === "test") pending.push(raw);
       block = null;
     } else if (block === "pre") print(raw);
     else pending.push(raw);
@@ -79,8 +94,7 @@ function handle(raw: string): void {
   const start = OUTPUT_START.exec(line);
   if (start !== null) {
     block = start[1] === "pre-test " ? "pre" : "test";
-    if (block === "pre") print(raw);
-    else pending.push(raw);
+    if (block === "test") pending.push(raw);
     return;
   }
   const running = RUNNING.exec(line);
@@ -93,13 +107,31 @@ function handle(raw: string): void {
     file = { name, passed: 0, failed: 0, ignored: 0 };
     return;
   }
+  const interrupted = INTERRUPTED.exec(line);
+  if (interrupted !== null && file !== null) {
+    handle(interrupted[1]!);
+    handle(interrupted[2]!);
+    return;
+  }
+  const late = LATE_RESULT.exec(line);
+  if (late !== null && file !== null && lastStarted !== null) {
+    if (pending.at(-1) === lastStarted) pending.pop();
+    const started = lastStarted;
+    lastStarted = null;
+    handle(`${started}${line}`);
+    return;
+  }
+  if (LONG_RUNNING.test(line)) return;
   const result = RESULT.exec(line);
   if (result !== null && file !== null) {
     const [, indent, , status] = result;
     pending.push(raw);
     if (indent === "") {
-      if (status === "ok") file.passed++;
-      else if (status === "ignored") file.ignored++;
+      if (status === "ok") {
+        file.passed++;
+        // A test that skips part of itself at run time says so: that line is kept.
+        for (const kept of pending) if (SKIP_NOTE.test(kept.replace(ANSI, ""))) print(kept);
+      } else if (status === "ignored") file.ignored++;
       else {
         file.failed++;
         for (const kept of pending) print(kept);
@@ -110,6 +142,7 @@ function handle(raw: string): void {
   }
   if (file !== null && STARTED.test(line)) {
     pending.push(raw);
+    lastStarted = raw;
     return;
   }
   if (line.trim() === "ERRORS" || line.trim() === "FAILURES" || SUMMARY.test(line)) {

@@ -18,7 +18,7 @@ import type { ImportReport } from "./_import_runner.ts";
 
 /** The heap cap of the child, as for loading (docs/security.md). */
 const HEAP_MIB = 320;
-/** Time within this multiple of JSON.parse's on the same text. */
+/** Time within this multiple of JSON.parse's on the same text (see _import_runner.ts for the floor). */
 const MAX_RATIO = 30;
 /** The longest line printed: a message quotes at most ~60 characters of a value. */
 const MAX_LINE = 2_000;
