@@ -70,8 +70,9 @@ export async function writeFileAtomic(
   const mode = options.mode ?? (replaced === null ? undefined : replaced.mode & 0o7777);
   try {
     if (createParents) await fs.mkdir(folder, { recursive: true });
-    // Created with the mode asked for (0644 by default) less the umask: never more open than that.
-    const handle = await fs.open(temp, "wx", options.mode ?? NEW_FILE_MODE);
+    // Created with the mode it will have (a new file: 0644 less the umask), so that a 0600 file's
+    // temporary copy is never more open than the file.
+    const handle = await fs.open(temp, "wx", (mode ?? NEW_FILE_MODE) & 0o777);
     try {
       await handle.writeFile(data);
       await handle.sync();
