@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Clock } from "../_internal/clock.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -18,6 +19,10 @@ export interface CliIo {
   env(name: string): string | undefined;
   /** The current directory (absolute). */
   cwd: string;
-  /** The clock: `generatedAt` of builds and durations of simulations. */
-  now(): Date;
+  /**
+   * The clock (the library's one `Clock`): `wallNow()` for dates shown or
+   * written (`generatedAt` of builds, licence dates), `now()` for durations
+   * (simulations) and the lock's waits, and its timers.
+   */
+  clock: Clock;
 }

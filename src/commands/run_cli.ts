@@ -15,7 +15,7 @@
  *   stderr: () => {},
  *   env: () => undefined,
  *   cwd: "/",
- *   now: () => new Date(0),
+ *   clock: { now: () => 0, wallNow: () => 0, setTimeout, clearTimeout },
  * };
  * assert.equal(await runCli(["keys", "generate", "--algorithm", "HMAC_SHA256", "--format", "json"], io), 0);
  * assert.match(JSON.parse(stdout).secret, /^[0-9a-f]{64}$/);
@@ -36,6 +36,7 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 /**
  * A command whose module is imported when it runs: a run of `policy` loads
@@ -130,7 +131,7 @@ function help(): string {
  *   stderr: (text: string) => void (stderr += text),
  *   env: () => undefined,
  *   cwd: "/",
- *   now: () => new Date(0),
+ *   clock: { now: () => 0, wallNow: () => 0, setTimeout, clearTimeout },
  * };
  * assert.equal(await runCli(["bulid"], io), 2);
  * assert.match(stderr, /did you mean build\?/);
@@ -154,7 +155,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     name === undefined
       ? usageError("no command given", "run 'policy --help' for the commands")
       : usageError(
-        `unknown command '${name}'${didYouMean(name, Object.keys(COMMANDS))}`,
+        `unknown command ${describeValue(name)}${didYouMean(name, Object.keys(COMMANDS))}`,
         "run 'policy --help' for the commands",
       ),
   );

@@ -16,10 +16,16 @@ import { defineCommand, type Session } from "./_session.ts";
 import { loadBundleFile, readBundleFileUnverified } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { isRecord } from "../_internal/guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
-import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import {
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  VERIFY_ALGORITHM_FLAG,
+  verifyAlgorithm,
+} from "./_signing.ts";
 import type { Output } from "./_output.ts";
 import { parseSuite, type Scenario } from "./_suite.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
@@ -66,6 +72,7 @@ export const runSimulate = defineCommand(
         type: "boolean",
         description: "do not verify the signature even when a key is configured",
       },
+      ...VERIFY_ALGORITHM_FLAG,
     },
   },
   async (session) => {
@@ -109,8 +116,10 @@ async function prepare(
   const config = await session.config();
   const { file } = await bundleDocument(session);
   const skip = session.has("skip-verify");
+  const algorithm = verifyAlgorithm(session);
   const key = skip ? null : await resolveVerifyKey(session, {
     signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+    algorithm,
   });
   if (skip) session.out.note("signature verification skipped (--skip-verify)");
   else if (key === null) session.out.note("no verification key configured");
@@ -160,7 +169,7 @@ async function runOne(session: Session): Promise<number> {
   const context = parseContext(session.string("context"));
   const trace = session.string("trace");
   if (trace !== undefined && trace !== "full") {
-    throw usageError(`--trace takes 'full', not '${trace}'`);
+    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
   }
   const { file, compiled, verification } = await prepare(session);
   const decision = createEvaluator(compiled)({ target, context });
@@ -275,9 +284,12 @@ async function runSuite(session: Session): Promise<number> {
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
-  const started = session.io.now();
+  const { clock } = session.io;
+  // When the suite ran (the JUnit report's timestamp), and its duration on the monotonic clock.
+  const startedAt = new Date(clock.wallNow());
+  const started = clock.now();
   for (const scenario of suite.scenarios) {
-    const t0 = session.io.now().getTime();
+    const t0 = clock.now();
     const request = { target: scenario.target, context: scenario.context };
     const actual = evaluate(request);
     for (const r of traceEvaluation(compiled, request).rules) {
@@ -294,10 +306,10 @@ async function runSuite(session: Session): Promise<number> {
       expected: e,
       actual,
       mismatches,
-      durationMs: session.io.now().getTime() - t0,
+      durationMs: Math.round(clock.now() - t0),
     });
   }
-  const durationMs = session.io.now().getTime() - started.getTime();
+  const durationMs = Math.round(clock.now() - started);
   const passed = results.filter((r) => r.passed).length;
   const summary = {
     scenarios: results.length,
@@ -331,7 +343,7 @@ async function runSuite(session: Session): Promise<number> {
         },
       })),
       durationMs,
-      started,
+      startedAt,
     );
     await writeFileAtomic(junitFile, xml, { createParents: true });
     out.note(`wrote ${junitFile} (JUnit XML)`);

@@ -20,6 +20,7 @@ import {
 import { draftText, emptyDraft } from "./_draft.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -46,12 +47,16 @@ export const runWorkingFolder = defineCommand(
     const [action, argument] = session.positionals;
     if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
       throw usageError(
-        `unknown subcommand '${action}' for 'policy working-folder'${didYouMean(action, ACTIONS)}`,
+        `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
+          didYouMean(action, ACTIONS)
+        }`,
         "run 'policy working-folder --help'",
       );
     }
     if (action !== "set" && argument !== undefined) {
-      throw usageError(`unexpected argument '${argument}' for 'policy working-folder'`);
+      throw usageError(
+        `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
+      );
     }
     switch (action) {
       case "set":
@@ -163,7 +168,10 @@ async function userConfigForChange(
   session: Session,
   file: string,
 ): Promise<{ config: Record<string, unknown>; moved: string | null }> {
-  const { config, moved } = await readUserConfigForChange(file, session.io.now());
+  const { config, moved } = await readUserConfigForChange(
+    file,
+    new Date(session.io.clock.wallNow()),
+  );
   if (moved !== null) {
     session.out.warn(
       "USER_CONFIG_REPLACED",
@@ -192,7 +200,7 @@ async function init(session: Session): Promise<number> {
   });
   await session.workingFolder();
   const { file } = await draftDocument(session);
-  const draft = emptyDraft(session.io.now());
+  const draft = emptyDraft(new Date(session.io.clock.wallNow()));
   await session.exclusive(() =>
     session.writeDocument(file, "draft", draftText(draft), {
       overwrite: false,

@@ -233,10 +233,11 @@ Deno.test("policies import lists at most 1,000 warnings and counts the rest; val
   await s.write("status.json", { policyKey: "q", status: long, snapshot: {} });
   const status = await s.run(importFile("status.json"));
   assertError(status, 1, "IMPORT_UNMAPPABLE");
-  assert.match(status.stderr, /status is "x{56}\.\.\.": only active policies/);
+  assert.match(status.stderr, /status is .{1,70}: only active policies/);
+  assert.doesNotMatch(status.stderr, /x{61}/, "the value is not quoted whole");
   await s.write("key.json", { policyKey: long, snapshot: {} });
   const key = await s.run(importFile("key.json"));
   assert.equal(key.code, 0, key.stderr);
-  assert.match(key.stdout, /^ {2}added "x{56}\.\.\.": active version 1/m);
+  assert.match(key.stdout, /^ {2}added .{1,70}: active version 1/m);
   assert.ok(key.stdout.length < 1_000, "the key is not printed whole");
 });

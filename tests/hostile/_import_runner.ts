@@ -15,6 +15,7 @@ import * as path from "node:path";
 import { runCli } from "../../src/commands/run_cli.ts";
 import type { CliIo } from "../../src/commands/cli_io.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
+import { SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
 import { baselineMs } from "./_baseline.ts";
 import { importInputs } from "./_import_inputs.ts";
 
@@ -67,7 +68,7 @@ async function run(folder: string, args: string[]) {
     stderr: count,
     env: (name) => (name === "POLICY_HOME" ? path.join(folder, "home") : undefined),
     cwd: folder,
-    now: () => new Date("2026-11-21T09:30:00.000Z"),
+    clock: SYSTEM_CLOCK,
   };
   const started = performance.now();
   const exitCode = await runCli(["policies", "import", ...args], io);

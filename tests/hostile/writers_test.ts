@@ -15,6 +15,7 @@ import { assertError, scratch } from "../commands/_helpers.ts";
 import { TEST_LICENSE } from "../_license.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
 import { writeCacheFile } from "../../src/clients/_cache_file.ts";
+import { SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
 import { CLI, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
 
 explainIgnored("tests/hostile/writers_test.ts");
@@ -103,7 +104,7 @@ Deno.test({
           }
         }
         await assert.rejects(
-          writeCacheFile(target, new TextEncoder().encode("{}")),
+          writeCacheFile(target, new TextEncoder().encode("{}"), SYSTEM_CLOCK),
           (error: Error & { code?: string }) => {
             assert.equal(error.code, "CACHE_WRITE_ERROR", kind);
             assert.match(error.message, /not a regular file/, kind);
