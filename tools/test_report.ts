@@ -55,6 +55,8 @@ interface FileRun {
 let file: FileRun | null = null;
 /** Lines of the test being run (its start, steps, output), printed if it fails. */
 let pending: string[] = [];
+/** What the test being run printed (its output lines only). */
+let printed: string[] = [];
 /** Inside an output block: `pre` for what a module prints when it loads, else a test's. */
 let block: "pre" | "test" | null = null;
 /** After deno's ERRORS or FAILURES heading: everything is printed. */
@@ -88,7 +90,10 @@ function handle(raw: string): void {
       if (block === "test") pending.push(raw);
       block = null;
     } else if (block === "pre") print(raw);
-    else pending.push(raw);
+    else {
+      pending.push(raw);
+      printed.push(raw);
+    }
     return;
   }
   const start = OUTPUT_START.exec(line);
@@ -129,14 +134,15 @@ function handle(raw: string): void {
     if (indent === "") {
       if (status === "ok") {
         file.passed++;
-        // A test that skips part of itself at run time says so: that line is kept.
-        for (const kept of pending) if (SKIP_NOTE.test(kept.replace(ANSI, ""))) print(kept);
+        // A test that skips part of itself at run time says so in its output: that line is kept.
+        for (const kept of printed) if (SKIP_NOTE.test(kept.replace(ANSI, ""))) print(kept);
       } else if (status === "ignored") file.ignored++;
       else {
         file.failed++;
         for (const kept of pending) print(kept);
       }
       pending = [];
+      printed = [];
     }
     return;
   }

@@ -2,10 +2,10 @@
  * Runs `policy policies import` in this process on each hostile input of
  * `_import_inputs.ts` and prints one JSON line per input: the outcome, what
  * the command printed (bytes, lines, the longest line), and the time it
- * took (the faster of two runs) against the time `JSON.parse` takes on the
+ * took (the fastest of three runs) against the time `JSON.parse` takes on the
  * same text, or, when longer, what no run can avoid: a SHA-256 of its bytes
  * (reading them costs at least that), decoding them as UTF-8, and, when the
- * import succeeds, writing a file of its size atomically (as the draft is
+ * import succeeds, writing its draft's bytes atomically (as the draft is
  * written). Run by `import_hostile_test.ts` as a child with a capped heap:
  * `deno run --v8-flags=--max-old-space-size=<MiB> --allow-read=<dir> --allow-write=<dir> _import_runner.ts <dir>`.
  *
@@ -87,7 +87,10 @@ await run(path.join(root, "warm-up"), ["in.json"]);
 for (const [i, input] of importInputs().entries()) {
   const bytes = new TextEncoder().encode(input.text);
   let best: Awaited<ReturnType<typeof run>> | undefined;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // The draft the import wrote, when it succeeded.
+  let draft: Uint8Array | null = null;
+  // The fastest of three runs: one run can be slowed by whatever else the machine does.
+  for (let attempt = 0; attempt < 3; attempt++) {
     const folder = path.join(root, `${i}-${attempt}`);
     await Deno.mkdir(folder);
     if (input.before !== undefined) {
@@ -98,6 +101,9 @@ for (const [i, input] of importInputs().entries()) {
     await Deno.writeFile(path.join(folder, "in.json"), bytes);
     const result = await run(folder, ["in.json", ...input.args ?? []]);
     if (best === undefined || result.ms < best.ms) best = result;
+    if (result.outcome === "ok") {
+      draft = await Deno.readFile(path.join(folder, "policy-drafts.json"));
+    }
     await Deno.remove(folder, { recursive: true });
   }
   // The command decodes the file as UTF-8 (strictly) before parsing it: no run is cheaper.
@@ -107,14 +113,15 @@ for (const [i, input] of importInputs().entries()) {
     new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     decodeMs = Math.min(decodeMs, performance.now() - started);
   }
-  // An import that succeeds writes a draft (serialised, flushed, renamed): nothing that does is
-  // cheaper than writing a file of the input's size that way, which is its floor then.
+  // An import that succeeds writes its draft (flushed, renamed): nothing that does is cheaper than
+  // writing those bytes that way, which is its floor then (a draft of tiny wrappers is three
+  // times the file).
   let writeMs = 0;
-  if (best!.outcome === "ok") {
+  if (draft !== null) {
     writeMs = Infinity;
     for (let attempt = 0; attempt < 2; attempt++) {
       const started = performance.now();
-      await writeFileAtomic(path.join(root, "written.json"), input.text);
+      await writeFileAtomic(path.join(root, "written.json"), draft);
       writeMs = Math.min(writeMs, performance.now() - started);
     }
   }

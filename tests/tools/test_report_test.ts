@@ -81,7 +81,8 @@ Deno.test({
     // As the full run printed them: a worker's Check line and the notices of a slow test land
     // after `name ...`, and the result follows on a line of its own.
     const input = [
-      "running 2 tests from ./a_test.ts",
+      "running 3 tests from ./a_test.ts",
+      "a test whose name says skipped ... ok (1ms)",
       "in a worker ...Check tests/hostile/_worker.ts",
       " ok (5s)",
       "slow ...'slow' has been running for over (1m0s)",
@@ -92,15 +93,15 @@ Deno.test({
       "failing ...Check tests/hostile/_worker.ts",
       " FAILED (2ms)",
       "",
-      "FAILED | 2 passed (1 step) | 1 failed (3m)",
+      "FAILED | 3 passed (1 step) | 1 failed (3m)",
     ].join("\n") + "\n";
     const { code, text } = await reportOf(new TextEncoder().encode(input));
     assert.equal(code, 1);
     assert.deepEqual(text.trim().split("\n"), [
-      "ok ./a_test.ts (2 passed)",
+      "ok ./a_test.ts (3 passed)",
       "failing ... FAILED (2ms)",
       "FAILED ./b_test.ts (0 passed, 1 failed)",
-      "FAILED | 2 passed (1 step) | 1 failed (3m)",
+      "FAILED | 3 passed (1 step) | 1 failed (3m)",
     ]);
   },
 });
