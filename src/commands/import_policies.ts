@@ -92,9 +92,10 @@ export const runImportPolicies = defineCommand(
         if (env !== buildEnv) {
           warnings.warn(
             "IMPORT_ENV_DIFFERS",
-            `policy ${
-              keyText(key)
-            } comes from env ${env}, but the draft builds for ${buildEnv} (build.env); a draft holds no env: build with --env ${env} for that environment`,
+            () =>
+              `policy ${
+                keyText(key)
+              } comes from env ${env}, but the draft builds for ${buildEnv} (build.env); a draft holds no env: build with --env ${env} for that environment`,
           );
         }
       }
@@ -235,10 +236,11 @@ class CappedWarnings {
     this.#out = out;
   }
 
-  warn(code: string, message: string): void {
+  /** Prints a warning, or counts it past the cap (a function `message` is then not even called). */
+  warn(code: string, message: string | (() => string)): void {
     if (this.#listed < DEFAULT_MAX_ISSUES) {
       this.#listed++;
-      this.#out.warn(code, message);
+      this.#out.warn(code, typeof message === "string" ? message : message());
     } else {
       this.omitted++;
     }
