@@ -51,5 +51,6 @@ const code = await runCli(process.argv.slice(2), {
   env: (name) => process.env[name],
   cwd: process.cwd(),
   clock: SYSTEM_CLOCK,
+  stdoutIsTerminal: process.stdout.isTTY === true,
 });
 process.exitCode = code;

@@ -22,7 +22,12 @@ export interface CliIo {
   /**
    * The clock (the library's one `Clock`): `wallNow()` for dates shown or
    * written (`generatedAt` of builds, licence dates), `now()` for durations
-   * (simulations) and the lock's waits, and its timers.
+   * (simulations) and the lock's waits, and its timers (`simulate --watch`
+   * polls on them: tests pass a fake clock and never wait on a real timer).
    */
   clock: Clock;
+  /** Ends a command that runs until stopped (`simulate --watch`) when it aborts. */
+  signal?: AbortSignal;
+  /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */
+  stdoutIsTerminal?: boolean;
 }

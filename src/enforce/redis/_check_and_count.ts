@@ -8,7 +8,7 @@
  * @module
  */
 import { toHex } from "../../_internal/encoding.ts";
-import { describeValue } from "../../_internal/check_options.ts";
+import { describeValue } from "../../_internal/describe_value.ts";
 import { PolicyError } from "../../_internal/policy_error.ts";
 import { subtleCrypto } from "../../_internal/subtle_crypto.ts";
 import { SLOTS } from "../sliding_window.ts";
