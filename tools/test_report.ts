@@ -105,8 +105,8 @@ function handle(raw: string): void {
   const running = RUNNING.exec(line);
   if (running !== null) {
     // The code blocks of a module's documentation run as modules of their own
-    // (`./mod.ts$12-30.ts`): they count as that module.
-    const name = running[1]!.replace(/\$\d+-\d+\.[a-z]+$/, "");
+    // (`./mod.ts#12-30.ts`): they count as that module.
+    const name = running[1]!.replace(/[$#]\d+-\d+\.[a-z]+$/, "");
     if (file?.name === name) return;
     endFile();
     file = { name, passed: 0, failed: 0, ignored: 0 };

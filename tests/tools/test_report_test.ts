@@ -75,11 +75,12 @@ Deno.test({
 
 Deno.test({
   name:
-    "test_report: a line of stderr or a long-running notice between a test's name and its result is dropped, the result kept",
+    "test_report: a line of stderr or a long-running notice between a test's name and its result is dropped, the result kept; doc blocks count as their module",
   ignore: DENO === null,
   fn: async () => {
     // As the full run printed them: a worker's Check line and the notices of a slow test land
-    // after `name ...`, and the result follows on a line of its own.
+    // after `name ...`, and the result follows on a line of its own; the code blocks of a
+    // module's documentation run as modules of their own.
     const input = [
       "running 3 tests from ./a_test.ts",
       "a test whose name says skipped ... ok (1ms)",
@@ -89,6 +90,10 @@ Deno.test({
       "'slow' has been running for over (2m0s)",
       "  a step ... ok (1ms)",
       "slow ... ok (3m0s)",
+      "running 1 test from ./src/mod.ts#12-20.ts",
+      "./src/mod.ts#12-20.ts ... ok (2ms)",
+      "running 1 test from ./src/mod.ts#31-40.ts",
+      "./src/mod.ts#31-40.ts ... ok (2ms)",
       "running 1 test from ./b_test.ts",
       "failing ...Check tests/hostile/_worker.ts",
       " FAILED (2ms)",
@@ -99,6 +104,7 @@ Deno.test({
     assert.equal(code, 1);
     assert.deepEqual(text.trim().split("\n"), [
       "ok ./a_test.ts (3 passed)",
+      "ok ./src/mod.ts (2 passed)",
       "failing ... FAILED (2ms)",
       "FAILED ./b_test.ts (0 passed, 1 failed)",
       "FAILED | 3 passed (1 step) | 1 failed (3m)",
