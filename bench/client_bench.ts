@@ -2,37 +2,20 @@
 // without onDecision (docs/performance.md "Decision logs"): without the hook
 // the client hands out the engine's evaluator itself, so the first two must
 // be equal within noise.
-import { compileBundle, createEvaluator, createRemoteClient, signBundle } from "../mod.ts";
+import { compileBundle, createEvaluator } from "../mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "./scenarios/mod.ts";
+import { memoryClients } from "./_memory_client.ts";
 
 const N = 1_000;
-const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
-const bundle = { ...THREE_RULES.bundle(N), ...scope };
-const pair = await crypto.subtle.generateKey(
-  { name: "ECDSA", namedCurve: "P-256" },
-  false,
-  ["sign", "verify"],
-);
-const body = JSON.stringify(
-  await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "bench" }),
-);
-
+const bundle = THREE_RULES.bundle(N);
 /** A remote client fed from memory (no network): the same object a service holds. */
-function client(extra: Record<string, unknown> = {}) {
-  return createRemoteClient({
-    baseUrl: "https://bench.invalid",
-    runtimeKey: "rk_bench",
-    ...scope,
-    verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
-    poll: { intervalMs: 2_147_483_647 },
-    fetch: () => Promise.resolve(new Response(body)),
-    ...extra,
-  });
-}
+const client = await memoryClients(bundle);
 
 const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));
 const plain = await client();
+// The same bundle with a freshness statement: its expiry swaps the evaluator, so this must equal plain.
+const fresh = await (await memoryClients(bundle, { freshness: true }))({ requireFreshness: true });
 let sink = 0;
 const logged = await client({ onDecision: () => sink++ });
 const sampled = await client({ onDecision: () => sink++, decisionLog: { sampleRate: 0.01 } });
@@ -55,6 +38,11 @@ Deno.bench({
   fn: () => void plain.evaluate(requests[i++ & (QUERIES - 1)]!),
 });
 Deno.bench({
+  name: "client.evaluate, freshness statement (requireFreshness)",
+  group,
+  fn: () => void fresh.evaluate(requests[i++ & (QUERIES - 1)]!),
+});
+Deno.bench({
   name: "client.evaluate, onDecision (every decision)",
   group,
   fn: () => void logged.evaluate(requests[i++ & (QUERIES - 1)]!),
@@ -72,5 +60,5 @@ Deno.bench({
 
 // The clients hold a poll timer until closed; deno bench needs none left behind.
 globalThis.addEventListener("unload", () => {
-  for (const c of [plain, logged, sampled, masked]) void c.close();
+  for (const c of [plain, fresh, logged, sampled, masked]) void c.close();
 });
