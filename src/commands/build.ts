@@ -241,14 +241,17 @@ interface PreviousBundle {
  * is signed. It is only read for those, so one that cannot be loaded (too
  * large, corrupt, invalid) never blocks the next build: with `counting` (no
  * `--bundle-version`), a warning says what it was and which version the
- * build starts from.
+ * build starts from. After the highest version there is no next one.
+ *
+ * @throws {CliError} `BUNDLE_VERSION_EXHAUSTED` when counting from a bundle
+ * at bundleVersion 2^53 - 1.
  */
 async function previousBundle(
   session: Session,
   file: string,
   counting: boolean,
 ): Promise<PreviousBundle> {
-  if (!(await exists(file))) return { next: 1, signature: null };
+  if (!(await exists(session.files, file))) return { next: 1, signature: null };
   let previous: unknown;
   try {
     previous = parseBundleBytes(await session.readBytes(file, "bundle"));
@@ -266,7 +269,18 @@ async function previousBundle(
   const fields = isRecord(previous) ? previous : {};
   const signature = isRecord(fields.signature) ? fields.signature : null;
   const described = (value: unknown) => typeof value === "string" ? value : "unknown";
-  const { next, problem } = followingVersion(fields.bundleVersion);
+  const version = fields.bundleVersion;
+  if (counting && version === Number.MAX_SAFE_INTEGER) {
+    throw new CliError(
+      "BUNDLE_VERSION_EXHAUSTED",
+      `the bundle already at ${file} has bundleVersion ${version}, the highest a bundle can have (2^53 - 1: larger numbers are not kept exactly by JSON readers), so no build can give a higher one; nothing was written`,
+      {
+        hint:
+          `pass --bundle-version <n> to write a lower version on purpose: clients that loaded version ${version} refuse it as a rollback (BUNDLE_VERSION_ROLLBACK) unless they run with allowRollback: true (docs/operations.md "No going back")`,
+      },
+    );
+  }
+  const { next, problem } = followingVersion(version);
   if (counting && problem !== null) {
     session.out.warn(
       "PREVIOUS_BUNDLE_VERSION_INVALID",

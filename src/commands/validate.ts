@@ -54,8 +54,11 @@ export const runValidate = defineCommand(
     const forced = session.choice("type", ["draft", "bundle"] as const);
     const chosen = await validateDocument(session);
     const text = await session.readText(chosen.file, chosen.type ?? "document");
-    // Drafts may have comments; bundles are strict JSON: read as a draft, then strictly if a bundle.
-    let document = parseDocumentText(text, chosen.type ?? "document", chosen.file).value;
+    // Drafts may have comments; bundles are strict JSON. The text is parsed strictly first, so a
+    // bundle is parsed once (a second tree of an 8 MiB bundle would double the memory it takes);
+    // only a text with comments is parsed again, and refused if it is a bundle.
+    const parsed = parseDocumentText(text, chosen.type ?? "document", chosen.file);
+    const document = parsed.value;
     const detected = forced ?? chosen.type ?? detectDocumentType(document).type;
     out.note(
       `type: ${detected} (${
@@ -66,7 +69,7 @@ export const runValidate = defineCommand(
           : detectDocumentType(document).why
       })`,
     );
-    if (detected === "bundle") document = parseDocumentText(text, "bundle", chosen.file).value;
+    if (detected === "bundle" && parsed.commented) parseDocumentText(text, "bundle", chosen.file);
     const result = detected === "draft" ? validateDraft(document) : validateBundle(document);
     const errors = [...result.errors];
     const expired: Issue[] = [];

@@ -170,6 +170,17 @@ export function runClientSuite(
 ): void {
   const hmac = features.hmac ?? true;
   const unsigned = features.allowUnsigned ?? true;
+  // The cases turned off are registered as ignored; say why, once for each feature.
+  if (!hmac) {
+    console.log(
+      `${name}: the HMAC_SHA256 cases are skipped: this client refuses HMAC bundles and keys by design`,
+    );
+  }
+  if (!unsigned) {
+    console.log(
+      `${name}: the allowUnsigned case is skipped: this client has no allowUnsigned and needs verify`,
+    );
+  }
 
   /** Runs `fn` with a client, closing it (twice: close() is idempotent) and cleaning up. */
   async function withClient(

@@ -451,6 +451,30 @@ Deno.test("build writes the bundle as compact JSON", async () => {
   assert.equal(text, JSON.stringify(JSON.parse(text)) + "\n");
 });
 
+Deno.test("build after the highest bundleVersion (2^53 - 1) says so and names --bundle-version; nothing is written", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const top = await s.json(["build", "--bundle-version", String(Number.MAX_SAFE_INTEGER)]);
+  assert.equal(top.code, 0, top.stderr);
+  assert.equal(top.doc.bundleVersion, 9007199254740991);
+  const before = await s.read("policy-bundle.json");
+  const next = await s.run(["build"]);
+  assertError(next, 2, "BUNDLE_VERSION_EXHAUSTED");
+  assert.match(next.stderr, /has bundleVersion 9007199254740991, the highest a bundle can have/);
+  assert.match(next.stderr, /--bundle-version <n>/);
+  assert.match(next.stderr, /allowRollback/);
+  assert.equal(await s.read("policy-bundle.json"), before, "nothing was written");
+  // A version given on purpose (lower: clients refuse it as a rollback unless told otherwise).
+  const chosen = await s.json(["build", "--bundle-version", "5"]);
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.equal(chosen.doc.bundleVersion, 5);
+  assertError(
+    await s.run(["build", "--bundle-version", String(Number.MAX_SAFE_INTEGER + 1)]),
+    2,
+    "USAGE_ERROR",
+  );
+});
+
 Deno.test("build does not replace a signed bundle with an unsigned one unless --unsigned says so", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");

@@ -3,9 +3,9 @@
 // in a temporary folder (then the tools the tests use: typescript,
 // @types/node and esbuild, the libraries of the enforcement adapters:
 // hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
-// SDKs and playwright-core, at pinned versions), and runs every
-// `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
-// afterwards unless POLICY_KEEP_SCRATCH=1.
+// SDKs and playwright-core, at pinned versions), and runs every `tests/node/*.test.mjs` with
+// `node --test` and the reporter of `_reporter.mjs` (a line per file, failures in full). The
+// scratch folder is removed afterwards unless POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
@@ -119,7 +119,9 @@ try {
   const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs")).sort();
   const result = spawnSync(process.execPath, [
     "--test",
-    "--test-reporter=spec",
+    // One line per file, skip reasons once, failures in full (see _reporter.mjs).
+    `--test-reporter=${join(here, "_reporter.mjs")}`,
+    "--test-reporter-destination=stdout",
     ...files.map((f) => join(here, f)),
   ], {
     stdio: "inherit",
