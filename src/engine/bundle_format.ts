@@ -9,7 +9,7 @@
  *   name);
  * - `tools/build_schemas.ts` generates the JSON Schemas of `schemas/`
  *   (`deno task build:schemas`);
- * - `tests/engine/bundle_format_types_test.ts` proves, at type level, that
+ * - `tests/engine/bundle_format_test.ts` proves, at type level, that
  *   the hand-written types of `types.ts` (which carry the documentation users
  *   read) declare exactly these fields, with these types, required or not.
  *

@@ -645,7 +645,10 @@ Deno.test({
   assert.ok(tally.accepted > 5 && tally.refusedByBoth > 5, JSON.stringify(tally));
 });
 
-/** An object of kind `name` with every field of the definition and one more (`zz`). */
+/**
+ * An object of kind `name` with every field of the definition and, unless
+ * the kind is closed (any other field is an error), one more (`zz`).
+ */
 function sample(name: ObjectName, at: string, depth: number, placed: Map<string, ObjectName>) {
   const definition = BUNDLE_FORMAT[name];
   if ("union" in definition) {
@@ -681,14 +684,20 @@ function sample(name: ObjectName, at: string, depth: number, placed: Map<string,
         object[field] = ["x"];
         break;
       case "string":
-        object[field] = type.pattern === undefined ? "x" : "sha256:" + "0".repeat(64);
+        object[field] = type.pattern === undefined
+          ? "x"
+          : type.pattern.startsWith("^sha256:")
+          ? "sha256:" + "0".repeat(64)
+          : "2026-01-01T00:00:00Z";
         break;
       default:
         object[field] = 1;
     }
   }
-  object.zz = true;
-  placed.set(`${at}/zz`, name);
+  if (!("closed" in definition)) {
+    object.zz = true;
+    placed.set(`${at}/zz`, name);
+  }
   return object;
 }
 
@@ -733,5 +742,18 @@ Deno.test("generated from one definition: each object's fields, in the schema an
     assert.ok(kind !== undefined, `a known field is reported unknown: ${warning.path}`);
     seen.add(kind);
   }
-  assert.deepEqual([...seen].sort(), [...OBJECTS_WITH_FIELDS].sort(), "every kind was checked");
+  const open = OBJECTS_WITH_FIELDS.filter((name) => !("closed" in BUNDLE_FORMAT[name]));
+  assert.deepEqual([...seen].sort(), [...open].sort(), "every open kind was checked");
+  // A closed kind (a freshness statement and its signature): its fields are an error-free
+  // sample, and one more field is an error.
+  assert.deepEqual(validateBundle(document).errors, []);
+  const statement = document.freshness as Record<string, Record<string, unknown>>;
+  for (const object of [statement, statement.signature!]) {
+    object.zz = true;
+    assert.deepEqual(
+      validateBundle(document).errors.map((e) => [e.code, e.path]),
+      [["INVALID_FIELD", "/freshness"]],
+    );
+    delete object.zz;
+  }
 });
