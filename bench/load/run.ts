@@ -1,9 +1,11 @@
-// deno task bench:load [--no-write]
+// deno task bench:load [--no-write] [--load-only]
 //
 // Load, reload, memory and start-up of our engine under Deno, with an ~8 MiB
 // ECDSA-signed bundle (the default maxFileBytes). Writes
 // bench/load/results-deno.json and the block between the markers in
-// docs/performance.md.
+// docs/performance.md. Run with --v8-flags=--expose-gc (the task does): each
+// timed load starts after a full collection. --load-only measures the load
+// and memory and prints them, nothing else (no file is written).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -13,46 +15,50 @@ import { loadBundle } from "../../mod.ts";
 import { replaceBetweenMarkers } from "../peers/_report.ts";
 import { makeSignedBundle } from "./_signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
+import { fullGc, measureEndToEnd } from "./_end_to_end.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
 import { unyieldingLoad } from "./_unyielding_load.ts";
 import { measureStartup, prepareStartup } from "./_startup.ts";
 import { median } from "../_stats.ts";
 
-const ROUNDS = 7;
+const ROUNDS = 9;
+
+/** How the stage table names the stages. */
+const STAGE_NAMES: Record<keyof StageTimes, string> = {
+  decode: "UTF-8 decode",
+  parse: "`parseJson`",
+  walk: "validate and collect the rules (one walk)",
+  canonical: "canonical payload",
+  sha256: "SHA-256 of the payload",
+  signature: "ECDSA verification",
+  programs: "targets' programs and index",
+};
 const f = (ms: number) => ms.toFixed(ms < 10 ? 1 : 0);
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const MiB = 1024 * 1024;
 
 const bundle = await makeSignedBundle();
 const mib = bundle.bytes.byteLength / MiB;
-const text = new TextDecoder().decode(bundle.bytes);
 console.error(`bundle: ${mib.toFixed(2)} MiB, ${bundle.targets} targets, ECDSA-signed`);
 
-// 1. Load against JSON.parse, rounds interleaved; medians.
-const parseTimes: number[] = [];
-const loadTimes: number[] = [];
-const unorderedLoadTimes: number[] = [];
+// 1. Load end to end against its floor (decode + JSON.parse + SHA-256 of the bytes), rounds
+// interleaved, a full GC before each run; then the stages, back to back, after a full GC.
+if (fullGc === undefined) throw new Error("run with --v8-flags=--expose-gc");
+const endToEnd = await measureEndToEnd(bundle.bytes, bundle.options, ROUNDS);
+const unordered = await measureEndToEnd(bundle.unorderedBytes, bundle.options, ROUNDS);
 const stages: StageTimes[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  let start = performance.now();
-  JSON.parse(text);
-  parseTimes.push(performance.now() - start);
-  start = performance.now();
-  await loadBundle(bundle.bytes, bundle.options);
-  loadTimes.push(performance.now() - start);
-  start = performance.now();
-  await loadBundle(bundle.unorderedBytes, bundle.options);
-  unorderedLoadTimes.push(performance.now() - start);
+  fullGc();
   stages.push(await timeStages(bundle.bytes, bundle.options));
 }
 const stage = Object.fromEntries(
   Object.keys(stages[0]!).map((k) => [k, median(stages.map((s) => s[k as keyof StageTimes]))]),
 ) as unknown as StageTimes;
-const parseMs = median(parseTimes);
-const loadMs = median(loadTimes);
-const unorderedLoadMs = median(unorderedLoadTimes);
-const afterParse = stage.validate + stage.canonical + stage.sha256 + stage.compile;
-console.error(`load: JSON.parse ${parseMs.toFixed(1)} ms, loadBundle ${loadMs.toFixed(1)} ms`);
+const range = (r: [number, number]) => `${r[0].toFixed(2)}–${r[1].toFixed(2)}×`;
+console.error(
+  `load: floor ${endToEnd.floorMs.toFixed(1)} ms, loadBundle ${endToEnd.loadMs.toFixed(1)} ms, ` +
+    `${endToEnd.ratio.toFixed(2)}× (rounds ${range(endToEnd.ratioRange)})`,
+);
 
 // 2. Memory, each in a fresh process that reads the bundle from a file.
 const file = here("../../.tmp/bench-load-bundle.json");
@@ -78,7 +84,11 @@ const memory = (mode: string) => {
 const parsedMemory = memory("parse");
 const loadedMemory = memory("load");
 rmSync(file);
-console.error(`memory: loaded bundle +${(loadedMemory.rssDelta / MiB).toFixed(0)} MiB rss`);
+console.error(
+  `memory: loaded bundle +${(loadedMemory.heapUsedDelta / MiB / mib).toFixed(2)} MiB heap ` +
+    `per MiB of file, +${(loadedMemory.rssDelta / MiB).toFixed(0)} MiB rss`,
+);
+if (process.argv.includes("--load-only")) process.exit(0);
 
 // 3. Reload while evaluating: loadBundle, and the same steps without yielding
 // between them (as before), alternately; the round with the median worst gap.
@@ -123,31 +133,30 @@ const reloadRow = (name: string, value: (r: ReloadFigures) => string) => [
 ];
 const block = [
   `Bundle: ${mib.toFixed(1)} MiB, ${bundle.targets.toLocaleString("en-US")} targets × 3 rules, ` +
-  `ECDSA P-256 signed. Medians of ${ROUNDS} rounds.`,
+  `ECDSA P-256 signed. ${ROUNDS} rounds, the floor and \`loadBundle\` interleaved (which goes ` +
+  "first alternates), each run after a full GC (`--expose-gc`); medians, and the lowest and " +
+  "highest per-round ratio.",
   "",
   table([
-    ["Load", "ms", "× `JSON.parse`"],
-    ["`JSON.parse` of the text", f(parseMs), "1×"],
+    ["Load, end to end", "ms", "× floor", "rounds"],
+    ["floor: UTF-8 decode + `JSON.parse` + SHA-256 of the bytes", f(endToEnd.floorMs), "1×", ""],
     [
-      "`JSON.parse` + validate + checksum + compile (the aim)",
-      f(parseMs + afterParse),
-      `${((parseMs + afterParse) / parseMs).toFixed(1)}×`,
-    ],
-    [
-      "`loadBundle`: all of it, UTF-8 decoding and signature too",
-      f(loadMs),
-      `${(loadMs / parseMs).toFixed(1)}×`,
+      "`loadBundle`: parse, validate and compile, checksum, signature",
+      f(endToEnd.loadMs),
+      `${endToEnd.ratio.toFixed(2)}×`,
+      range(endToEnd.ratioRange),
     ],
     [
       "`loadBundle` of the same bundle, rules in authoring key order",
-      f(unorderedLoadMs),
-      `${(unorderedLoadMs / parseMs).toFixed(1)}×`,
+      f(unordered.loadMs),
+      `${unordered.ratio.toFixed(2)}×`,
+      range(unordered.ratioRange),
     ],
   ]),
   "",
   table([
-    ["Stage of `loadBundle`", "ms"],
-    ...Object.entries(stage).map(([name, ms]) => [name, f(ms)]),
+    ["Stage of `loadBundle` (one after the other)", "ms"],
+    ...Object.entries(stage).map(([name, ms]) => [STAGE_NAMES[name as keyof StageTimes], f(ms)]),
   ]),
   "",
   table([
@@ -197,9 +206,14 @@ if (!process.argv.includes("--no-write")) {
     },
     bundle: { bytes: bundle.bytes.byteLength, targets: bundle.targets, signature: "ECDSA_SHA_256" },
     load: {
-      jsonParseMs: parseMs,
-      loadBundleMs: loadMs,
-      unorderedLoadBundleMs: unorderedLoadMs,
+      gcBeforeEachRun: endToEnd.gcBeforeEachRun,
+      floorMs: endToEnd.floorMs,
+      loadBundleMs: endToEnd.loadMs,
+      ratio: endToEnd.ratio,
+      ratioRange: endToEnd.ratioRange,
+      unorderedLoadBundleMs: unordered.loadMs,
+      unorderedRatio: unordered.ratio,
+      rounds: endToEnd.rounds,
       stagesMs: stage,
     },
     memory: { parse: parsedMemory, load: loadedMemory },

@@ -8,6 +8,7 @@
  */
 import { parseJson } from "../engine/parse_json.ts";
 import type { Decision, Target } from "../engine/types.ts";
+import { policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
 import { formatConditionTrace } from "../engine/format_condition.ts";
@@ -388,6 +389,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     throw error;
   }
   const { file, source, compiled, verification } = evaluated;
+  const policies = policiesOf(compiled);
 
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
@@ -446,7 +448,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     };
   });
 
-  const active = compiled.bundle.policies.flatMap((p) =>
+  const active = policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({
       policyKey: p.policyKey,
       ruleId: r.id,
