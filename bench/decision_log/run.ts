@@ -7,7 +7,8 @@
 // docs/performance.md.
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { compileBundle, createEvaluator, createRemoteClient, signBundle } from "../../mod.ts";
+import { compileBundle, createEvaluator } from "../../mod.ts";
+import { memoryClients } from "../_memory_client.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "../scenarios/mod.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
@@ -21,35 +22,18 @@ const rounds = Number(flags.rounds);
 const finishRun = startRun();
 
 const N = 1_000;
-const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
-const bundle = { ...THREE_RULES.bundle(N), ...scope };
-const pair = await crypto.subtle.generateKey(
-  { name: "ECDSA", namedCurve: "P-256" },
-  false,
-  ["sign", "verify"],
-);
-const body = JSON.stringify(
-  await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "bench" }),
-);
-
-/** A remote client fed from memory (no network): the same object a service holds. */
-function client(extra: Record<string, unknown> = {}) {
-  return createRemoteClient({
-    baseUrl: "https://bench.invalid",
-    runtimeKey: "rk_bench",
-    ...scope,
-    verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
-    poll: { intervalMs: 3_600_000 }, // no poll while measuring
-    fetch: () => Promise.resolve(new Response(body)),
-    ...extra,
-  });
-}
+const bundle = THREE_RULES.bundle(N);
+/** Remote clients fed from memory (no network): the same object a service holds. */
+const client = await memoryClients(bundle);
+// The same bundle with a freshness statement: its expiry swaps the evaluator, so this must equal plain.
+const freshClient = await memoryClients(bundle, { freshness: true });
 
 const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));
 let sink = 0;
 const clients = {
   plain: await client(),
+  fresh: await freshClient({ requireFreshness: true }),
   logged: await client({ onDecision: () => sink++ }),
   sampled: await client({ onDecision: () => sink++, decisionLog: { sampleRate: 0.01 } }),
   masked: await client({
@@ -63,6 +47,10 @@ const ENGINE = "engine evaluator (baseline)";
 const cases = [
   { name: ENGINE, fn: () => engine(next()) },
   { name: "client, no `onDecision`", fn: () => clients.plain.evaluate(next()) },
+  {
+    name: "client, a freshness statement in force (`requireFreshness`)",
+    fn: () => clients.fresh.evaluate(next()),
+  },
   {
     name: "client, `onDecision` on every decision (a no-op hook)",
     fn: () => clients.logged.evaluate(next()),

@@ -2,6 +2,7 @@
 // One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
 import { PolicyError } from "../_internal/policy_error.ts";
+import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
 import type { FetchFunction } from "./types.ts";
 
 /** What {@link requestBundle} needs. */
@@ -47,45 +48,12 @@ export async function requestBundle(request: BundleRequest): Promise<BundleAnswe
     body: null,
   };
   if (response.status !== 200) {
-    await discard(response);
+    await discardBody(response);
     return answer;
   }
-  answer.body = await readLimited(response, request.maxFileBytes);
+  const max = request.maxFileBytes;
+  answer.body = await readBodyLimited(response, max, (what) => tooLarge(what, max));
   return answer;
-}
-
-async function readLimited(response: Response, max: number): Promise<Uint8Array> {
-  const declared = response.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) {
-    await discard(response);
-    throw tooLarge(`declares ${Number(declared)} bytes`, max);
-  }
-  if (response.body === null) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`is over ${max} bytes (stopped reading at ${total})`, max);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => {});
 }
 
 function tooLarge(what: string, max: number): PolicyError {

@@ -18,6 +18,7 @@ import {
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "../_internal/call_safely.ts";
+import { ClientEvents } from "./_client_events.ts";
 import {
   booleanField,
   checkOptions,
@@ -33,7 +34,7 @@ import { type BundleFile, racyBytes, readBundleFile, readError } from "./_read_b
 import { statVersion } from "../_io/file_version.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
+import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
@@ -164,20 +165,23 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
     ? DEFAULT_WATCH_INTERVAL_MS
     : watch.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const clock = options.clock ?? SYSTEM_CLOCK;
   // One object for every load, with the keys imported once.
   const loadOptions: LoadBundleOptions = {
     maxFileBytes,
+    clock,
     ...(verify !== undefined && { verify }),
     ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
+    ...(options.requireFreshness !== undefined && { requireFreshness: options.requireFreshness }),
+    ...(options.clockSkewMs !== undefined && { clockSkewMs: options.clockSkewMs }),
   };
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
   // A copy: changing the caller's object later changes nothing, reloads included.
-  const clock = options.clock ?? SYSTEM_CLOCK;
   const slot = new BundleSlot(loaded, { ...options }, {
     now: () => clock.wallNow(),
     random: Math.random,
-  });
+  }, clock);
   return new LocalClientImpl({
     bundlePath,
     maxFileBytes,
@@ -246,6 +250,7 @@ class LocalClientImpl implements LocalClient {
   #timer: unknown;
   #polling: Promise<void> | undefined;
   #closed = false;
+  readonly #events = new ClientEvents();
 
   constructor(init: LocalClientInit) {
     this.#init = init;
@@ -266,12 +271,20 @@ class LocalClientImpl implements LocalClient {
       origin: "local",
       ...status,
       signature: { ...status.signature },
+      freshness: status.freshness === null ? null : { ...status.freshness },
+      expired: this.#slot.expired,
       rollbackRefused: refused === null ? null : { ...refused },
     };
   }
 
+  subscribe(listener: ClientListener): () => void {
+    return this.#events.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#slot.close();
+    this.#events.close();
     if (this.#timer !== undefined) {
       this.#init.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -348,14 +361,17 @@ class LocalClientImpl implements LocalClient {
     this.#racy = racyBytes(file, this.#init.clock.wallNow());
     let loaded: LoadedBundle;
     try {
-      loaded = await loadBundle(file.bytes, loadOptions);
+      // The bundle in force lends its compiled form to the same policies (a renewed statement).
+      loaded = await loadBundle(file.bytes, { ...loadOptions, inForce: this.#slot.current.loaded });
       const refusal = this.#slot.refuseRollback(loaded.status, `the bundle file "${bundlePath}"`);
       if (refusal !== null) throw refusal;
     } catch (error) {
       this.#report(asPolicyError(error, bundlePath));
       return;
     }
-    if (!this.#closed) this.#slot.replace(loaded);
+    if (this.#closed) return;
+    const previous = this.#slot.replace(loaded);
+    this.#events.reloaded(previous, loaded, () => this.status());
   }
 
   #report(error: PolicyError): void {

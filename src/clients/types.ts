@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
+import type { ContextPolicy, Decision, EvaluationRequest, Target } from "../engine/types.ts";
 import type { ErrorCode, PolicyError } from "../_internal/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
@@ -36,6 +36,20 @@ export interface ClientOptions {
    * `BUNDLE_VERSION_ROLLBACK` (docs/operations.md "No going back").
    */
   allowRollback?: boolean;
+  /**
+   * Refuse a bundle without a signed freshness statement
+   * (`BUNDLE_FRESHNESS_MISSING`), so that an old bundle replayed, relabelled
+   * or stripped of its statement is never put in force (docs/operations.md
+   * "Signed freshness"). Default `false`: a statement is verified when
+   * present.
+   */
+  requireFreshness?: boolean;
+  /**
+   * How far past a statement's `expiresAt` (on the wall clock) it is still
+   * accepted, for clocks that disagree a little: 0 to 86,400,000 ms.
+   * Default 60,000.
+   */
+  clockSkewMs?: number;
   /**
    * Receives each decision `evaluate` returns (sampled, with masked context
    * keys: see `decisionLog`), synchronously, before `evaluate` returns.
@@ -86,6 +100,12 @@ export interface LocalClientStatus extends BundleStatus {
   /** Always `local`. */
   origin: "local";
   /**
+   * True when the freshness statement of the bundle in force has expired:
+   * `evaluate` then throws `BUNDLE_EXPIRED` until a fresh statement for it,
+   * or a newer bundle, is loaded.
+   */
+  expired: boolean;
+  /**
    * The last older bundle refused since the bundle in force came into force
    * (see `allowRollback`), or null.
    */
@@ -108,6 +128,12 @@ export interface RemoteClientStatusBase extends BundleStatus {
    * `BUNDLE_STALE`. The first successful poll clears it.
    */
   stale: boolean;
+  /**
+   * True when the freshness statement of the bundle in force has expired:
+   * `evaluate` then throws `BUNDLE_EXPIRED` until an origin serves a fresh
+   * statement for it, or a newer bundle.
+   */
+  expired: boolean;
   /** Failed polls since the last successful one. */
   consecutiveFailures: number;
   /** When the next poll is due, ISO 8601; null while a poll runs or after `close()`. */
@@ -168,12 +194,59 @@ export type RemoteClientStatus =
  */
 export type ClientStatus = LocalClientStatus | RemoteClientStatus;
 
+/**
+ * A new bundle came into force (a watched file changed, a poll brought a new
+ * bundle). Sent after the replacement: `evaluate` in the listener already
+ * uses the new bundle.
+ */
+export interface ReloadEvent {
+  /** Always `reload`. */
+  type: "reload";
+  /** The bundle that was in force until now. */
+  previous: BundleStatus;
+  /**
+   * The targets whose decisions may differ between the two bundles, sorted
+   * (the `changedTargets` of `./diff`): empty when only metadata or
+   * formatting changed.
+   */
+  changedTargets: readonly Target[];
+  /** The client's status, with the new bundle in force. */
+  status: ClientStatus;
+}
+
+/**
+ * The remote client's state changed (docs/remote.md "Events"): `degraded`
+ * when `status().degraded` became true, `stale` when `status().stale` did
+ * (`evaluate` now throws `BUNDLE_STALE`), `recovered` when a successful poll
+ * cleared both.
+ */
+export interface ClientStateEvent {
+  /** Which change. */
+  type: "degraded" | "stale" | "recovered";
+  /** The client's status at the change. */
+  status: ClientStatus;
+}
+
+/** What a `subscribe` listener receives. Narrow on `type`. */
+export type ClientEvent = ReloadEvent | ClientStateEvent;
+
+/** A `subscribe` listener. What it throws, or rejects with, is ignored. */
+export type ClientListener = (event: ClientEvent) => void;
+
 /** A loaded, verified bundle to evaluate against, kept current by its client. */
 export interface PolicyClient extends AsyncDisposable {
   /** Evaluates one request against the bundle in force. Synchronous; no I/O. */
   evaluate(request: EvaluationRequest): Decision;
   /** The bundle in force and how it was verified. */
   status(): ClientStatus;
+  /**
+   * Calls `listener` with every {@link ClientEvent} of this client, synchronously,
+   * as it happens, until the returned function is called (or `close()`).
+   * Listeners cost nothing on `evaluate`; without listeners no event is built.
+   * A listener that throws or rejects changes nothing for the client or the
+   * other listeners.
+   */
+  subscribe(listener: ClientListener): () => void;
   /** Stops every timer and request so the process can exit. Idempotent. */
   close(): Promise<void>;
 }

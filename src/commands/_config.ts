@@ -13,6 +13,7 @@ import { CliError } from "./_errors.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
+import { parseDuration } from "./_duration.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
@@ -30,6 +31,8 @@ export interface SigningBlock {
   keyId?: string;
   hmacSecretEnv?: string;
   ecdsaPrivateKeyPath?: string;
+  /** A duration (`7d`): sign a freshness statement lasting that long (docs/cli.md, "Durations"). */
+  expiresIn?: string;
 }
 
 /** The project config with every default applied and every path absolute. */
@@ -94,7 +97,13 @@ export async function loadProjectConfig(
 }
 
 /** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
-const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const;
+const SIGNING_FIELDS = [
+  "algorithm",
+  "keyId",
+  "hmacSecretEnv",
+  "ecdsaPrivateKeyPath",
+  "expiresIn",
+] as const;
 const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/draft": ["path"],
   "/bundle": ["path"],
@@ -249,6 +258,17 @@ class Reader {
           "CONFIG_INVALID",
           `${this.file}: ${envNameProblem(`${pointer}/${field}`)}`,
         );
+      }
+      if (field === "expiresIn" && value !== undefined) {
+        const problem = parseDuration(value);
+        if (typeof problem === "string") {
+          throw new CliError(
+            "CONFIG_INVALID",
+            `${this.file}: ${pointer.slice(1).replaceAll("/", ".")}.expiresIn ${
+              describeValue(value)
+            } ${problem}`,
+          );
+        }
       }
       if (value !== undefined) block[field] = value;
     }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Env } from "../engine/types.ts";
+import type { Env, RuntimeBundleV1 } from "../engine/types.ts";
 import { ENVS } from "../_internal/vocabulary.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
@@ -18,7 +18,8 @@ import { plural } from "./_describe.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { isSignatureAlgorithm } from "../verify/signature_algorithms.ts";
-import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { freshnessFor, readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { describeStatement } from "./_freshness.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Builds the bundle from the draft. */
@@ -44,6 +45,7 @@ export const runBuild = defineCommand(
       env: {
         type: "string",
         value: "<env>",
+        choices: ["prod", "staging", "dev", "test"],
         description: "prod, staging, dev or test (else build.env)",
       },
       "org-id": { type: "string", value: "<id>", description: "orgId (else build.scope.orgId)" },
@@ -64,6 +66,11 @@ export const runBuild = defineCommand(
       },
       ...SIGNING_FLAGS,
     },
+    examples: [
+      "policy build",
+      "policy build --signed --ecdsa-private-key keys/private-key.pem --signing-key-id release-1",
+      "policy build --env staging --org-id acme --project-id shop --unsigned",
+    ],
   },
   async (session) => {
     const out = session.out;
@@ -99,18 +106,22 @@ export const runBuild = defineCommand(
       ? await signingSettings(session, config.build.signing, "build.signing")
       : null;
     const license = await requireToolkitLicense(session, "build");
-    for (
-      const [field, value, flag, key] of [
-        ["orgId", orgId, "--org-id", "build.scope.orgId"],
-        ["projectId", projectId, "--project-id", "build.scope.projectId"],
-      ] as const
-    ) {
-      if (value === undefined) {
-        out.warn(
-          "SCOPE_UNSET",
-          `${field} is not set; bundles delivered by the cloud control plane need it (pass ${flag} or set ${key})`,
-        );
-      }
+    // One warning for the scope, naming what is unset.
+    const unset = ([
+      ["orgId", orgId, "--org-id", "build.scope.orgId"],
+      ["projectId", projectId, "--project-id", "build.scope.projectId"],
+    ] as const).filter(([, value]) => value === undefined);
+    if (unset.length > 0) {
+      out.warn(
+        "SCOPE_UNSET",
+        `${unset.map(([field]) => field).join(" and ")} ${
+          unset.length === 1 ? "is" : "are"
+        } not set; bundles delivered by the cloud control plane need ${
+          unset.length === 1 ? "it" : "them"
+        } (pass ${unset.map(([, , flag]) => flag).join(" and ")} or set ${
+          unset.map(([, , , key]) => key).join(" and ")
+        })`,
+      );
     }
     const signingKey = settings === null ? null : await readSigningKey(session, settings);
     const { file: draftFile } = await draftDocument(session);
@@ -132,7 +143,7 @@ export const runBuild = defineCommand(
       }
       const bundleVersion = requestedVersion ?? previous.next;
       const generatedAt = new Date(session.io.clock.wallNow()).toISOString();
-      const { bundle, checksum, etag } = await bundleFromDraft(
+      const built = await bundleFromDraft(
         draft,
         { env, orgId, projectId },
         {
@@ -142,7 +153,17 @@ export const runBuild = defineCommand(
             { sign: async (base) => (await sign(base, signingKey)).signature }),
         },
       );
-      const signature = bundle.signature;
+      const { checksum, etag } = built;
+      const signature = built.bundle.signature;
+      // With --expires-in (or build.signing.expiresIn): the signed freshness statement,
+      // written after the signature.
+      const freshness = signingKey === null
+        ? null
+        : await freshnessFor(session, built.bundle, signingKey);
+      const { policies, ...head } = built.bundle;
+      const bundle: RuntimeBundleV1 = freshness === null
+        ? built.bundle
+        : { ...head, freshness, policies };
       const text = bundleText(bundle);
 
       let parity: "passed" | "skipped" = "skipped";
@@ -175,6 +196,7 @@ export const runBuild = defineCommand(
           signature: signature === undefined
             ? null
             : { algorithm: signature.algorithm, keyId: signature.keyId },
+          freshness: describeStatement(freshness),
           parity,
           warnings: out.warnings,
         },
@@ -193,6 +215,11 @@ export const runBuild = defineCommand(
                 : `${signature.algorithm}, key id ${signature.keyId}`
             }`,
           );
+          if (freshness !== null) {
+            out.info(
+              `  freshness:      expires ${freshness.expiresAt}, key id ${freshness.signature.keyId}`,
+            );
+          }
           out.info(`  parity:         ${parity}`);
         },
       );
@@ -214,7 +241,10 @@ interface PreviousBundle {
  * is signed. It is only read for those, so one that cannot be loaded (too
  * large, corrupt, invalid) never blocks the next build: with `counting` (no
  * `--bundle-version`), a warning says what it was and which version the
- * build starts from.
+ * build starts from. After the highest version there is no next one.
+ *
+ * @throws {CliError} `BUNDLE_VERSION_EXHAUSTED` when counting from a bundle
+ * at bundleVersion 2^53 - 1.
  */
 async function previousBundle(
   session: Session,
@@ -239,7 +269,18 @@ async function previousBundle(
   const fields = isRecord(previous) ? previous : {};
   const signature = isRecord(fields.signature) ? fields.signature : null;
   const described = (value: unknown) => typeof value === "string" ? value : "unknown";
-  const { next, problem } = followingVersion(fields.bundleVersion);
+  const version = fields.bundleVersion;
+  if (counting && version === Number.MAX_SAFE_INTEGER) {
+    throw new CliError(
+      "BUNDLE_VERSION_EXHAUSTED",
+      `the bundle already at ${file} has bundleVersion ${version}, the highest a bundle can have (2^53 - 1: larger numbers are not kept exactly by JSON readers), so no build can give a higher one; nothing was written`,
+      {
+        hint:
+          `pass --bundle-version <n> to write a lower version on purpose: clients that loaded version ${version} refuse it as a rollback (BUNDLE_VERSION_ROLLBACK) unless they run with allowRollback: true (docs/operations.md "No going back")`,
+      },
+    );
+  }
+  const { next, problem } = followingVersion(version);
   if (counting && problem !== null) {
     session.out.warn(
       "PREVIOUS_BUNDLE_VERSION_INVALID",

@@ -55,6 +55,12 @@ export const runDiff = defineCommand(
       },
     },
     maxPositionals: 2,
+    positionals: "files",
+    examples: [
+      "policy diff old-bundle.json policy-drafts.json",
+      "policy diff policy-bundle.json policy-drafts.json --requests decisions.jsonl --fail-on-change",
+      "policy diff old.json new.json --suite policy/suite.json",
+    ],
   },
   async (session) => {
     const out = session.out;
@@ -109,10 +115,16 @@ interface Side {
  */
 async function readComparable(session: Session, argument: string): Promise<Side> {
   const file = await session.fromWorkingFolder(argument);
-  const document = parseDocumentText(await session.readText(file, "document"), "document", file)
-    .value;
+  let document: unknown = parseDocumentText(
+    await session.readText(file, "document"),
+    "document",
+    file,
+  ).value;
   const { type } = detectDocumentType(document);
   if (type === "bundle") {
+    // The load pipeline parses the bundle again: this tree is let go first, so that an 8 MiB
+    // bundle is never held twice (docs/security.md, "Memory").
+    document = null;
     const seen = await readBundleFileUnverified(session, file);
     return { file, argument, type, bundle: seen.compiled.bundle };
   }

@@ -1,11 +1,11 @@
 // Runs the Node test suite against the npm build, as a user would get it:
 // packs `npm/` with `npm pack`, installs the tarball into a scratch project
 // in a temporary folder (then the tools the tests use: typescript,
-// @types/node and esbuild, and the libraries of the enforcement adapters:
-// hono, express with @types/express, redis and ioredis, and @opentelemetry/api, at pinned
-// versions), and runs every
-// `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
-// afterwards unless POLICY_KEEP_SCRATCH=1.
+// @types/node and esbuild, the libraries of the enforcement adapters:
+// hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
+// SDKs and playwright-core, at pinned versions), and runs every `tests/node/*.test.mjs` with
+// `node --test` and the reporter of `_reporter.mjs` (a line per file, failures in full). The
+// scratch folder is removed afterwards unless POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
@@ -107,6 +107,10 @@ try {
     ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
       `${name}@${pinned(denoJson, name)}`
     ),
+    // The OpenFeature SDKs the providers plug into (peers of ./openfeature and
+    // ./openfeature/web), and the browser driver of the web provider's page.
+    ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
+      .map((name) => `${name}@${pinned(denoJson, name)}`),
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".
@@ -115,7 +119,9 @@ try {
   const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs")).sort();
   const result = spawnSync(process.execPath, [
     "--test",
-    "--test-reporter=spec",
+    // One line per file, skip reasons once, failures in full (see _reporter.mjs).
+    `--test-reporter=${join(here, "_reporter.mjs")}`,
+    "--test-reporter-destination=stdout",
     ...files.map((f) => join(here, f)),
   ], {
     stdio: "inherit",
