@@ -6,10 +6,11 @@
 // then show the median over the rounds and the spread (bench/_stats.ts).
 import { quantile, ratioSpread, type Spread, spread } from "./_stats.ts";
 
-/** One case: a call to time. */
+/** One case: a call to time; with `awaited`, each call's promise is awaited before the next. */
 export interface Case {
   name: string;
   fn: () => unknown;
+  awaited?: boolean;
 }
 
 /** How long each case runs in a round. */
@@ -28,34 +29,48 @@ export type RoundFigures = Map<string, number[]>;
 const BATCH_MS = 2;
 const sink: unknown[] = new Array(64).fill(null);
 
-function timeBatch(fn: () => unknown, count: number): number {
+function timeSyncBatch(fn: () => unknown, count: number): number {
   const start = performance.now();
   for (let i = 0; i < count; i++) sink[i & 63] = fn();
   return performance.now() - start;
 }
 
+async function timeAwaitedBatch(fn: () => unknown, count: number): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) sink[i & 63] = await fn();
+  return performance.now() - start;
+}
+
+/** A batch of `count` calls of a case, timed in ms (a synchronous case is never awaited per call). */
+function timeBatch({ fn, awaited }: Case, count: number): number | Promise<number> {
+  return awaited ? timeAwaitedBatch(fn, count) : timeSyncBatch(fn, count);
+}
+
 /** Measures `cases` in interleaved rounds: ms per call, per case and round. */
-export function measureRounds(cases: readonly Case[], options: RoundOptions): RoundFigures {
+export async function measureRounds(
+  cases: readonly Case[],
+  options: RoundOptions,
+): Promise<RoundFigures> {
   const { rounds, warmupMs = 200, measureMs = 500, minBatches = 5 } = options;
   const batchSizes = new Map<string, number>();
-  for (const { name, fn } of cases) {
+  for (const c of cases) {
     let size = 1;
-    while (timeBatch(fn, size) < BATCH_MS) size *= 2;
+    while (await timeBatch(c, size) < BATCH_MS) size *= 2;
     const end = performance.now() + warmupMs;
-    while (performance.now() < end) timeBatch(fn, size);
-    batchSizes.set(name, size);
+    while (performance.now() < end) await timeBatch(c, size);
+    batchSizes.set(c.name, size);
   }
   const figures: RoundFigures = new Map(cases.map(({ name }) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     const turn = round % cases.length;
-    for (const { name, fn } of [...cases.slice(turn), ...cases.slice(0, turn)]) {
-      const size = batchSizes.get(name)!;
+    for (const c of [...cases.slice(turn), ...cases.slice(0, turn)]) {
+      const size = batchSizes.get(c.name)!;
       const times: number[] = [];
       const end = performance.now() + measureMs;
       while (performance.now() < end || times.length < minBatches) {
-        times.push(timeBatch(fn, size));
+        times.push(await timeBatch(c, size));
       }
-      figures.get(name)!.push(quantile(times, 0.1) / size);
+      figures.get(c.name)!.push(quantile(times, 0.1) / size);
     }
   }
   return figures;

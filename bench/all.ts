@@ -10,6 +10,7 @@ const TASKS = [
   "bench:enforce",
   "bench:parse-json",
   "bench:decision-log",
+  "bench:openfeature",
   "bench:change-safety",
   "bench:aims",
 ];

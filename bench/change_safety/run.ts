@@ -75,7 +75,12 @@ const cases = [
   { name: "lint 2,000", fn: () => lintBundle(small) },
   { name: "lint 8,000", fn: () => lintBundle(large) },
 ];
-const figures = measureRounds(cases, { rounds, warmupMs: 500, measureMs: 1_000, minBatches: 2 });
+const figures = await measureRounds(cases, {
+  rounds,
+  warmupMs: 500,
+  measureMs: 1_000,
+  minBatches: 2,
+});
 const ms = (name: string) => formatMs(caseSpread(figures, name).median);
 const n = TARGETS.toLocaleString("en-US");
 const table = markdownTable([

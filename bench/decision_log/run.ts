@@ -64,7 +64,7 @@ const cases = [
     fn: () => clients.masked.evaluate(next()),
   },
 ];
-const figures = measureRounds(cases, { rounds });
+const figures = await measureRounds(cases, { rounds });
 for (const c of Object.values(clients)) await c.close();
 
 const table = markdownTable([

@@ -39,7 +39,7 @@ const cases = documents.flatMap(([name, text]) => [
   { name: `JSON.parse ${name}`, fn: () => JSON.parse(text) },
   { name: `parseJson ${name}`, fn: () => parseJson(text) },
 ]);
-const figures = measureRounds(cases, { rounds, measureMs: 1_000, minBatches: 3 });
+const figures = await measureRounds(cases, { rounds, measureMs: 1_000, minBatches: 3 });
 const ms = (name: string) => caseSpread(figures, name).median.toFixed(0);
 const table = markdownTable([
   [
