@@ -145,7 +145,8 @@ interface LoadReport {
     loadBundleMs: number;
     ratio?: number;
     ratioRange?: [number, number];
-    rounds?: unknown[];
+    /** Each case of the load table with its ms, one per round. */
+    rounds?: { name: string; ms: number[] }[];
     gcBeforeEachRun?: boolean;
   };
   memory: { load: { heapUsedDelta: number } };
@@ -160,7 +161,7 @@ if (load?.load.ratio !== undefined && load.load.ratioRange !== undefined) {
     "load within 3× of `decode + JSON.parse + SHA-256` of the bytes, end to end",
     `decode + \`JSON.parse\` + SHA-256 (${load.load.floorMs!.toFixed(0)} ms)`,
     `${formatRatio(load.load.ratio)} (${load.load.loadBundleMs.toFixed(0)} ms)`,
-    `${load.load.rounds?.length ?? "?"} rounds${
+    `${load.load.rounds?.[0]?.ms.length ?? "?"} rounds${
       load.load.gcBeforeEachRun ? ", full GC before each run" : ""
     }; ${formatRatio(low).slice(0, -1)}–${formatRatio(high)}`,
     load.load.ratio <= 3 ? "yes" : "no",
