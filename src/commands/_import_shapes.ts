@@ -19,7 +19,7 @@ import { unknownFieldIssues } from "../engine/_unknown_field.ts";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { isConditionValue, isRecord } from "../engine/_guards.ts";
-import type { DraftPolicy } from "./_draft.ts";
+import type { DraftPolicy } from "../_authoring/draft.ts";
 
 /** Which of the two shapes a document is. */
 export type ImportForm = "wrapper" | "older";

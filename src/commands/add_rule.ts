@@ -7,7 +7,8 @@
 import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { readDraftForEdit, saveDraft, validateDraft } from "./_draft.ts";
+import { readDraftForEdit, saveDraft } from "./_draft.ts";
+import { validateDraft } from "../_authoring/draft.ts";
 import { isRecord } from "../engine/_guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { didYouMean } from "../engine/_suggest.ts";

@@ -10,13 +10,13 @@ import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand, type Session } from "./_session.ts";
+import { readDraftDocument } from "./_draft.ts";
 import {
   countRules,
   type DraftDocument,
   draftToBundle,
-  readDraftDocument,
   validateDraft,
-} from "./_draft.ts";
+} from "../_authoring/draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";

@@ -14,8 +14,8 @@ import {
 import type { RankEntry } from "../diff/_rankings.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
-import { detectDocumentType, type DocumentType } from "./_documents.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "../_authoring/draft.ts";
+import { detectDocumentType, type DocumentType } from "../_authoring/document_type.ts";
 import { readBundleFileUnverified } from "./_bundle.ts";
 import { parseDocumentText } from "./_read_document.ts";
 import { parseSuite } from "./_suite.ts";

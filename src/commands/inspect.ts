@@ -8,7 +8,7 @@ import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
 import { inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
-import { countRules } from "./_draft.ts";
+import { countRules } from "../_authoring/draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
 

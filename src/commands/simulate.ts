@@ -5,7 +5,7 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import type { Decision, Target } from "../engine/types.ts";
+import type { Target } from "../engine/types.ts";
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { isPolicyError } from "../engine/policy_error.ts";
@@ -21,7 +21,8 @@ import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
 import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
 import type { Output } from "./_output.ts";
-import { parseSuite, type Scenario } from "./_suite.ts";
+import { parseSuite } from "./_suite.ts";
+import { describeOutcome, runSuite } from "../_authoring/suite.ts";
 
 /** Evaluates requests against the bundle. */
 export const runSimulate = defineCommand(
@@ -75,7 +76,7 @@ export const runSimulate = defineCommand(
       if (single.length > 0) {
         throw usageError(`--suite cannot be combined with --${single[0]}`);
       }
-      return await runSuite(session);
+      return await runSuiteCommand(session);
     }
     if (session.has("junit")) throw usageError("--junit needs --suite");
     return await runOne(session);
@@ -246,18 +247,7 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
   );
 }
 
-/** The result of one scenario. */
-interface ScenarioResult {
-  name: string;
-  passed: boolean;
-  expected: Scenario["expected"];
-  actual: Decision;
-  /** The expected fields that differ: `decision`, `ruleId`, `reason`. */
-  mismatches: string[];
-  durationMs: number;
-}
-
-async function runSuite(session: Session): Promise<number> {
+async function runSuiteCommand(session: Session): Promise<number> {
   const out = session.out;
   const suiteFile = await session.fromWorkingFolder(session.requireString("suite"));
   const junit = session.string("junit");
@@ -269,54 +259,12 @@ async function runSuite(session: Session): Promise<number> {
     session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
   }
   const { file, compiled, verification } = await prepare(session);
-  const bundle = compiled.bundle;
-
-  const evaluate = createEvaluator(compiled);
-  const exercised = new Set<string>();
-  const results: ScenarioResult[] = [];
   const started = session.io.now();
-  for (const scenario of suite.scenarios) {
-    const t0 = session.io.now().getTime();
-    const request = { target: scenario.target, context: scenario.context };
-    const actual = evaluate(request);
-    for (const r of traceEvaluation(compiled, request).rules) {
-      if (r.outcome.startsWith("fired")) exercised.add(ruleKey(r.policyKey, r.ruleId));
-    }
-    const e = scenario.expected;
-    const mismatches: string[] = [];
-    if (actual.decision !== e.decision) mismatches.push("decision");
-    if (e.ruleId !== undefined && actual.ruleId !== e.ruleId) mismatches.push("ruleId");
-    if (e.reason !== undefined && actual.reason !== e.reason) mismatches.push("reason");
-    results.push({
-      name: scenario.name,
-      passed: mismatches.length === 0,
-      expected: e,
-      actual,
-      mismatches,
-      durationMs: session.io.now().getTime() - t0,
-    });
-  }
-  const durationMs = session.io.now().getTime() - started.getTime();
-  const passed = results.filter((r) => r.passed).length;
-  const summary = {
-    scenarios: results.length,
-    passed,
-    failed: results.length - passed,
-    durationMs,
-  };
-
-  const active = bundle.policies.flatMap((p) =>
-    p.rules.filter((r) => r.status === "active").map((r) => ({
-      policyKey: p.policyKey,
-      ruleId: r.id,
-    }))
-  );
-  const unexercised = active.filter((r) => !exercised.has(ruleKey(r.policyKey, r.ruleId)));
-  const coverage = {
-    activeRules: active.length,
-    exercised: active.length - unexercised.length,
-    unexercised,
-  };
+  const { results, summary, coverage } = runSuite(compiled, suite.scenarios, {
+    now: () => session.io.now().getTime(),
+  });
+  const { durationMs } = summary;
+  const unexercised = coverage.unexercised;
 
   if (junitFile !== null) {
     const xml = renderJunit(
@@ -374,25 +322,4 @@ async function runSuite(session: Session): Promise<number> {
     },
   );
   return summary.failed === 0 ? 0 : exitCodeFor("SIMULATION_FAILED");
-}
-
-function ruleKey(policyKey: string, ruleId: string): string {
-  return JSON.stringify([policyKey, ruleId]);
-}
-
-/** For example `deny (reason rule, rule free-plan)`. */
-function describeOutcome(
-  o: {
-    decision: string;
-    reason?: string | undefined;
-    ruleId?: string | undefined;
-    policyKey?: string | undefined;
-  },
-): string {
-  const parts = [
-    o.reason === undefined ? undefined : `reason ${o.reason}`,
-    o.policyKey === undefined ? undefined : `policy ${o.policyKey}`,
-    o.ruleId === undefined ? undefined : `rule ${o.ruleId}`,
-  ].filter((p) => p !== undefined);
-  return parts.length === 0 ? o.decision : `${o.decision} (${parts.join(", ")})`;
 }

@@ -10,7 +10,8 @@ import { EFFECT_TYPES } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { type DraftPolicy, projectPolicies, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { readDraftForEdit, saveDraft } from "./_draft.ts";
+import { type DraftPolicy, projectPolicies } from "../_authoring/draft.ts";
 import { describeEffect } from "./_describe.ts";
 
 /** Descriptor flags and the effect each belongs to. */

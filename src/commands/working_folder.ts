@@ -17,7 +17,8 @@ import {
   type WorkingFolder,
   writeUserConfig,
 } from "./_working_folder.ts";
-import { draftText, emptyDraft } from "./_draft.ts";
+import { draftText } from "./_draft.ts";
+import { emptyDraft } from "../_authoring/draft.ts";
 import { didYouMean } from "../engine/_suggest.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
