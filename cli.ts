@@ -50,5 +50,8 @@ const code = await runCli(process.argv.slice(2), {
   env: (name) => process.env[name],
   cwd: process.cwd(),
   now: () => new Date(),
+  // The playground page of this distribution, beside this file in the repository and in the JSR
+  // and npm packages (docs/playground.md, "Where the page comes from").
+  playgroundPage: () => import("./dist/playground/page.js"),
 });
 process.exitCode = code;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Clock } from "../clients/create_remote_client.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -20,4 +21,20 @@ export interface CliIo {
   cwd: string;
   /** The clock: `generatedAt` of builds and durations of simulations. */
   now(): Date;
+  /**
+   * The timers of a command that waits (`policy playground` polls the
+   * working folder); the runtime's own when absent.
+   */
+  clock?: Clock;
+  /**
+   * Ends a command that runs until it is stopped (`policy playground`);
+   * without it, such a command runs until the process ends.
+   */
+  signal?: AbortSignal;
+  /**
+   * Loads the playground page of this distribution (`dist/playground/page.js`
+   * beside `cli.ts`, docs/playground.md); `policy playground` refuses to
+   * start without it.
+   */
+  playgroundPage?: () => Promise<unknown>;
 }

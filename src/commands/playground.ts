@@ -1,0 +1,291 @@
+/**
+ * `policy playground`: serves the playground page (docs/playground.md) on
+ * 127.0.0.1, preloaded with the working folder's draft (or bundle) and
+ * suites, and pushes them to the page again whenever one changes, so that
+ * the page is a live view while authoring. It reads, and never writes.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import * as fs from "node:fs/promises";
+import type { Clock } from "../clients/create_remote_client.ts";
+import { CliError, usageError } from "./_errors.ts";
+import { defineCommand, type Session } from "./_session.ts";
+import { exists, readTextDocument } from "./_read_document.ts";
+import {
+  type LiveFile,
+  type LiveState,
+  type PlaygroundServer,
+  startPlaygroundServer,
+} from "./_playground_server.ts";
+import { plural } from "./_describe.ts";
+
+/** The port when `--port` is not given. */
+export const DEFAULT_PORT = 4010;
+
+/** How often the working folder is read for changes. */
+export const POLL_INTERVAL_MS = 1000;
+
+/** At most this many suites are found and followed. */
+export const MAX_SUITES = 50;
+
+/** How deep under the working folder suites are looked for. */
+const SUITE_DEPTH = 3;
+
+/** Folders never searched for suites. */
+const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "npm", "build", "coverage"]);
+
+/** A suite file's name: `suite.json`, or ending in `.suite.json`, `-suite.json`, `_suite.json`. */
+const SUITE_NAME = /^(?:suite|.+[._-]suite)\.json$/;
+
+/** The runtime's own timers (tests pass a fake clock through `io.clock`). */
+const SYSTEM_CLOCK: Clock = {
+  now: () => Date.now(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** Serves the playground. */
+export const runPlayground = defineCommand(
+  {
+    name: "playground",
+    usage: "playground [file] [--port <n>] [--suite <path>] [--open]",
+    summary: [
+      "Serves the playground page on http://127.0.0.1:<port>/ (default 4010), preloaded with",
+      "the working folder's draft (else its bundle; or the file named) and its suites",
+      "(suite.json, *.suite.json, *-suite.json up to three folders deep; or --suite <file or",
+      "folder>), and pushes them to the page whenever one changes. Only this machine can",
+      "reach it; it never writes. --open starts the system's browser on it. Runs until",
+      "stopped (Ctrl-C).",
+    ].join("\n"),
+    flags: {
+      port: {
+        type: "string",
+        value: "<n>",
+        description: `port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 for any free port)`,
+      },
+      suite: {
+        type: "string",
+        value: "<path>",
+        description: "the suite to follow: a file, or a folder whose .json files are suites",
+      },
+      open: { type: "boolean", description: "open the page in the system's browser" },
+    },
+    maxPositionals: 1,
+  },
+  async (session) => {
+    const port = portOf(session.string("port"));
+    const page = await loadPage(session);
+    const folder = (await session.workingFolder()).path;
+    const config = await session.config();
+    const [argument] = session.positionals;
+    const documents = argument === undefined
+      ? [{ file: config.draftPath, kind: "draft" as const }, {
+        file: config.bundlePath,
+        kind: "bundle" as const,
+      }]
+      : [{ file: await session.fromWorkingFolder(argument), kind: "document" as const }];
+    const suiteFlag = session.string("suite");
+    const suitePath = suiteFlag === undefined ? null : await session.fromWorkingFolder(suiteFlag);
+    const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
+      readLiveFile(folder, file, kind, config.maxFileBytes);
+    const readState = async (): Promise<LiveState> => {
+      let document: LiveFile | null = null;
+      for (const { file, kind } of documents) {
+        if (documents.length > 1 && !(await exists(file))) continue;
+        document = await read(file, kind);
+        break;
+      }
+      const suiteFiles = await findSuites(folder, suitePath);
+      return {
+        version: 1,
+        workingFolder: folder,
+        document,
+        suites: await Promise.all(suiteFiles.map((file) => read(file, "suite"))),
+      };
+    };
+
+    let lastError = "";
+    let server: PlaygroundServer;
+    try {
+      server = await startPlaygroundServer({
+        page,
+        port,
+        readState,
+        intervalMs: POLL_INTERVAL_MS,
+        clock: session.io.clock ?? SYSTEM_CLOCK,
+        onReadError: (error) => {
+          const message = (error as Error).message;
+          if (message !== lastError) {
+            session.out.aside(`could not read the working folder: ${message}`);
+          }
+          lastError = message;
+        },
+      });
+    } catch (error) {
+      throw listenError(error, port);
+    }
+    const state = await readState();
+    const out = session.out;
+    out.result(
+      {
+        url: server.url,
+        port: server.port,
+        workingFolder: folder,
+        document: state.document?.path ?? null,
+        suites: state.suites.map((s) => s.path),
+      },
+      () => {
+        out.line(`policy playground: ${server.url}`);
+        out.info(
+          `  following ${state.document?.path ?? `${documents[0]!.file} (not there yet)`}${
+            state.suites.length === 0 ? "" : ` and ${plural(state.suites.length, "suite")}`
+          }`,
+        );
+        out.info("  only this machine can open it; it reads and never writes. Ctrl-C stops it.");
+      },
+    );
+    if (session.has("open")) {
+      const { openBrowser } = await import("../_io/open_browser.ts");
+      try {
+        await openBrowser(server.url);
+      } catch (error) {
+        out.warn(
+          "BROWSER_NOT_OPENED",
+          `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
+        );
+      }
+    }
+    await stopped(session.io.signal);
+    await server.close();
+    return 0;
+  },
+);
+
+/** `--port`: a whole number from 0 to 65535. */
+function portOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    throw usageError(`--port must be a port number from 0 to 65535, not '${text}'`);
+  }
+  return port;
+}
+
+/**
+ * The page of this distribution (`io.playgroundPage`, which `cli.ts` sets).
+ *
+ * @throws {CliError} `PLAYGROUND_UNAVAILABLE` when it is missing.
+ */
+async function loadPage(session: Session): Promise<{ html: string; csp: string }> {
+  const load = session.io.playgroundPage;
+  let module: unknown;
+  try {
+    if (load === undefined) throw new Error("this program does not carry the page");
+    module = await load();
+  } catch (error) {
+    throw new CliError(
+      "PLAYGROUND_UNAVAILABLE",
+      `the playground page is not built (${(error as Error).message.split("\n")[0]})`,
+      {
+        hint:
+          "from the repository, run 'deno task playground:build' first; the npm and JSR packages carry it",
+      },
+    );
+  }
+  const { html, csp } = (module ?? {}) as { html?: unknown; csp?: unknown };
+  if (typeof html !== "string" || typeof csp !== "string") {
+    throw new CliError("PLAYGROUND_UNAVAILABLE", "the playground page module has no html and csp", {
+      hint: "rebuild it: 'deno task playground:build'",
+    });
+  }
+  return { html, csp };
+}
+
+function listenError(error: unknown, port: number): CliError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const name = (error as Error | null)?.name;
+  const why = code === "EADDRINUSE"
+    ? `port ${port} is in use`
+    : name === "NotCapable" || name === "PermissionDenied"
+    ? "the runtime does not permit listening (Deno: --allow-net=127.0.0.1)"
+    : (error as Error).message;
+  return new CliError("PLAYGROUND_UNAVAILABLE", `cannot serve the playground: ${why}`, {
+    ...(code === "EADDRINUSE" ? { hint: "pass another --port, or --port 0 for any free one" } : {}),
+    cause: error,
+  });
+}
+
+/** A file of the working folder as the page receives it: its text, or why it cannot be read. */
+async function readLiveFile(
+  folder: string,
+  file: string,
+  kind: "draft" | "bundle" | "document" | "suite",
+  maxBytes: number,
+): Promise<LiveFile> {
+  const relativePath = path.relative(folder, file) || path.basename(file);
+  try {
+    const text = await readTextDocument(file, kind, maxBytes);
+    return { path: file, relativePath, text, error: null };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return {
+      path: file,
+      relativePath,
+      text: null,
+      error: {
+        code: typeof code === "string" ? code : "DOCUMENT_READ_ERROR",
+        message: (error as Error).message,
+      },
+    };
+  }
+}
+
+/**
+ * The suites followed: the one `--suite` names (a file, or the `.json`
+ * files of a folder), else the files named like suites under the working
+ * folder, at most {@link SUITE_DEPTH} folders deep (dot folders and
+ * {@link SKIPPED_FOLDERS} skipped); sorted, at most {@link MAX_SUITES}.
+ */
+async function findSuites(folder: string, named: string | null): Promise<string[]> {
+  if (named !== null) {
+    const stat = await fs.stat(named).catch(() => null);
+    if (stat === null || !stat.isDirectory()) return [named];
+    const entries = await fs.readdir(named, { withFileTypes: true });
+    return entries.filter((e) => e.isFile() && e.name.endsWith(".json"))
+      .map((e) => path.join(named, e.name)).sort().slice(0, MAX_SUITES);
+  }
+  const found: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const entry of entries) {
+      if (found.length >= MAX_SUITES) return;
+      if (entry.isFile() && SUITE_NAME.test(entry.name)) found.push(path.join(dir, entry.name));
+    }
+    if (depth >= SUITE_DEPTH) return;
+    for (const entry of entries) {
+      if (found.length >= MAX_SUITES) return;
+      if (!entry.isDirectory() || entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name)) {
+        continue;
+      }
+      await walk(path.join(dir, entry.name), depth + 1);
+    }
+  };
+  await walk(folder, 0);
+  return found;
+}
+
+/** Resolves when `signal` aborts; never without one (the process ends the command). */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal === undefined) return;
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
