@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env=POLICY_*,HOME,USERPROFILE --ignore-env=TSC_*,NODE_ENV,NODE_INSPECTOR_IPC,VSCODE_INSPECTOR_OPTIONS
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env=POLICY_*,HOME,USERPROFILE --allow-net=127.0.0.1 --allow-run=xdg-open,open --ignore-env=TSC_*,NODE_ENV,NODE_INSPECTOR_IPC,VSCODE_INSPECTOR_OPTIONS
 /**
  * The `policy` command. The only file that touches the process: it wires
  * arguments, output streams, environment, current folder and clock to

@@ -102,7 +102,11 @@ export async function buildPlayground(): Promise<PlaygroundPage> {
     "form-action 'none'",
   ].join("; ");
   const template = await Deno.readTextFile(join(root, "playground", "index.html"));
-  const html = fill(template, { CSP: csp, STYLE: style, SCRIPT: script });
+  const html = fill(template, {
+    "{{CSP}}": csp,
+    '<style data-fill="style"></style>': `<style>${style}</style>`,
+    '<script data-fill="script"></script>': `<script>${script}</script>`,
+  });
   const bytes = new TextEncoder().encode(html);
   const gzipBytes = (await gzip(bytes)).byteLength;
   if (gzipBytes > MAX_GZIP_BYTES) {
@@ -140,12 +144,12 @@ export async function writePlayground(page: PlaygroundPage, dir: string): Promis
   await Deno.writeTextFile(join(dir, "page.d.ts"), PAGE_DECLARATIONS);
 }
 
-/** `{{NAME}}` placeholders replaced (each must be there once). */
+/** The template with each placeholder (which must be there once) replaced. */
 function fill(template: string, values: Record<string, string>): string {
   let out = template;
-  for (const [name, value] of Object.entries(values)) {
-    const parts = out.split(`{{${name}}}`);
-    if (parts.length !== 2) throw new Error(`playground/index.html must hold {{${name}}} once`);
+  for (const [placeholder, value] of Object.entries(values)) {
+    const parts = out.split(placeholder);
+    if (parts.length !== 2) throw new Error(`playground/index.html must hold ${placeholder} once`);
     out = parts.join(value);
   }
   return out;

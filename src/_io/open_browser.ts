@@ -2,12 +2,17 @@
  * Opens a web address in the system's browser, as `policy playground
  * --open` does (docs/cli.md, "`playground`"): `open <url>` on macOS,
  * `cmd /c start "" <url>` on Windows, `xdg-open <url>` elsewhere. The
- * command is started detached, its output ignored; the promise settles once
- * it started (or could not be).
+ * command starts in its own session (so that stopping the playground with
+ * Ctrl-C does not close the browser), with the environment of the process
+ * (the opener needs `DISPLAY` and the like) and its output ignored.
+ *
+ * Under Deno it is started with `Deno.Command`, which passes the
+ * environment on without reading it (`node:child_process` would need
+ * `--allow-env` for all of it): it needs only `--allow-run=xdg-open` (or
+ * `open`). The same source runs under Node, with `node:child_process`.
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import process from "node:process";
 
 /** The command that opens `url` on `platform` (a `process.platform` value). */
@@ -17,22 +22,40 @@ export function browserCommand(platform: string, url: string): { command: string
   return { command: "xdg-open", args: [url] };
 }
 
+/** The part of the Deno namespace used here. */
+interface DenoProcesses {
+  Command: new (command: string, options: {
+    args: string[];
+    stdin: "null";
+    stdout: "null";
+    stderr: "null";
+    detached: boolean;
+  }) => { spawn(): { unref(): void } };
+}
+
 /**
- * Starts the browser command for `url`.
+ * Starts the browser command for `url`; resolves once it started.
  *
  * @throws {Error} When the command cannot be started (not installed, or not
  * permitted: under Deno it needs `--allow-run=xdg-open` or `open`).
  */
-export function openBrowser(url: string, platform: string = process.platform): Promise<void> {
+export async function openBrowser(url: string, platform: string = process.platform): Promise<void> {
   const { command, args } = browserCommand(platform, url);
-  return new Promise((resolve, reject) => {
-    let child;
-    try {
-      child = spawn(command, args, { detached: true, stdio: "ignore" });
-    } catch (error) {
-      reject(error);
-      return;
-    }
+  const deno = (globalThis as { Deno?: Partial<DenoProcesses> }).Deno;
+  if (typeof deno?.Command === "function") {
+    const child = new deno.Command(command, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+      detached: true,
+    }).spawn();
+    child.unref();
+    return;
+  }
+  const { spawn } = await import("node:child_process");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { detached: true, stdio: "ignore" });
     child.once("error", reject);
     child.once("spawn", () => {
       child.unref();

@@ -125,6 +125,17 @@ export const runPlayground = defineCommand(
     } catch (error) {
       throw listenError(error, port);
     }
+    if (session.has("open")) {
+      const { openBrowser } = await import("../_io/open_browser.ts");
+      try {
+        await openBrowser(server.url);
+      } catch (error) {
+        session.out.warn(
+          "BROWSER_NOT_OPENED",
+          `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
+        );
+      }
+    }
     const state = await readState();
     const out = session.out;
     out.result(
@@ -134,6 +145,7 @@ export const runPlayground = defineCommand(
         workingFolder: folder,
         document: state.document?.path ?? null,
         suites: state.suites.map((s) => s.path),
+        warnings: out.warnings,
       },
       () => {
         out.line(`policy playground: ${server.url}`);
@@ -145,17 +157,6 @@ export const runPlayground = defineCommand(
         out.info("  only this machine can open it; it reads and never writes. Ctrl-C stops it.");
       },
     );
-    if (session.has("open")) {
-      const { openBrowser } = await import("../_io/open_browser.ts");
-      try {
-        await openBrowser(server.url);
-      } catch (error) {
-        out.warn(
-          "BROWSER_NOT_OPENED",
-          `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
-        );
-      }
-    }
     await stopped(session.io.signal);
     await server.close();
     return 0;

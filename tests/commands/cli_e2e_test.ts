@@ -53,12 +53,15 @@ async function policy(
   };
 }
 
-Deno.test("the policy task grants no network, no run and only the POLICY_* and home variables", () => {
+Deno.test("the policy task grants the loopback address, the browser openers and only the POLICY_* and home variables", () => {
   const flags = policyTaskFlags();
   assert.ok(flags.includes("--no-prompt"));
-  assert.ok(
-    !flags.some((f) => /^(-A|--allow-all|--allow-net|--allow-run|--allow-sys|--allow-ffi)/.test(f)),
-  );
+  assert.ok(!flags.some((f) => /^(-A|--allow-all|--allow-sys|--allow-ffi)/.test(f)));
+  // policy playground listens on 127.0.0.1 only, and --open starts the system's browser.
+  assert.deepEqual(flags.filter((f) => /^--allow-(net|run)/.test(f)), [
+    "--allow-net=127.0.0.1",
+    "--allow-run=xdg-open,open",
+  ]);
   assert.deepEqual(flags.filter((f) => f.startsWith("--allow-env")), [
     "--allow-env=POLICY_*,HOME,USERPROFILE",
   ]);
