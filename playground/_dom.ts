@@ -50,10 +50,18 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   return element as T;
 }
 
-/** A button that looks like a link, for "go there" actions inside text. */
-export function linkButton(text: string, onClick: () => void, label?: string): HTMLButtonElement {
-  const button = h("button", { class: "link", attrs: { type: "button" } }, text);
-  if (label !== undefined) button.setAttribute("aria-label", label);
+/**
+ * A button that looks like a link, for "go there" actions inside text.
+ * `more`, read by screen readers only, follows the visible text in its
+ * accessible name (which must start with what is seen).
+ */
+export function linkButton(text: string, onClick: () => void, more?: string): HTMLButtonElement {
+  const button = h(
+    "button",
+    { class: "link", attrs: { type: "button" } },
+    text,
+    more === undefined ? null : h("span", { class: "sr-only" }, ` ${more}`),
+  );
   button.addEventListener("click", onClick);
   return button;
 }

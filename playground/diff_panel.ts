@@ -9,13 +9,8 @@
  */
 import type { Decision, EvaluationRequest, Target } from "../src/engine/mod.ts";
 import { parseJson } from "../src/engine/mod.ts";
-import {
-  type BundleDiff,
-  compareDecisions,
-  diffBundles,
-  type FieldChange,
-  type RankEntry,
-} from "../src/diff/mod.ts";
+import { type BundleDiff, compareDecisions, diffBundles } from "../src/diff/mod.ts";
+import { describeFieldChange, describeRanking } from "../src/_authoring/describe_change.ts";
 import { checkSuite } from "../src/_authoring/suite.ts";
 import { type App, parseContext } from "./app_state.ts";
 import { byId, h, show, wireFileInput } from "./_dom.ts";
@@ -180,12 +175,12 @@ function side(decision: Decision): HTMLElement {
 function meaning(diff: BundleDiff): Node[] {
   if (!diff.changed) return [h("p", null, "No change in meaning.")];
   const items: Node[] = [];
-  for (const c of diff.scope) items.push(h("li", null, `scope ${fieldText(c)}`));
+  for (const c of diff.scope) items.push(h("li", null, `scope ${describeFieldChange(c, "→")}`));
   for (const p of diff.policies.added) items.push(h("li", null, `+ policy ${p.policyKey}`));
   for (const p of diff.policies.removed) items.push(h("li", null, `− policy ${p.policyKey}`));
   for (const p of diff.policies.changed) {
     const inner = [
-      ...p.fields.map((c) => h("li", null, fieldText(c))),
+      ...p.fields.map((c) => h("li", null, describeFieldChange(c, "→"))),
       ...p.rules.added.map((r) => h("li", null, `+ rule ${r.ruleId}`)),
       ...p.rules.removed.map((r) => h("li", null, `− rule ${r.ruleId}`)),
       ...p.rules.changed.map((r) =>
@@ -193,7 +188,7 @@ function meaning(diff: BundleDiff): Node[] {
           "li",
           null,
           `~ rule ${r.ruleId}`,
-          h("ul", null, ...r.fields.map((c) => h("li", null, fieldText(c)))),
+          h("ul", null, ...r.fields.map((c) => h("li", null, describeFieldChange(c, "→")))),
         )
       ),
     ];
@@ -206,30 +201,11 @@ function meaning(diff: BundleDiff): Node[] {
         null,
         `ranking of ${targetText(t.target)}: `,
         h("br"),
-        `old: ${rankingText(t.old)}`,
+        `old: ${describeRanking(t.old)}`,
         h("br"),
-        `new: ${rankingText(t.new)}`,
+        `new: ${describeRanking(t.new)}`,
       ),
     );
   }
   return [h("ul", { class: "diff-list", attrs: { id: "diff-meaning" } }, ...items)];
-}
-
-function fieldText(c: FieldChange): string {
-  return `${c.field}: ${short(c.old)} → ${short(c.new)}`;
-}
-
-function rankingText(ranking: readonly RankEntry[]): string {
-  if (ranking.length === 0) return "(no rule)";
-  return ranking.map((e) =>
-    e.branch === "defaults"
-      ? `${e.decision} (defaults of ${e.policyKey})`
-      : `${e.decision} (${e.policyKey}/${e.ruleId}${e.branch === "effect" ? "" : ` ${e.branch}`})`
-  ).join(", ");
-}
-
-/** A value as compact JSON, cut to 80 characters. */
-function short(value: unknown): string {
-  const text = value === null ? "(none)" : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

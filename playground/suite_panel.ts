@@ -112,7 +112,7 @@ export function suitePanel(app: App): SuitePanel {
       const open = linkButton(
         r.name,
         () => app.openTrace(scenario.target, JSON.stringify(scenario.context, null, 2)),
-        `Open the trace of scenario ${r.name}`,
+        "(open its trace)",
       );
       return h(
         "tr",

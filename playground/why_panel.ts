@@ -70,7 +70,7 @@ export function whyPanel(app: App): void {
       return site === undefined ? `${policyKey}/${ruleId}` : linkButton(
         `${policyKey}/${ruleId}`,
         () => app.revealPointer(site.pointer),
-        `Show rule ${ruleId} of ${policyKey} in the editor`,
+        "(show it in the editor)",
       );
     };
     show(

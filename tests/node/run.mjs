@@ -3,8 +3,9 @@
 // in a temporary folder (then the tools the tests use: typescript,
 // @types/node and esbuild, and the libraries of the enforcement adapters:
 // hono, express, redis and ioredis, at pinned versions), and runs every
-// `tests/node/*.test.mjs` with `node --test`. The scratch folder is removed
-// afterwards unless POLICY_KEEP_SCRATCH=1.
+// `tests/node/*.test.mjs` with `node --test` (or those whose names start
+// with the arguments: `node tests/node/run.mjs playground`). The scratch
+// folder is removed afterwards unless POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
@@ -104,12 +105,18 @@ try {
     `@types/express@${TYPES_EXPRESS_VERSION}`,
     // The libraries the enforcement adapters take (optional peers), as deno.json pins them.
     ...["hono", "express", "redis", "ioredis"].map((name) => `${name}@${pinned(denoJson, name)}`),
+    // The browser driver and the accessibility checker of the playground's tests
+    // (playground.test.mjs), which drive Debian's /usr/bin/chromium.
+    ...["playwright-core", "axe-core"].map((name) => `${name}@${pinned(denoJson, name)}`),
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".
   writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
 
-  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs")).sort();
+  const only = process.argv.slice(2);
+  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
+    .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix))).sort();
+  if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
   const result = spawnSync(process.execPath, [
     "--test",
     "--test-reporter=spec",
