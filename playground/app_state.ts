@@ -7,7 +7,7 @@
  * @module
  */
 import { type EvaluationRequest, parseJson, type Target } from "../src/engine/mod.ts";
-import { isRecord } from "../src/engine/_guards.ts";
+import { isRecord } from "../src/_internal/guards.ts";
 import { type DocumentModel, readDocument } from "./document_model.ts";
 import type { SavedContext, SharedState } from "./share_link.ts";
 

@@ -27,7 +27,7 @@ import {
   SHARE_PREFIX,
 } from "./share_link.ts";
 import { connectLive, liveEventsPath } from "./live_updates.ts";
-import type { LiveState } from "../src/commands/_playground_server.ts";
+import type { LiveState } from "../src/_authoring/live_state.ts";
 
 const app = new App();
 const status = byId("page-status");

@@ -12,8 +12,8 @@
  */
 import type { Target } from "../src/engine/types.ts";
 import { parseJson } from "../src/engine/parse_json.ts";
-import { isRecord } from "../src/engine/_guards.ts";
-import { decodeBase64, encodeBase64 } from "../src/verify/_encoding.ts";
+import { isRecord } from "../src/_internal/guards.ts";
+import { decodeBase64, encodeBase64 } from "../src/_internal/encoding.ts";
 
 /** A context saved for the matrix. */
 export interface SavedContext {

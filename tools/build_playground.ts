@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import { parseJson } from "../src/engine/parse_json.ts";
 import { detectDocumentType } from "../src/_authoring/document_type.ts";
 import { checkSuite } from "../src/_authoring/suite.ts";
-import { encodeBase64 } from "../src/verify/_encoding.ts";
+import { encodeBase64 } from "../src/_internal/encoding.ts";
 
 /** The page's budget: 250 KB gzip (issue 28). */
 export const MAX_GZIP_BYTES = 250_000;

@@ -16,8 +16,13 @@
  *
  * @module
  */
-import { EFFECT_TYPES, ENVS } from "../src/engine/_guards.ts";
-import { PACKAGE_VERSION } from "../src/_version.ts";
+import {
+  EFFECT_TYPES,
+  ENVS,
+  RULE_STATUSES,
+  SIGNATURE_ALGORITHMS,
+} from "../src/_internal/vocabulary.ts";
+import { PACKAGE_VERSION } from "../src/_internal/version.ts";
 import { SCHEMA_NAMES, type SchemaName, schemaUrl } from "../src/commands/_schema.ts";
 import { ENV_NAME, SECRET_LIKE } from "../src/commands/_env.ts";
 
@@ -180,7 +185,7 @@ const DEFINITIONS: Record<string, Schema> = {
     required: ["id", "status", "priority", "target", "effect"],
     properties: {
       id: nonEmpty("Unique within the policy"),
-      status: { enum: ["active", "disabled"], description: "Only active rules fire" },
+      status: { enum: [...RULE_STATUSES], description: "Only active rules fire" },
       priority: { type: "number", description: "Higher wins among candidates of one effect type" },
       target: ref("target"),
       effect: ref("effect"),
@@ -230,7 +235,7 @@ const signing: Schema = {
   type: ["object", "null"],
   properties: {
     algorithm: {
-      anyOf: [{ enum: ["ECDSA_SHA_256", "HMAC_SHA256"] }, { type: "null" }, {
+      anyOf: [{ enum: [...SIGNATURE_ALGORITHMS] }, { type: "null" }, {
         type: "string",
         minLength: 1,
       }],
@@ -269,7 +274,7 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
           required: ["algorithm", "keyId", "value"],
           properties: {
             algorithm: {
-              anyOf: [{ enum: ["ECDSA_SHA_256", "HMAC_SHA256"] }, { type: "string" }],
+              anyOf: [{ enum: [...SIGNATURE_ALGORITHMS] }, { type: "string" }],
             },
             keyId: { type: "string" },
             value: { type: "string" },

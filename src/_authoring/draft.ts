@@ -19,9 +19,9 @@ import type {
   ValidationResult,
 } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { suggest } from "../engine/_suggest.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { suggest } from "../_internal/suggest.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 
 /** `schemaVersion` of drafts. */
 export const DRAFT_SCHEMA_VERSION = "1.0";

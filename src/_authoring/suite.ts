@@ -12,8 +12,8 @@ import { EFFECT_TYPES } from "../engine/types.ts";
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { traceEvaluation } from "../engine/trace_evaluation.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
-import { isEffectType, isRecord } from "../engine/_guards.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
+import { isEffectType, isRecord } from "../_internal/guards.ts";
 
 /** A scenario of a simulation suite. */
 export interface Scenario {

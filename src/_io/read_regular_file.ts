@@ -12,6 +12,7 @@ import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { nodeFs } from "./node_fs.ts";
 import { isPermissionDenial, systemErrorCode } from "./system_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Why a file could not be read; callers turn it into their own coded error. */
 export type ReadFailureReason =
@@ -124,7 +125,7 @@ function failure(error: unknown): ReadFailure {
     case "ENXIO": // a socket, or a FIFO opened for writing only
       return new ReadFailure("not-regular", "it is not a regular file", 0, error);
     default: {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeThrown(error);
       return new ReadFailure("other", detail, 0, error);
     }
   }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { toHex } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
 import { nodeFs } from "./node_fs.ts";
 
 /** Options of {@link writeFileAtomic}. */

@@ -6,7 +6,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { basename, join, relative, sep } from "node:path";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { Discovery, DiscoveryWarning, EvaluationPoint, TypeScriptApi } from "./types.ts";
 import { discoverEvaluationPoints } from "./discover_evaluation_points.ts";
 import { isSourceFileName } from "./_source_files.ts";

@@ -2,8 +2,8 @@
 // Every check a remote candidate must pass, from the network or the cache
 // file (docs/remote.md "Answers"): the load pipeline with the trusted ECDSA
 // keys, HMAC refused, and the client's scope.
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
-import { restateError } from "../engine/_restate_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { restateError } from "../_internal/restate_error.ts";
 import type { Env } from "../engine/types.ts";
 import { loadBundle, type LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";

@@ -1,7 +1,7 @@
 // The bundle in force in a client, replaced atomically on reload, and the
 // rule both clients share for older bundles (docs/operations.md "No going back").
 import { createEvaluator, type Evaluator } from "../engine/evaluate.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";

@@ -4,7 +4,8 @@
 import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { writeFileAtomic } from "../_io/write_file_atomic.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The bytes of the cache file, and when it was last written or confirmed. */
 export interface CacheFile {
@@ -34,7 +35,7 @@ export async function readCacheFile(path: string, maxFileBytes: number): Promise
     }
     throw new PolicyError(
       "BUNDLE_READ_ERROR",
-      `cannot read the cache file ${path}: ${describe(error)}`,
+      `cannot read the cache file ${path}: ${describeThrown(error)}`,
       { cause: error },
     );
   }
@@ -55,7 +56,7 @@ export async function writeCacheFile(path: string, bytes: Uint8Array): Promise<v
     throw new PolicyError(
       "CACHE_WRITE_ERROR",
       `cannot write the bundle cache ${path}: ${
-        describe(error)
+        describeThrown(error)
       }; check that its folder exists and is writable`,
       { cause: error },
     );
@@ -77,12 +78,8 @@ export async function touchCacheFile(path: string, atMs: number): Promise<void> 
   } catch (error) {
     throw new PolicyError(
       "CACHE_WRITE_ERROR",
-      `cannot record the confirmation time on the bundle cache ${path}: ${describe(error)}`,
+      `cannot record the confirmation time on the bundle cache ${path}: ${describeThrown(error)}`,
       { cause: error },
     );
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 // The clients' options (docs/local-client.md "Options", docs/remote.md
 // "Options"): the fields both clients take, key material included, checked
-// with the library's one option checker (`engine/_check_options.ts`).
-import { isPolicyError } from "../engine/policy_error.ts";
+// with the library's one option checker (`_internal/check_options.ts`).
+import { isPolicyError } from "../_internal/policy_error.ts";
 import {
   booleanField,
   bytesField,
@@ -12,9 +12,9 @@ import {
   objectField,
   required,
   stringListField,
-} from "../engine/_check_options.ts";
-import { importVerifyKey } from "../verify/_import_key.ts";
-import { verifyKeyList, type VerifyKeyOptions } from "../verify/_verify_keys.ts";
+} from "../_internal/check_options.ts";
+import { importVerifyKey } from "../verify/import_key.ts";
+import { verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;

@@ -5,7 +5,7 @@
 // engine's evaluator as it is, so `evaluate` pays nothing for the feature.
 import type { Evaluator } from "../engine/evaluate.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
-import { callSafely } from "./_call_safely.ts";
+import { callSafely } from "../_internal/call_safely.ts";
 import type { ClientOptions, DecisionRecord } from "./types.ts";
 
 /** What replaces a masked context value. */

@@ -2,7 +2,7 @@
 // One poll of the remote client (docs/remote.md "Protocol", docs/operations.md
 // "Several origins"): a request to each origin of `baseUrl` in order, until
 // one gives a bundle that passes every check (or confirms the one in force).
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { parseRetryAfter } from "./_poll_delay.ts";
 import type { Origin, RemoteConfig } from "./_remote_options.ts";
@@ -10,6 +10,7 @@ import { type BundleAnswer, requestBundle } from "./_request_bundle.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** A failed request to one origin. */
 export interface OriginFailure {
@@ -200,7 +201,7 @@ function headers(config: RemoteConfig, conditional: string | null): Record<strin
 
 function networkError(origin: Origin, error: unknown): PolicyError {
   if (isPermissionDenial(error)) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = describeThrown(error);
     return new PolicyError(
       "REMOTE_UNAVAILABLE",
       `the runtime's permissions refused network access to ${origin.host}: ${detail}; on Deno, run with --allow-net=${origin.host}`,
@@ -228,7 +229,7 @@ export function asPolicyError(error: unknown): PolicyError {
   if (error instanceof PolicyError) return error;
   return new PolicyError(
     "BUNDLE_INVALID",
-    `the bundle could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+    `the bundle could not be loaded: ${describeThrown(error)}`,
     { cause: error },
   );
 }

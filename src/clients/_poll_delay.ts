@@ -1,9 +1,6 @@
 // This module is browser compatible.
 // When the remote client polls next (docs/remote.md "Polling, backoff and jitter").
 
-/** Consecutive failed polls after which the remote client reports `degraded: true`. */
-export const DEGRADED_AFTER_FAILURES = 3;
-
 /** Jitter of the regular interval: a success waits `intervalMs` ± 10 %. */
 export const INTERVAL_JITTER = 0.1;
 

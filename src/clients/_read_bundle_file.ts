@@ -4,7 +4,8 @@ import type { BigIntStats } from "node:fs";
 import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */
 export interface BundleFile {
@@ -87,7 +88,7 @@ export function readError(path: string, error: unknown): PolicyError {
       case "EPERM":
         return `cannot read the bundle file "${path}": permission denied; make it readable by the user running this process`;
       default: {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = describeThrown(error);
         return `cannot read the bundle file "${path}": ${detail}`;
       }
     }

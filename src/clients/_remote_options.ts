@@ -1,11 +1,11 @@
 // The remote client's options (docs/remote.md "Options"): its fields for the
 // shared checker, and the configuration they resolve to.
-import { ENVS } from "../engine/_guards.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { ENVS } from "../_internal/vocabulary.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { Env } from "../engine/types.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
-import { verifyKeyList } from "../verify/_verify_keys.ts";
+import { verifyKeyList } from "../verify/verify_keys.ts";
 import {
   checkOptions,
   describeValue,
@@ -17,27 +17,18 @@ import {
   refusedField,
   required,
   stringField,
-} from "../engine/_check_options.ts";
+} from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys, verifyField } from "./_check_client_options.ts";
-import type { FetchFunction } from "./_request_bundle.ts";
-import { userAgent } from "./_user_agent.ts";
-import type { ClientOptions } from "./types.ts";
+import {
+  DEFAULT_MAX_BACKOFF_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_START_TIMEOUT_MS,
+  MAX_ORIGINS,
+} from "./remote_defaults.ts";
+import { userAgent } from "../_internal/user_agent.ts";
+import type { ClientOptions, FetchFunction } from "./types.ts";
 import type { Clock, PollResult, RemoteClientOptions } from "./create_remote_client.ts";
-
-/** Default `poll.intervalMs`: 30 s (each wait is jittered by ±10 %). */
-export const DEFAULT_POLL_INTERVAL_MS = 30_000;
-/** Default `requestTimeoutMs`: 10 s for a whole request, body included. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-/** Default `maxBackoffMs`: 5 min, the longest wait between polls after failures. */
-export const DEFAULT_MAX_BACKOFF_MS = 300_000;
-/**
- * Default `startTimeoutMs`: 15 s, the longest `createRemoteClient` takes.
- * It is longer than the request timeout so that a control plane that does
- * not answer still leaves time to start from the cache file.
- */
-export const DEFAULT_START_TIMEOUT_MS = 15_000;
-/** The most origins `baseUrl` may list. */
-export const MAX_ORIGINS = 8;
 
 /** One origin of `baseUrl`. */
 export interface Origin {

@@ -1,10 +1,8 @@
 // This module is browser compatible.
 // One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
-import { PolicyError } from "../engine/policy_error.ts";
-
-/** The `fetch` the remote client calls (the global one unless injected). */
-export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
+import { PolicyError } from "../_internal/policy_error.ts";
+import type { FetchFunction } from "./types.ts";
 
 /** What {@link requestBundle} needs. */
 export interface BundleRequest {

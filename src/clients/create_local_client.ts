@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Decision, EvaluationRequest } from "../engine/types.ts";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -17,7 +17,7 @@ import {
   type LoadedBundle,
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
-import { callSafely } from "./_call_safely.ts";
+import { callSafely } from "../_internal/call_safely.ts";
 import {
   booleanField,
   checkOptions,
@@ -27,7 +27,7 @@ import {
   objectField,
   required,
   stringField,
-} from "../engine/_check_options.ts";
+} from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
 import {
   type BundleFile,
@@ -39,6 +39,7 @@ import {
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -205,7 +206,7 @@ interface LocalClientInit {
 /** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
 function asPolicyError(error: unknown, bundlePath: string): PolicyError {
   if (isPolicyError(error)) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = describeThrown(error);
   return new PolicyError(
     "BUNDLE_READ_ERROR",
     `reloading the bundle file "${bundlePath}" failed: ${detail}`,

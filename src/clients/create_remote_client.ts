@@ -11,14 +11,14 @@
  *
  * @module
  */
-import { type ErrorCode, PolicyError } from "../engine/policy_error.ts";
-import { restateError } from "../engine/_restate_error.ts";
+import { type ErrorCode, PolicyError } from "../_internal/policy_error.ts";
+import { restateError } from "../_internal/restate_error.ts";
 import type { Decision, Env, EvaluationRequest } from "../engine/types.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 import { acceptRemoteBundle } from "./_accept_remote_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
-import { callSafely } from "./_call_safely.ts";
+import { callSafely } from "../_internal/call_safely.ts";
 import { touchCacheFile, writeCacheFile } from "./_cache_file.ts";
 import { type CachedBundle, loadCachedBundle, newerCachedBundle } from "./_cache_start.ts";
 import {
@@ -28,21 +28,12 @@ import {
   type PollAttempt,
   pollOrigins,
 } from "./_origin_failover.ts";
-import { DEGRADED_AFTER_FAILURES, pollDelay } from "./_poll_delay.ts";
+import { pollDelay } from "./_poll_delay.ts";
+import { DEGRADED_AFTER_FAILURES } from "./remote_defaults.ts";
 import { PollTimer } from "./_poll_timer.ts";
 import { type Origin, type RemoteConfig, resolveRemoteOptions } from "./_remote_options.ts";
-import type { FetchFunction } from "./_request_bundle.ts";
-import type { ClientOptions, PolicyClient, RemoteClientStatus } from "./types.ts";
-
-export { DEGRADED_AFTER_FAILURES } from "./_poll_delay.ts";
-export {
-  DEFAULT_MAX_BACKOFF_MS,
-  DEFAULT_POLL_INTERVAL_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_START_TIMEOUT_MS,
-  MAX_ORIGINS,
-} from "./_remote_options.ts";
-export type { FetchFunction } from "./_request_bundle.ts";
+import type { ClientOptions, FetchFunction, PolicyClient, RemoteClientStatus } from "./types.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /**
  * Time as the remote client sees it. The default is the system clock with
@@ -391,7 +382,7 @@ class RemoteClientImpl implements RemoteClient {
       throw restateError(
         first,
         `${first.message}${summary}; the cache file could not be used either: ${
-          cacheError instanceof Error ? cacheError.message : String(cacheError)
+          describeThrown(cacheError)
         }`,
       );
     }

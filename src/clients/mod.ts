@@ -7,3 +7,4 @@
 export * from "./types.ts";
 export * from "./create_local_client.ts";
 export * from "./create_remote_client.ts";
+export * from "./remote_defaults.ts";

@@ -5,9 +5,12 @@
  * @module
  */
 import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
-import type { ErrorCode, PolicyError } from "../engine/policy_error.ts";
+import type { ErrorCode, PolicyError } from "../_internal/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
+
+/** The `fetch` the remote client calls (the global one unless injected). */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
 
 /** Options every client accepts. Unknown keys are refused (`INVALID_OPTIONS`). */
 export interface ClientOptions {

@@ -6,8 +6,8 @@
  */
 import { parseArgs } from "node:util";
 import { usageError } from "./_errors.ts";
-import { didYouMean } from "../engine/_suggest.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
+import { didYouMean } from "../_internal/suggest.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** One flag of a command. */
 export interface FlagSpec {

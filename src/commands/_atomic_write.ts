@@ -9,6 +9,7 @@ import {
   type WriteFileAtomicOptions,
 } from "../_io/write_file_atomic.ts";
 import { CliError } from "./_errors.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 export { STALE_TEMPORARY_MS } from "../_io/write_file_atomic.ts";
 
@@ -37,7 +38,7 @@ export async function writeFileAtomic(
     }
     throw new CliError(
       "WRITE_ERROR",
-      `cannot write ${target}: ${(error as Error).message ?? String(error)}`,
+      `cannot write ${target}: ${describeThrown(error)}`,
     );
   }
 }

@@ -12,8 +12,8 @@
  *
  * @module
  */
-import { isPolicyError, type PolicyError } from "../engine/policy_error.ts";
-import { restateError } from "../engine/_restate_error.ts";
+import { isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { restateError } from "../_internal/restate_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import {
   inspectBundle,

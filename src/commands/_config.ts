@@ -12,7 +12,7 @@ import { ENVS } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
 

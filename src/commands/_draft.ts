@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { DRAFT_SCHEMA_VERSION, type DraftDocument } from "../_authoring/draft.ts";
 import { CliError } from "./_errors.ts";
 import { withSchema } from "./_schema.ts";

@@ -1,6 +1,7 @@
 /** Reading environment variables through {@link CliIo}, with a clear error when not permitted. */
 import type { CliIo } from "./cli_io.ts";
 import { CliError } from "./_errors.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** What the name of an environment variable looks like (the JSON Schema of the config uses it too). */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -38,7 +39,7 @@ export function readEnv(io: CliIo, name: string): string | undefined {
   } catch (error) {
     throw new CliError(
       "ENV_NOT_PERMITTED",
-      `cannot read environment variable ${name}: ${(error as Error).message ?? String(error)}`,
+      `cannot read environment variable ${name}: ${describeThrown(error)}`,
       { hint: `under Deno, add ${name} to --allow-env` },
     );
   }

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { ERROR_CODES, isPolicyError, type PolicyError } from "../engine/policy_error.ts";
-import { restateError } from "../engine/_restate_error.ts";
+import { ERROR_CODES, isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { restateError } from "../_internal/restate_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Error codes the CLI adds to the library's (documented in `docs/cli.md`). */
 export const CLI_ERROR_CODES = [
@@ -193,7 +194,7 @@ export function describeError(error: unknown): ErrorReport {
       hint: typeof hint === "string" ? hint : undefined,
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeThrown(error);
   return {
     code: "INTERNAL_ERROR",
     message: `unexpected error: ${message}`,

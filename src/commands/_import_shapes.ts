@@ -15,10 +15,10 @@
  */
 import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
-import { unknownFieldIssues } from "../engine/_unknown_field.ts";
+import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
-import { isConditionValue, isRecord } from "../engine/_guards.ts";
+import { isConditionValue, isRecord } from "../_internal/guards.ts";
 import type { DraftPolicy } from "../_authoring/draft.ts";
 
 /** Which of the two shapes a document is. */

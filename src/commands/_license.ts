@@ -8,7 +8,7 @@
  */
 import { parseJson } from "../engine/parse_json.ts";
 import * as path from "node:path";
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
 import {
   BUILT_IN_LICENSE_PUBLIC_KEY,
@@ -27,6 +27,7 @@ import { writeFileAtomic } from "./_atomic_write.ts";
 import { policyHome } from "./_working_folder.ts";
 import { plural } from "./_describe.ts";
 import type { Session } from "./_session.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The licence `activate` stores, in `$POLICY_HOME`. */
 export const LICENSE_FILE = "license.json";
@@ -245,7 +246,7 @@ export async function requireToolkitLicense(session: Session, command: string): 
       );
       out.note(`grace period started: recorded in ${state.statePath}`);
     } catch (error) {
-      unrecorded = ` (its start could not be recorded: ${(error as Error).message})`;
+      unrecorded = ` (its start could not be recorded: ${describeThrown(error)})`;
     }
   }
   grace ??= gracePeriod(now, now);

@@ -12,29 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Clock } from "../clients/create_remote_client.ts";
-
-/** A file of the working folder, as the page receives it. */
-export interface LiveFile {
-  /** Its absolute path. */
-  path: string;
-  /** Its path from the working folder. */
-  relativePath: string;
-  /** Its text; null when it could not be read. */
-  text: string | null;
-  /** Why it could not be read, or null. */
-  error: { code: string; message: string } | null;
-}
-
-/** What the server pushes: the working folder's document and suites. */
-export interface LiveState {
-  version: 1;
-  /** The working folder (absolute). */
-  workingFolder: string;
-  /** The draft, or the bundle when there is no draft; null when there is neither. */
-  document: LiveFile | null;
-  /** The suites found. */
-  suites: LiveFile[];
-}
+import type { LiveState } from "../_authoring/live_state.ts";
 
 /** Options of {@link startPlaygroundServer}. */
 export interface PlaygroundServerOptions {

@@ -11,8 +11,9 @@
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import * as fs from "node:fs/promises";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import { CliError } from "./_errors.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** `limits.maxFileBytes` default: 8 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 8_388_608;
@@ -100,7 +101,7 @@ export function parseDocumentText(text: string, kind: DocumentKind, path: string
   try {
     return { value: parseJson(text, { comments: true }), commented: true };
   } catch (error) {
-    throw parseError(kind, path, `it is not JSON (${(error as Error).message})`);
+    throw parseError(kind, path, `it is not JSON (${describeThrown(error)})`);
   }
 }
 

@@ -9,7 +9,8 @@
 import type { EvaluationRequest } from "../engine/types.ts";
 import { parseJson } from "../engine/parse_json.ts";
 import { CliError } from "./_errors.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The longest line accepted, in UTF-16 code units (1 MiB). */
 export const MAX_REQUEST_LINE = 1_048_576;
@@ -72,7 +73,7 @@ function readLine(
   try {
     value = parseJson(source);
   } catch (error) {
-    return `not JSON (${(error as Error).message})`;
+    return `not JSON (${describeThrown(error)})`;
   }
   if (!isRecord(value)) return "not a JSON object";
   const target = value.target;

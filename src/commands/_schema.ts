@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** The documents that have a schema, by the stem of their file name in `schemas/`. */
 export const SCHEMA_NAMES = [

@@ -33,7 +33,7 @@ import {
 } from "./_read_document.ts";
 import type { AtomicWriteOptions } from "./_atomic_write.ts";
 import type { WorkingFolderLock } from "./_working_folder_lock.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 import {
   requireWorkingFolder,
   resolveWorkingFolder,

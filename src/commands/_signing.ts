@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 // The modules themselves, not verify/mod.ts: a command that only verifies loads no key generator.
 import { SIGNATURE_ALGORITHMS } from "../verify/signature_algorithms.ts";
 import { signBundle } from "../verify/sign_bundle.ts";
@@ -22,7 +22,7 @@ import type { SigningBlock } from "./_config.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import type { Session } from "./_session.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 
 /** Conventional name of the environment variable holding the HMAC secret. */
 export const DEFAULT_HMAC_SECRET_ENV = "POLICY_HMAC_SECRET";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Issue } from "../engine/types.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { checkSuite, type Scenario } from "../_authoring/suite.ts";
 import { CliError } from "./_errors.ts";
 

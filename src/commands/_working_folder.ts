@@ -12,6 +12,7 @@ import { CliError } from "./_errors.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Where the working folder came from, in resolution order. */
 export type WorkingFolderSource = "flag" | "env" | "user-config" | "cwd";
@@ -93,7 +94,7 @@ export async function readUserConfigForChange(
     if (!(error instanceof CliError) || error.code !== "CONFIG_INVALID") throw error;
     const moved = `${file}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
     await fs.rename(file, moved).catch((cause) => {
-      throw new CliError("WRITE_ERROR", `cannot move ${file} aside: ${(cause as Error).message}`);
+      throw new CliError("WRITE_ERROR", `cannot move ${file} aside: ${describeThrown(cause)}`);
     });
     return { config: {}, moved };
   }

@@ -24,12 +24,13 @@
  *
  * @module
  */
-import { toHex } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
 import { nodeFs } from "../_io/node_fs.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { type HeldFileLock, tryLockFile } from "../_io/try_lock_file.ts";
 import { CliError } from "./_errors.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The lock's file name, in the working folder. */
 export const LOCK_FILE = ".policy.lock";
@@ -155,7 +156,7 @@ export async function lockWorkingFolder(
       await os?.release().catch(() => {});
       throw new CliError(
         "WRITE_ERROR",
-        `cannot create the working folder's lock ${target}: ${(error as Error).message}`,
+        `cannot create the working folder's lock ${target}: ${describeThrown(error)}`,
       );
     } finally {
       await fs.rm(temp, { force: true }).catch(() => {});
@@ -252,7 +253,7 @@ async function readLock(file: string): Promise<SeenLock | null> {
     throw new CliError(
       "WRITE_ERROR",
       `cannot read the working folder's lock ${file}: ${
-        (error as Error).message
+        describeThrown(error)
       }; if no policy command is running on this folder, remove it`,
     );
   }

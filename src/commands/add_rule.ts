@@ -9,9 +9,9 @@ import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
 import { readDraftForEdit, saveDraft } from "./_draft.ts";
 import { validateDraft } from "../_authoring/draft.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 import { withoutSchema } from "./_schema.ts";
 
 /** Adds a rule to a policy of the draft. */

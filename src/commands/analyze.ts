@@ -18,14 +18,14 @@ import {
   scanSourceTree,
   type SourceLocation,
 } from "../analyze/mod.ts";
-import { suggest } from "../engine/_suggest.ts";
+import { suggest } from "../_internal/suggest.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
 import { asEditableDraft, draftText, readDraftForEdit, saveDraft } from "./_draft.ts";
 import { type DraftDocument, isTarget } from "../_authoring/draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { inspectBundleFile } from "./_bundle.ts";
 import { describeTarget, plural } from "./_describe.ts";
 

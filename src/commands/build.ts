@@ -22,6 +22,7 @@ import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
 import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Builds the bundle from the draft. */
 export const runBuild = defineCommand(
@@ -227,7 +228,7 @@ async function nextBundleVersion(session: Session, file: string): Promise<number
     session.out.warn(
       "PREVIOUS_BUNDLE_UNREADABLE",
       `the bundle already at ${file} cannot be read for its bundleVersion (${
-        (error as Error).message
+        describeThrown(error)
       }); this build starts the count again at 1 (pass --bundle-version <n> to continue it)`,
     );
     return 1;

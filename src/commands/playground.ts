@@ -12,12 +12,8 @@ import type { Clock } from "../clients/create_remote_client.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists, readTextDocument } from "./_read_document.ts";
-import {
-  type LiveFile,
-  type LiveState,
-  type PlaygroundServer,
-  startPlaygroundServer,
-} from "./_playground_server.ts";
+import { type PlaygroundServer, startPlaygroundServer } from "./_playground_server.ts";
+import type { LiveFile, LiveState } from "../_authoring/live_state.ts";
 import { plural } from "./_describe.ts";
 
 /** The port when `--port` is not given. */

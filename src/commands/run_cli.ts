@@ -35,7 +35,7 @@ import {
 import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 
 /**
  * A command whose module is imported when it runs: a run of `policy` loads

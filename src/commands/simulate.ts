@@ -8,14 +8,14 @@ import { parseJson } from "../engine/parse_json.ts";
 import type { Target } from "../engine/types.ts";
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
-import { isPolicyError } from "../engine/policy_error.ts";
+import { isPolicyError } from "../_internal/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
 import { exitCodeFor, usageError, withHint } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { loadBundleFile, readBundleFileUnverified } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
-import { isRecord } from "../engine/_guards.ts";
+import { isRecord } from "../_internal/guards.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
@@ -23,6 +23,7 @@ import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
 import type { Output } from "./_output.ts";
 import { parseSuite } from "./_suite.ts";
 import { describeOutcome, runSuite } from "../_authoring/suite.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Evaluates requests against the bundle. */
 export const runSimulate = defineCommand(
@@ -195,7 +196,7 @@ function parseContext(text: string | undefined): Record<string, unknown> {
     value = parseJson(text);
   } catch (error) {
     throw usageError(
-      `--context is not JSON: ${(error as Error).message}`,
+      `--context is not JSON: ${describeThrown(error)}`,
       `for example --context '{"plan":"free"}'`,
     );
   }

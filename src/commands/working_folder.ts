@@ -19,7 +19,8 @@ import {
 } from "./_working_folder.ts";
 import { draftText } from "./_draft.ts";
 import { emptyDraft } from "../_authoring/draft.ts";
-import { didYouMean } from "../engine/_suggest.ts";
+import { didYouMean } from "../_internal/suggest.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -188,7 +189,7 @@ async function init(session: Session): Promise<number> {
   // Created when missing; resolved without the note, which workingFolder() prints below.
   const folder = await resolveWorkingFolder(session.global.workingFolder, session.io);
   await fs.mkdir(folder.path, { recursive: true }).catch((error) => {
-    throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${(error as Error).message}`);
+    throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${describeThrown(error)}`);
   });
   await session.workingFolder();
   const { file } = await draftDocument(session);

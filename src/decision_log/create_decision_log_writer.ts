@@ -13,7 +13,7 @@
  */
 import { nodeFs } from "../_io/node_fs.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { DecisionRecord } from "../clients/types.ts";
 import {
   bytesField,
@@ -22,8 +22,9 @@ import {
   type Field,
   functionField,
   stringField,
-} from "../engine/_check_options.ts";
-import { callSafely } from "../clients/_call_safely.ts";
+} from "../_internal/check_options.ts";
+import { callSafely } from "../_internal/call_safely.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Default `flushBytes`: a write starts once 64 KiB are buffered. */
 export const DEFAULT_FLUSH_BYTES = 64 * 1024;
@@ -277,7 +278,7 @@ class JsonLinesWriter implements DecisionLogWriter {
       this.#failedWrites++;
       this.#dropped += chunks.length;
       const code = systemErrorCode(error);
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeThrown(error);
       callSafely(
         this.#onError,
         new PolicyError(

@@ -9,7 +9,7 @@ import type {
 import { compileBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { compareTargets } from "./diff_bundles.ts";
-import { targetKey } from "./_rankings.ts";
+import { targetKey } from "./rankings.ts";
 
 /** A request whose decision differs between the two bundles. */
 export interface DecisionChange {

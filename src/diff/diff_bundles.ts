@@ -1,6 +1,6 @@
 // This module is browser compatible.
 import type { Policy, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { type RankEntry, rankings } from "./_rankings.ts";
+import { type RankEntry, rankings } from "./rankings.ts";
 
 /** A field whose value changed; `null` stands for absent. */
 export interface FieldChange {

@@ -20,7 +20,7 @@ export {
   type RuleChange,
   type RuleEntry,
 } from "./diff_bundles.ts";
-export type { RankEntry } from "./_rankings.ts";
+export type { RankEntry } from "./rankings.ts";
 export {
   compareDecisions,
   type DecisionChange,

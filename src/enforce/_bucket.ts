@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { compilePath } from "../engine/_compile_condition.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
-import { toHex } from "../engine/canonical_payload.ts";
+import { compilePath } from "../engine/compile_condition.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import { toHex } from "../_internal/encoding.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { rateLimitPolicy, sfString } from "./_rate_limit_fields.ts";
 

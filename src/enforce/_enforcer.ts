@@ -2,13 +2,13 @@
 // The enforcer behind `createEnforcer` and every guard (docs/enforcement.md):
 // its option fields, which a guard's include, and the enforcer of options
 // already checked.
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
-import { callSafely } from "../clients/_call_safely.ts";
-import { describeValue, type Fields, functionField } from "../engine/_check_options.ts";
+import { callSafely } from "../_internal/call_safely.ts";
+import { describeValue, type Fields, functionField } from "../_internal/check_options.ts";
 import { bucketOf, throttleShape } from "./_bucket.ts";
 import { ceilSeconds, rateLimit } from "./_rate_limit_fields.ts";
-import { effectiveLimit, windowMicros } from "./_sliding_window.ts";
+import { effectiveLimit, windowMicros } from "./sliding_window.ts";
 import {
   proceed,
   QUOTA_EXCEEDED,
@@ -19,6 +19,7 @@ import {
 } from "./_verdicts.ts";
 import { createMemoryStore } from "./create_memory_store.ts";
 import type { Enforcer, EnforcerOptions, ThrottleCount, Verdict } from "./types.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 /**
  * The options of `createEnforcer`, for the library's one option checker
  * (`checkOptions`): an unknown key is refused like a wrong value, so a typo
@@ -138,7 +139,7 @@ function isThrottleDescriptor(value: unknown): value is ThrottleDescriptor {
 /** A store's rejection as the `THROTTLE_STORE_UNAVAILABLE` error `onError` gets. */
 function storeError(error: unknown): PolicyError {
   if (isPolicyError(error, "THROTTLE_STORE_UNAVAILABLE")) return error;
-  const why = error instanceof Error ? error.message : String(error);
+  const why = describeThrown(error);
   return new PolicyError(
     "THROTTLE_STORE_UNAVAILABLE",
     `the throttle store failed (${why}); check the store, throttled requests are answered as whenStoreFails says`,

@@ -11,7 +11,7 @@ import {
   type Fields,
   functionField,
   required,
-} from "../engine/_check_options.ts";
+} from "../_internal/check_options.ts";
 import { ENFORCER_FIELDS, enforcerOf } from "./_enforcer.ts";
 import type { GuardOptions, Verdict } from "./types.ts";
 

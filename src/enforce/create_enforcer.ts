@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { checkOptions } from "../engine/_check_options.ts";
+import { checkOptions } from "../_internal/check_options.ts";
 import { ENFORCER_FIELDS, enforcerOf } from "./_enforcer.ts";
 import type { Enforcer, EnforcerOptions } from "./types.ts";
 

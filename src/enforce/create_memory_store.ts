@@ -11,8 +11,8 @@ import {
   describeValue,
   type Fields,
   functionField,
-} from "../engine/_check_options.ts";
-import { countRequest, type WindowState } from "./_sliding_window.ts";
+} from "../_internal/check_options.ts";
+import { countRequest, type WindowState } from "./sliding_window.ts";
 import type { ThrottleStore } from "./types.ts";
 
 /** Buckets kept by default. */

@@ -1,11 +1,11 @@
 // This module is browser compatible.
 // The compiled form of a bundle, kept out of the public CompiledBundle object:
 // evaluate and traceEvaluation find it here.
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { Code } from "./_target_program.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
-import type { Test } from "./_compile_condition.ts";
+import type { Test } from "./compile_condition.ts";
 import type { TracePlan } from "./_trace_plan.ts";
 
 /** Every target's program, where each starts, the paths their tests read, and each rule's test. */

@@ -7,7 +7,7 @@
  * every prefix of one, gets a slot at compile time: its parent's slot (-1
  * for a top-level key) and its last segment, interned (see `intern`).
  * Conditions on a top-level key read the context directly (see
- * `_compile_condition.ts`); for nested paths, an evaluation reads each slot
+ * `compile_condition.ts`); for nested paths, an evaluation reads each slot
  * at most once, going through own properties of plain objects only (never anything
  * inherited: `__proto__`, `constructor`, a polluted `Object.prototype`), and
  * remembers the value for the rest of the evaluation: conditions that read
@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { isPlainObject } from "./_guards.ts";
+import { isPlainObject } from "../_internal/guards.ts";
 
 /** Evaluation numbers wrap below this, clearing the stamps (they are small integers). */
 const MAX_GEN = 0x3fffffff;

@@ -33,8 +33,8 @@
  * @module
  */
 import { parseJson } from "./parse_json.ts";
-import type { Test } from "./_compile_condition.ts";
-import type { Candidate, RankedPolicy, RankedRule } from "./_rank_target.ts";
+import type { Test } from "./compile_condition.ts";
+import type { Candidate, RankedPolicy, RankedRule } from "./rank_target.ts";
 import type { PathTable } from "./_path_table.ts";
 
 /** The shared array holding every program and candidate record of a bundle. */

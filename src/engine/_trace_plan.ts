@@ -11,8 +11,8 @@
  * @module
  */
 import type { EffectType } from "./types.ts";
-import type { Test } from "./_compile_condition.ts";
-import type { Candidate, RankedPolicy } from "./_rank_target.ts";
+import type { Test } from "./compile_condition.ts";
+import type { Candidate, RankedPolicy } from "./rank_target.ts";
 import { type Code, pushRecord, RECORD_SIZE } from "./_target_program.ts";
 
 /** A rule naming the target. */

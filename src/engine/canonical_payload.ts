@@ -10,7 +10,8 @@
 import type { RuntimeBundleV1 } from "./types.ts";
 import { MAX_JSON_DEPTH, tooDeep, Utf8Writer } from "./_utf8_writer.ts";
 import { isCanonicallyOrdered, prototypesAsBuilt } from "./_canonical_order.ts";
-import { subtleCrypto } from "./_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import { toHex } from "../_internal/encoding.ts";
 
 /**
  * Serialises `value` as JSON with object keys sorted at every depth and no
@@ -171,14 +172,6 @@ function sortedCopy<T>(value: T, depth: number): T {
     }
   }
   return copy as T;
-}
-
-/** Lowercase hex of bytes. */
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let out = "";
-  for (let i = 0; i < view.length; i++) out += view[i]!.toString(16).padStart(2, "0");
-  return out;
 }
 
 /** The checksum and ETag of a bundle. */

@@ -1,8 +1,8 @@
 // This module is browser compatible.
 import type { RuntimeBundleV1 } from "./types.ts";
 import { assertValidBundle } from "./validate_bundle.ts";
-import { sharedConditionCompiler, type Test } from "./_compile_condition.ts";
-import { collectTargets, rankTarget } from "./_rank_target.ts";
+import { sharedConditionCompiler, type Test } from "./compile_condition.ts";
+import { collectTargets, rankTarget } from "./rank_target.ts";
 import { emitProgram } from "./_target_program.ts";
 import { registerCompiledCode } from "./_compiled_code.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 export * from "./types.ts";
-export * from "./policy_error.ts";
+export * from "../_internal/policy_error.ts";
 export * from "./parse_json.ts";
 // Named, not `*`: these two modules also export what only the load pipeline
 // calls (validateForLoad, canonicalPayloadBytesOfParsed).
@@ -18,8 +18,8 @@ export {
   canonicalPayloadBytes,
   computeDigest,
   sortBundleKeys,
-  toHex,
 } from "./canonical_payload.ts";
+export { toHex } from "../_internal/encoding.ts";
 export {
   assertValidBundle,
   DEFAULT_MAX_ISSUES,

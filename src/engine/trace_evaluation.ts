@@ -4,7 +4,7 @@ import type { CompiledBundle } from "./compile_bundle.ts";
 import type { EvaluateOptions } from "./evaluate.ts";
 import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
-import { collectTargets, rankTarget } from "./_rank_target.ts";
+import { collectTargets, rankTarget } from "./rank_target.ts";
 import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
 import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
 

@@ -6,14 +6,17 @@
  * @module
  */
 
-/** The four environments a bundle can be built for. */
-export type Env = "prod" | "staging" | "dev" | "test";
+import type {
+  ComparisonOperator,
+  EffectType,
+  Env,
+  RuleStatus,
+  SignatureAlgorithm,
+} from "../_internal/vocabulary.ts";
+import type { Issue } from "../_internal/issue.ts";
 
-/** The five decisions the engine can return. */
-export type EffectType = "allow" | "deny" | "throttle" | "kill_switch" | "custom";
-
-/** The signature algorithms a bundle can carry. */
-export type SignatureAlgorithm = "ECDSA_SHA_256" | "HMAC_SHA256";
+// The vocabulary, each list once with its type derived from it (src/_internal/vocabulary.ts).
+export type { ComparisonOperator, EffectType, Env, Issue, RuleStatus, SignatureAlgorithm };
 
 /** What a rule applies to. Matching is exact string equality of all three fields. */
 export interface Target {
@@ -73,7 +76,7 @@ export type ConditionValue = string | number | boolean | null;
 /** A comparison of the context value at `path` with `value`. */
 export interface ComparisonCondition {
   /** `eq`, `neq` (legacy `ne`) compare strictly; `gt`, `gte`, `lt`, `lte` compare numbers. */
-  op: "eq" | "neq" | "ne" | "gt" | "gte" | "lt" | "lte";
+  op: ComparisonOperator;
   /** Dotted path into the context; one leading `ctx.` is stripped. */
   path: string;
   /** The value compared with. */
@@ -131,7 +134,7 @@ export interface Rule {
   /** Identifier of the rule, unique in its policy. */
   id: string;
   /** Only `active` rules fire; a `disabled` rule still makes its policy apply. */
-  status: "active" | "disabled";
+  status: RuleStatus;
   /** Higher wins among candidates of the same effect type. */
   priority: number;
   /** The exact target the rule applies to. */
@@ -334,16 +337,6 @@ export type DecisionOutcome =
  */
 export type Decision = DecisionReason & DecisionOutcome;
 
-/** A validation finding: a stable code, a message for people, and a JSON Pointer. */
-export interface Issue {
-  /** Stable code, for example `INVALID_RULE_TARGET` (docs/errors.md). */
-  code: string;
-  /** For people: what is wrong and what to do. */
-  message: string;
-  /** JSON Pointer into the document, for example `/policies/0/rules/2/target`. */
-  path: string;
-}
-
 /** The result of `validateBundle`. */
 export interface ValidationResult {
   /** True when there are no errors (warnings allowed). */
@@ -366,4 +359,9 @@ export interface ContextPolicy {
 }
 
 // The vocabulary as values, for callers that check or list effect types and environments.
-export { EFFECT_TYPES, ENVS } from "./_guards.ts";
+export {
+  COMPARISON_OPERATORS,
+  EFFECT_TYPES,
+  ENVS,
+  RULE_STATUSES,
+} from "../_internal/vocabulary.ts";

@@ -1,8 +1,7 @@
 // This module is browser compatible.
 import type { Issue, ValidationResult } from "./types.ts";
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import {
-  ENVS,
   findNonFiniteNumber,
   isConditionValue,
   isEffectType,
@@ -14,14 +13,20 @@ import {
   MAX_CONDITION_DEPTH,
   toComparableNumber,
   TOO_DEEP,
-} from "./_guards.ts";
-import { unknownFieldIssue } from "./_unknown_field.ts";
+} from "../_internal/guards.ts";
+import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import {
+  COMPARISON_OPERATORS,
+  ENVS,
+  ORDERING_OPERATORS,
+  RULE_STATUSES,
+} from "../_internal/vocabulary.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;
 
-const COMPARISON_OPS = new Set(["eq", "neq", "ne", "gt", "gte", "lt", "lte"]);
-const ORDERING_OPS = new Set(["gt", "gte", "lt", "lte"]);
+const COMPARISON_OPS: ReadonlySet<string> = new Set(COMPARISON_OPERATORS);
+const ORDERING_OPS: ReadonlySet<string> = new Set(ORDERING_OPERATORS);
 const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -600,7 +605,7 @@ function checkRule(
   }
   site.ruleId = id;
   unknownFieldsAt(rule, FIELDS.rule, site, out);
-  if (rule.status !== "active" && rule.status !== "disabled") {
+  if (!(RULE_STATUSES as readonly unknown[]).includes(rule.status)) {
     if (out.keep(ERROR)) {
       out.error(
         "INVALID_RULE_STATUS",

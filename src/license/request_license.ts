@@ -5,10 +5,11 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import { PolicyError } from "../engine/policy_error.ts";
-import { userAgent } from "../clients/_user_agent.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import { userAgent } from "../_internal/user_agent.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -119,7 +120,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
       throw unavailable(
         controller.signal.aborted
           ? `${url.origin} did not answer within ${timeoutMs} ms`
-          : redact((error as Error).message),
+          : redact(describeThrown(error)),
       );
     }
     const status = response.status;

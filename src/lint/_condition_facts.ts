@@ -4,7 +4,7 @@
  * which it is true, and one holding every context on which it is false
  * (`_box.ts`). An empty box proves the condition never true (or never
  * false). The analysis reads a condition exactly as the engine compiles it
- * (`src/engine/_compile_condition.ts`, docs/bundle-format.md "Conditions"):
+ * (`src/engine/compile_condition.ts`, docs/bundle-format.md "Conditions"):
  * `ctx.` stripped once, `ne`, `args` and `arg` as legacy spellings, absent
  * compared as `null`, the ordering operators' numeric coercion. A malformed
  * node or an unknown operator proves nothing (validation already warns about
@@ -19,7 +19,7 @@ import {
   isRecord,
   MAX_CONDITION_DEPTH,
   toComparableNumber,
-} from "../engine/_guards.ts";
+} from "../_internal/guards.ts";
 import { Box, Intersection, Widening } from "./_box.ts";
 import { ABSENT, ALL_BITS, FALSE, NULL, ScalarSet, TRUE, ValueSet } from "./_value_set.ts";
 

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { Candidate, RankedPolicy, RankedRule } from "../engine/_rank_target.ts";
+import type { Candidate, RankedPolicy, RankedRule } from "../engine/rank_target.ts";
 import type { ConditionFacts } from "./_condition_facts.ts";
 import { Box, Intersection, Widening } from "./_box.ts";
 

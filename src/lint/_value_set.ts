@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { toComparableNumber } from "../engine/_guards.ts";
+import { toComparableNumber } from "../_internal/guards.ts";
 
 /** The value is absent (or `undefined`). */
 export const ABSENT = 1;

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 import type { Issue, Policy, Rule, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { collectTargets, type RankedRule, rankTarget } from "../engine/_rank_target.ts";
-import type { Test } from "../engine/_compile_condition.ts";
+import { collectTargets, type RankedRule, rankTarget } from "../engine/rank_target.ts";
+import type { Test } from "../engine/compile_condition.ts";
 import {
   analyzeCondition,
   type ConditionFacts,

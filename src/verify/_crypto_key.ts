@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 
 /** What a key must be. */
 export interface KeyRequirement {

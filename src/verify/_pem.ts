@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { decodeBase64, encodeBase64 } from "./_encoding.ts";
+import { decodeBase64, encodeBase64 } from "../_internal/encoding.ts";
 
 /** One `-----BEGIN <label>-----` … `-----END <label>-----` block. */
 export interface PemBlock {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { encodePem } from "./_pem.ts";
 
 /** An ECDSA P-256 key pair as PEM text. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { toHex } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
 
 /**
  * Generates a new 256-bit secret for `HMAC_SHA256` signatures from the

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import { checkCryptoKey, describeType, hmacSha256Problem, isCryptoKey } from "./_crypto_key.ts";
-import { decodeHex, firstNonHexIndex } from "./_encoding.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { decodeHex, firstNonHexIndex } from "../_internal/encoding.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 const SUBJECT = "HMAC secret";
 const SECRET_HEX_LENGTH = 64;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import { checkCryptoKey, describeType, ecdsaP256Problem, isCryptoKey } from "./_crypto_key.ts";
 import {
   type DerElement,
@@ -21,7 +21,7 @@ import {
   OID_P256,
 } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem, type PemBlock } from "./_pem.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 const SUBJECT = "ECDSA private key";
 

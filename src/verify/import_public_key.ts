@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import { checkCryptoKey, describeType, ecdsaP256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { readChildren, readWhole, TAG } from "./_der.ts";
 import { keyAlgorithmProblem, p256PointProblem } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem } from "./_pem.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 const SUBJECT = "ECDSA public key";
 

@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { canonicalPayloadBytesOfParsed, toHex } from "../engine/canonical_payload.ts";
+import { canonicalPayloadBytesOfParsed } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
 import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
-import { isPolicyError, PolicyError } from "../engine/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import { validateForLoad } from "../engine/validate_bundle.ts";
@@ -16,7 +17,7 @@ import {
   checkSignature,
   type VerifyBundleSignatureOptions,
 } from "./verify_bundle_signature.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;

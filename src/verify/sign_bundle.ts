@@ -4,13 +4,15 @@
  *
  * @module
  */
-import { canonicalPayloadBytes, sortBundleKeys, toHex } from "../engine/canonical_payload.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { canonicalPayloadBytes, sortBundleKeys } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { RuntimeBundleV1, Signature, SignatureAlgorithm } from "../engine/types.ts";
-import { quote, unsupported } from "./_import_key.ts";
+import { quote, unsupported } from "./import_key.ts";
 import { signPayload } from "./sign_payload.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Options of {@link signBundle}. */
 export interface SignBundleOptions {
@@ -76,7 +78,7 @@ export async function signBundle<T extends RuntimeBundleV1>(
     throw new PolicyError(
       "BUNDLE_INVALID",
       `the bundle cannot be copied for signing (${
-        error instanceof Error ? error.message : String(error)
+        describeThrown(error)
       }); it must be plain JSON data, not nested too deep`,
       { cause: error },
     );

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { toHex } from "../engine/canonical_payload.ts";
+import { toHex } from "../_internal/encoding.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { ecdsaRawToDer } from "./_der.ts";
-import { encodeBase64 } from "./_encoding.ts";
-import { importSignKey } from "./_import_key.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { encodeBase64 } from "../_internal/encoding.ts";
+import { importSignKey } from "./import_key.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 /**
  * Signs `data` and returns the signature value as a bundle carries it:

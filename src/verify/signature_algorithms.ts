@@ -4,24 +4,10 @@
  *
  * @module
  */
-import type { SignatureAlgorithm } from "../engine/types.ts";
+import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm } from "../_internal/vocabulary.ts";
 
-/**
- * Every supported signature algorithm: ECDSA P-256 with SHA-256 (base64 DER
- * signature) and HMAC-SHA256 with a 256-bit secret (lowercase hex).
- *
- * @example Listing the algorithms
- * ```ts
- * import { SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
- * import assert from "node:assert/strict";
- *
- * assert.deepEqual(SIGNATURE_ALGORITHMS, ["ECDSA_SHA_256", "HMAC_SHA256"]);
- * ```
- */
-export const SIGNATURE_ALGORITHMS: readonly SignatureAlgorithm[] = Object.freeze([
-  "ECDSA_SHA_256",
-  "HMAC_SHA256",
-]);
+// Declared once with the rest of the vocabulary (src/_internal/vocabulary.ts).
+export { SIGNATURE_ALGORITHMS };
 
 /**
  * True when `value` is one of {@link SIGNATURE_ALGORITHMS} (exact spelling).
@@ -37,5 +23,5 @@ export const SIGNATURE_ALGORITHMS: readonly SignatureAlgorithm[] = Object.freeze
  * ```
  */
 export function isSignatureAlgorithm(value: unknown): value is SignatureAlgorithm {
-  return value === "ECDSA_SHA_256" || value === "HMAC_SHA256";
+  return (SIGNATURE_ALGORITHMS as readonly unknown[]).includes(value);
 }

@@ -6,22 +6,22 @@
  * @module
  */
 import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
-import { isRecord } from "../engine/_guards.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { importVerifyKey, quote } from "./_import_key.ts";
+import { importVerifyKey, quote } from "./import_key.ts";
 import {
   keysToTry,
   namesNoConfiguredKey,
   verifyKeyList,
   type VerifyKeyOptions,
   type VerifyKeySet,
-} from "./_verify_keys.ts";
+} from "./verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
 
-export type { VerifyKeyOptions, VerifyKeySet } from "./_verify_keys.ts";
-export { MAX_VERIFY_KEYS } from "./_verify_keys.ts";
+export type { VerifyKeyOptions, VerifyKeySet } from "./verify_keys.ts";
+export { MAX_VERIFY_KEYS } from "./verify_keys.ts";
 
 /** Options of {@link verifyBundleSignature}. */
 export interface VerifyBundleSignatureOptions {

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { PolicyError } from "../engine/policy_error.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { ecdsaDerToRaw } from "./_der.ts";
-import { decodeBase64, decodeHex, isLowerHex64 } from "./_encoding.ts";
-import { importVerifyKey } from "./_import_key.ts";
-import { subtleCrypto } from "../engine/_subtle_crypto.ts";
+import { decodeBase64, decodeHex, isLowerHex64 } from "../_internal/encoding.ts";
+import { importVerifyKey } from "./import_key.ts";
+import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 
 /**
  * Checks a signature value over `data` with WebCrypto's `verify` (for HMAC

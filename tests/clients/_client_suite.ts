@@ -74,7 +74,7 @@ import {
   toHex,
   type VerifyKeyOptions,
 } from "../../mod.ts";
-import type { ErrorCode } from "../../src/engine/policy_error.ts";
+import type { ErrorCode } from "../../src/_internal/policy_error.ts";
 import { encodePem } from "../../src/verify/_pem.ts";
 
 /** Creates a client for `bundleText`; see the module documentation. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FetchFunction } from "../../src/clients/create_remote_client.ts";
+import type { FetchFunction } from "../../src/clients/types.ts";
 
 /** A reply: a Response factory, `"hang"` (settles only when aborted), or an Error to throw. */
 export type Reply = (() => Response) | "hang" | Error;

@@ -8,8 +8,8 @@ import {
   type RemoteClientOptions,
   signBundle,
 } from "../../mod.ts";
-import type { ErrorCode } from "../../src/engine/policy_error.ts";
-import { PACKAGE_VERSION } from "../../src/_version.ts";
+import type { ErrorCode } from "../../src/_internal/policy_error.ts";
+import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { withTempDir } from "../_openssl.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { type Fault, FaultServer } from "./_fault_server.ts";

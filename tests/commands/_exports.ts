@@ -10,4 +10,4 @@ export {
   exitCodeFor,
 } from "../../src/commands/_errors.ts";
 export { FORMAT_VERSION } from "../../src/commands/_output.ts";
-export { ERROR_CODES } from "../../src/engine/policy_error.ts";
+export { ERROR_CODES } from "../../src/_internal/policy_error.ts";

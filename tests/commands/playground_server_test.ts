@@ -2,11 +2,11 @@
 // 127.0.0.1, with the fake clock: what it answers, to whom, and what it pushes when.
 import assert from "node:assert/strict";
 import {
-  type LiveState,
   MAX_EVENT_STREAMS,
   servedPage,
   startPlaygroundServer,
 } from "../../src/commands/_playground_server.ts";
+import type { LiveState } from "../../src/_authoring/live_state.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
 
 const CSP = "default-src 'none'; script-src 'sha256-x'; connect-src 'none'; base-uri 'none'";

@@ -6,7 +6,8 @@ import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { assertShape, scratch } from "./_helpers.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
-import { type LiveState, servedPage } from "../../src/commands/_playground_server.ts";
+import { servedPage } from "../../src/commands/_playground_server.ts";
+import type { LiveState } from "../../src/_authoring/live_state.ts";
 import { CLI, cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
 
 explainIgnored("playground_test");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { CLI_ERROR_CODES, COMMANDS, ERROR_CODES, EXIT_CODES, exitCodeFor } from "./_exports.ts";
 import { assertError, assertShape, scratch } from "./_helpers.ts";
-import { PACKAGE_VERSION } from "../../src/_version.ts";
+import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 
 Deno.test("runCli() suggests the closest command for an unknown one and exits 2", async () => {
   await using s = await scratch();

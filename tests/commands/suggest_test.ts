@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { editDistance, suggest } from "../../src/engine/_suggest.ts";
+import { editDistance, suggest } from "../../src/_internal/suggest.ts";
 
 Deno.test("editDistance() counts a swap of neighbouring characters as one edit", () => {
   assert.equal(editDistance("bulid", "build"), 1);

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { SLOTS } from "../../src/enforce/_sliding_window.ts";
+import { SLOTS } from "../../src/enforce/sliding_window.ts";
 import type { ThrottleCount } from "../../src/enforce/types.ts";
 import { testSeed } from "../_random.ts";
 

@@ -6,7 +6,7 @@
 // reason printed, when redis-server is missing; CI installs it (.ci/run).
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { countRequest, SLOTS, type WindowState } from "../../src/enforce/_sliding_window.ts";
+import { countRequest, SLOTS, type WindowState } from "../../src/enforce/sliding_window.ts";
 import { checkAndCount } from "../../src/enforce/redis/_check_and_count.ts";
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import { createEnforcer } from "../../src/enforce/mod.ts";

@@ -9,7 +9,7 @@ import {
   SLOTS,
   windowMicros,
   type WindowState,
-} from "../../src/enforce/_sliding_window.ts";
+} from "../../src/enforce/sliding_window.ts";
 import { assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
 
 const copy = (state: WindowState): WindowState => structuredClone(state);

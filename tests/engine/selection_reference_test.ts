@@ -15,7 +15,7 @@ import {
   type Target,
   traceEvaluation,
 } from "../../mod.ts";
-import { compileCondition } from "../../src/engine/_compile_condition.ts";
+import { compileCondition } from "../../src/engine/compile_condition.ts";
 
 /** A small deterministic generator (mulberry32), so a failure names a reproducible seed. */
 function random(seed: number) {

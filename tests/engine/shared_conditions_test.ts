@@ -1,8 +1,8 @@
 // Identical conditions share one compiled test. Two conditions given the same
 // test must behave the same on every context when compiled on their own.
 import assert from "node:assert/strict";
-import { compileCondition, type Test } from "../../src/engine/_compile_condition.ts";
-import { sharedConditionCompiler } from "../../src/engine/_compile_condition.ts";
+import { compileCondition, type Test } from "../../src/engine/compile_condition.ts";
+import { sharedConditionCompiler } from "../../src/engine/compile_condition.ts";
 
 const VALUES: unknown[] = [
   "5",

@@ -22,7 +22,7 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
-import { DEGRADED_AFTER_FAILURES } from "../../src/clients/create_remote_client.ts";
+import { DEGRADED_AFTER_FAILURES } from "../../src/clients/remote_defaults.ts";
 import { type Fault, FaultServer } from "../clients/_fault_server.ts";
 import {
   bundleOf,

@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { compileBundle, createEvaluator, type Decision, type RuntimeBundleV1 } from "../../mod.ts";
-import { compileCondition } from "../../src/engine/_compile_condition.ts";
+import { compileCondition } from "../../src/engine/compile_condition.ts";
 import { LINT_CODES, lintBundle, type LintIssue } from "../../src/lint/mod.ts";
 import { LONG } from "../_long.ts";
 import { testSeed } from "../_random.ts";

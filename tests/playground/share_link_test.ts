@@ -8,7 +8,7 @@ import {
   SHARE_PREFIX,
   type SharedState,
 } from "../../playground/share_link.ts";
-import { encodeBase64 } from "../../src/verify/_encoding.ts";
+import { encodeBase64 } from "../../src/_internal/encoding.ts";
 
 const state: SharedState = {
   document: await Deno.readTextFile(new URL("../../examples/bundle.json", import.meta.url)),

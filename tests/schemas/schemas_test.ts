@@ -16,7 +16,7 @@ import {
   schemaText,
   schemaUrl,
 } from "../../tools/build_schemas.ts";
-import { PACKAGE_VERSION } from "../../src/_version.ts";
+import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
 import { bundle as propertyBundle, condition, fc } from "../properties/_arbitraries.ts";
 import { bundle as lintBundle } from "../lint/_arbitraries.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { toHex } from "../../src/engine/canonical_payload.ts";
-import { PolicyError } from "../../src/engine/policy_error.ts";
+import { toHex } from "../../src/_internal/encoding.ts";
+import { PolicyError } from "../../src/_internal/policy_error.ts";
 import {
   ecdsaDerToRaw,
   ecdsaRawToDer,
@@ -8,7 +8,7 @@ import {
   readChildren,
   readElement,
 } from "../../src/verify/_der.ts";
-import { decodeHex } from "../../src/verify/_encoding.ts";
+import { decodeHex } from "../../src/_internal/encoding.ts";
 import { assertThrowsCode } from "../_assert_policy_error.ts";
 
 interface Vectors {

@@ -5,7 +5,7 @@ import {
   encodeBase64,
   firstNonHexIndex,
   isLowerHex64,
-} from "../../src/verify/_encoding.ts";
+} from "../../src/_internal/encoding.ts";
 
 Deno.test("encodeBase64() matches btoa for every length up to 64", () => {
   for (let length = 0; length <= 64; length++) {

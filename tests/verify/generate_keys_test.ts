@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { generateEcdsaKeyPair, generateHmacSecret } from "../../src/verify/mod.ts";
 import { signPayload } from "../../src/verify/sign_payload.ts";
 import { verifyPayload } from "../../src/verify/verify_payload.ts";
-import { decodeBase64, encodeBase64 } from "../../src/verify/_encoding.ts";
+import { decodeBase64, encodeBase64 } from "../../src/_internal/encoding.ts";
 import {
   hmacWithOpenssl,
   openssl,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { toHex } from "../../src/engine/canonical_payload.ts";
+import { toHex } from "../../src/_internal/encoding.ts";
 import { importHmacKey } from "../../src/verify/import_hmac_key.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 

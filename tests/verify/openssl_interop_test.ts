@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { canonicalPayloadBytes } from "../../src/engine/canonical_payload.ts";
 import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
-import { decodeBase64, encodeBase64 } from "../../src/verify/_encoding.ts";
+import { decodeBase64, encodeBase64 } from "../../src/_internal/encoding.ts";
 import { signBundle } from "../../src/verify/sign_bundle.ts";
 import {
   verifyBundleSignature,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { ecdsaDerToRaw } from "../../src/verify/_der.ts";
-import { decodeBase64 } from "../../src/verify/_encoding.ts";
+import { decodeBase64 } from "../../src/_internal/encoding.ts";
 import { signPayload } from "../../src/verify/sign_payload.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 

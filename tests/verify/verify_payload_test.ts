@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ecdsaDerToRaw, ecdsaRawToDer } from "../../src/verify/_der.ts";
-import { decodeBase64, encodeBase64 } from "../../src/verify/_encoding.ts";
+import { decodeBase64, encodeBase64 } from "../../src/_internal/encoding.ts";
 import { signPayload } from "../../src/verify/sign_payload.ts";
 import { verifyPayload } from "../../src/verify/verify_payload.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";

@@ -2,14 +2,14 @@
 /**
  * The Redis store's check-and-count: one Lua script, run atomically by the
  * server with the server's clock (`TIME`). It is `countRequest` of
- * `../_sliding_window.ts`, step for step, over a hash per bucket (field: slot
+ * `../sliding_window.ts`, step for step, over a hash per bucket (field: slot
  * number, value: count) that expires when its last slot leaves the window.
  *
  * @module
  */
-import { toHex } from "../../engine/canonical_payload.ts";
-import { subtleCrypto } from "../../engine/_subtle_crypto.ts";
-import { SLOTS } from "../_sliding_window.ts";
+import { toHex } from "../../_internal/encoding.ts";
+import { subtleCrypto } from "../../_internal/subtle_crypto.ts";
+import { SLOTS } from "../sliding_window.ts";
 import type { ThrottleCount } from "../types.ts";
 import type { RedisCommands } from "./types.ts";
 

@@ -11,11 +11,12 @@ import {
   describeValue,
   durationField,
   type Fields,
-} from "../../engine/_check_options.ts";
-import { PolicyError } from "../../engine/policy_error.ts";
+} from "../../_internal/check_options.ts";
+import { PolicyError } from "../../_internal/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { checkAndCount } from "./_check_and_count.ts";
 import type { RedisCommands } from "./types.ts";
+import { describeThrown } from "../../_internal/describe_thrown.ts";
 
 /** Milliseconds a check may take before it counts as failed, by default. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 200;
@@ -126,7 +127,7 @@ export function createRedisStore(
           (count) => settle(check) && resolve(count),
           (error) => {
             if (!settle(check)) return;
-            const why = error instanceof Error ? error.message : String(error);
+            const why = describeThrown(error);
             reject(
               new PolicyError(
                 "THROTTLE_STORE_UNAVAILABLE",

@@ -2,11 +2,11 @@
 // The trusted key set of `verify` (docs/operations.md "Rotating the signing
 // key"): one key or a list, checked once, shared by verifyBundleSignature
 // and the clients' option checker.
-import { isRecord } from "../engine/_guards.ts";
-import { PolicyError } from "../engine/policy_error.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
-import { quote, unsupported } from "./_import_key.ts";
+import { quote, unsupported } from "./import_key.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 
 /** One trusted key of `verify`. */

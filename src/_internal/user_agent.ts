@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // The User-Agent of the remote client: package, version and runtime.
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../_version.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
 
 /**
  * `policy-runtime/0.1.0 (@policy/runtime) Deno/2.9.6`: a product token made

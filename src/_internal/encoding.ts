@@ -31,6 +31,14 @@ export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined 
   return encodeBase64(bytes) === text ? bytes : undefined;
 }
 
+/** Lowercase hex of bytes. */
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let out = "";
+  for (let i = 0; i < view.length; i++) out += view[i]!.toString(16).padStart(2, "0");
+  return out;
+}
+
 /** True for exactly 64 lowercase hex characters (the form of an HMAC-SHA256 signature value). */
 export function isLowerHex64(text: string): boolean {
   return /^[0-9a-f]{64}$/.test(text);

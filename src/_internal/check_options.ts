@@ -4,8 +4,8 @@
 // options as fields and checks them here before any I/O. An unknown key fails
 // like a wrong value, naming the key and the closest known one, so
 // `watch: { interval: 5 }` is an error, not a silent default.
-import { suggest } from "./_suggest.ts";
-import { isRecord } from "./_guards.ts";
+import { suggest } from "./suggest.ts";
+import { isRecord } from "./guards.ts";
 import { PolicyError } from "./policy_error.ts";
 
 /** The largest delay a timer accepts (setTimeout fires at once beyond it). */

@@ -1,7 +1,12 @@
 // This module is browser compatible.
 // Compiles a `when` tree once into closures (docs/bundle-format.md "Conditions").
-import { PolicyError } from "./policy_error.ts";
-import { isConditionValue, isRecord, MAX_CONDITION_DEPTH, toComparableNumber } from "./_guards.ts";
+import { PolicyError } from "../_internal/policy_error.ts";
+import {
+  isConditionValue,
+  isRecord,
+  MAX_CONDITION_DEPTH,
+  toComparableNumber,
+} from "../_internal/guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
 import { PathTable, readPath } from "./_path_table.ts";
 

@@ -4,8 +4,8 @@
 // into a target's program; a target's first trace turns them into its trace
 // plan (_trace_plan.ts).
 import type { Effect, EffectType, Policy, Rule } from "./types.ts";
-import type { Test } from "./_compile_condition.ts";
-import { EFFECT_TYPES } from "./_guards.ts";
+import type { Test } from "./compile_condition.ts";
+import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { TargetIndex } from "./_target_index.ts";
 
 /**

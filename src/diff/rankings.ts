@@ -2,14 +2,14 @@
 /**
  * The ranking of every target of a bundle: its candidates (the outcomes of
  * its active rules and the defaults that apply) in the order the engine
- * tests them (`src/engine/_rank_target.ts`, docs/bundle-format.md
+ * tests them (`src/engine/rank_target.ts`, docs/bundle-format.md
  * "Selecting the decision").
  *
  * @module
  */
 import type { EffectType, Policy, Target } from "../engine/types.ts";
-import { collectTargets, rankTarget } from "../engine/_rank_target.ts";
-import type { Test } from "../engine/_compile_condition.ts";
+import { collectTargets, rankTarget } from "../engine/rank_target.ts";
+import type { Test } from "../engine/compile_condition.ts";
 
 /** One candidate of a target's ranking. */
 export interface RankEntry {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Issue } from "./types.ts";
-import { suggest } from "./_suggest.ts";
+import type { Issue } from "./issue.ts";
+import { suggest } from "./suggest.ts";
 
 /**
  * The warning for the field `key` of the object at `parentPath`, which is

@@ -1,18 +1,6 @@
 // This module is browser compatible.
-// Shared value checks and vocabulary of the bundle format.
-import type { EffectType, Env } from "./types.ts";
-
-/** Effect types, strongest first (`docs/bundle-format.md`, "Selecting the decision"). */
-export const EFFECT_TYPES: readonly EffectType[] = [
-  "kill_switch",
-  "deny",
-  "throttle",
-  "allow",
-  "custom",
-];
-
-/** The four environments. */
-export const ENVS: readonly Env[] = ["prod", "staging", "dev", "test"];
+// Shared value checks of the bundle format.
+import { EFFECT_TYPES, type EffectType } from "./vocabulary.ts";
 
 /** Conditions nest at most this deep; deeper is `CONDITION_TOO_DEEP`. */
 export const MAX_CONDITION_DEPTH = 64;

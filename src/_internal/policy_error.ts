@@ -1,5 +1,5 @@
 // This module is browser compatible.
-import type { Issue } from "./types.ts";
+import type { Issue } from "./issue.ts";
 
 /**
  * Every stable error code the library and the CLI report. Callers match on
@@ -8,7 +8,7 @@ import type { Issue } from "./types.ts";
  *
  * @example Every code a PolicyError can carry
  * ```ts
- * import { ERROR_CODES, PolicyError } from "./policy_error.ts";
+ * import { ERROR_CODES, PolicyError } from "../engine/mod.ts";
  * import assert from "node:assert/strict";
  *
  * assert.ok(ERROR_CODES.includes("BUNDLE_INVALID"));
@@ -75,7 +75,7 @@ export interface PolicyErrorOptions {
  *
  * @example Matching on the code
  * ```ts
- * import { PolicyError, isPolicyError } from "./policy_error.ts";
+ * import { isPolicyError, PolicyError } from "../engine/mod.ts";
  * import assert from "node:assert/strict";
  *
  * const err = new PolicyError("BUNDLE_UNSIGNED", "the bundle has no signature");
@@ -103,7 +103,7 @@ export class PolicyError extends Error {
  *
  * @example
  * ```ts
- * import { PolicyError, isPolicyError } from "./policy_error.ts";
+ * import { isPolicyError, PolicyError } from "../engine/mod.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(isPolicyError(new Error("x")), false);

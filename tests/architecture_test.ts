@@ -1,0 +1,295 @@
+/**
+ * The boundaries of the source tree (docs/architecture is ARCHITECTURE.md's
+ * job; this test is what holds them):
+ *
+ * - a `_` file is private to its folder: nothing outside the folder imports
+ *   it. The kernel `src/_internal/` (no `_` files) is open to every folder,
+ *   and tests may import any file of `src/`;
+ * - no public symbol (exported by an entry of `deno.json` "exports") is
+ *   declared in a `_` file;
+ * - the layers, lowest first: `_internal`, then `_io` beside it → `engine` → `verify`,
+ *   `lint`, `diff` → `clients`, `analyze` → `enforce`, `decision_log`,
+ *   `license` → `commands` → `cli.ts`; a module imports only from its own
+ *   folder, from its own layer's folders it is allowed to, and from layers
+ *   below, never from above;
+ * - `_internal` depends on no other folder, `_io` on `_internal` alone;
+ * - the portable exports (`./engine`, `./verify`, `./enforce`) reach no I/O:
+ *   no `node:` module and no use of the `Deno` namespace in any module their
+ *   code loads (statically or lazily).
+ *
+ * The imports are read from the source text (static, dynamic, type-only and
+ * re-exports), so the test needs only read permission; the public symbols
+ * come from `deno doc --json` (needs `--allow-run=deno`; that check is
+ * skipped with a printed reason without it).
+ */
+import assert from "node:assert/strict";
+import { denoCommand } from "./_deno_command.ts";
+
+const ROOT = new URL("../", import.meta.url);
+const rootPath = decodeURIComponent(ROOT.pathname);
+
+/** One import of a module. */
+export interface ImportEdge {
+  /** The importing file, relative to the root (`src/engine/evaluate.ts`). */
+  from: string;
+  /** The imported module: a relative path from the root, or the bare or `node:` specifier. */
+  to: string;
+  /** Only types are imported: nothing is loaded at run time. */
+  typeOnly: boolean;
+}
+
+/** Every `.ts` file under `folder` (relative to the root), sorted. */
+function sourceFiles(folder: string): string[] {
+  const out: string[] = [];
+  const walk = (relative: string) => {
+    for (const entry of Deno.readDirSync(new URL(relative, ROOT))) {
+      const path = `${relative}/${entry.name}`;
+      if (entry.isDirectory) {
+        if (entry.name !== "testdata" && entry.name !== "node") walk(path);
+      } else if (/\.(ts|mts)$/.test(entry.name)) out.push(path);
+    }
+  };
+  walk(folder);
+  return out.sort();
+}
+
+/** `text` with comments, strings and template literals blanked (lengths kept). */
+export function codeOnly(text: string): string {
+  return text.replace(
+    /\/\*[\s\S]*?\*\/|\/\/[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\[\s\S])*`/g,
+    (match) => match[0] === '"' || match[0] === "'" ? `${match[0]}${match[0]}` : " ",
+  );
+}
+
+const IMPORT = new RegExp(
+  [
+    // import … from "x"; export … from "x"; import "x"
+    String.raw`(?:^|\n)\s*(import|export)(\s+type)?\s*([^;"']*?)\s*(?:from\s*)?["']([^"']+)["']`,
+    // import("x")
+    String.raw`\bimport\(\s*["']([^"']+)["']\s*\)`,
+  ].join("|"),
+  "g",
+);
+
+/** The imports of `file` (relative to the root), read from its text. */
+export function importsOf(file: string, text: string): ImportEdge[] {
+  // Comments are dropped first (examples in doc comments are not imports).
+  const source = text.replace(/\/\*[\s\S]*?\*\/|(?<![:"'`])\/\/[^\n]*/g, "");
+  const edges: ImportEdge[] = [];
+  for (const match of source.matchAll(IMPORT)) {
+    const specifier = match[4] ?? match[5]!;
+    const clause = match[3] ?? "";
+    // `import { type A, type B }` loads nothing either.
+    const names = /^\{([^}]*)\}$/.exec(clause.trim())?.[1]?.split(",").map((n) => n.trim())
+      .filter((n) => n !== "");
+    const typeOnly = match[2] !== undefined ||
+      (names !== undefined && names.length > 0 && names.every((n) => n.startsWith("type ")));
+    if (match[1] === "export" && match[4] !== undefined && !/^\*|^\{/.test(clause.trim())) {
+      continue; // `export const x = "…"` is not a re-export
+    }
+    const to = specifier.startsWith(".")
+      ? new URL(specifier, new URL(file, ROOT)).pathname.slice(rootPath.length)
+      : specifier;
+    edges.push({ from: file, to: decodeURIComponent(to), typeOnly });
+  }
+  return edges;
+}
+
+const SRC = sourceFiles("src");
+const TEXT = new Map(
+  [...SRC, "mod.ts", "cli.ts"].map((f) => [f, Deno.readTextFileSync(new URL(f, ROOT))]),
+);
+const EDGES = [...TEXT].flatMap(([file, text]) => importsOf(file, text));
+
+/** The folder of a file (`src/engine`), or `.` for the root. */
+function folderOf(file: string): string {
+  const slash = file.lastIndexOf("/");
+  return slash < 0 ? "." : file.slice(0, slash);
+}
+
+/** A `_` file: private to its folder. */
+function isPrivate(file: string): boolean {
+  return /(^|\/)_[^/]*$/.test(file);
+}
+
+/** The layers, lowest first, by top folder of `src/` (`.` is the root: mod.ts, cli.ts). */
+const LAYERS: readonly (readonly string[])[] = [
+  ["_internal"],
+  ["_io"],
+  ["engine"],
+  ["verify", "lint", "diff"],
+  ["clients", "analyze", "_authoring"],
+  ["enforce", "decision_log", "license"],
+  ["commands"],
+  ["."],
+];
+
+/** Imports between folders of one layer that the design allows (none other). */
+const LATERAL: ReadonlySet<string> = new Set([]);
+
+/** The top folder of `src/` a file belongs to (`enforce` for `src/enforce/redis/x.ts`). */
+function unitOf(file: string): string {
+  const match = /^src\/([^/]+)\//.exec(file);
+  return match === null ? "." : match[1]!;
+}
+
+function layerOf(unit: string): number {
+  const n = LAYERS.findIndex((layer) => layer.includes(unit));
+  assert.ok(n >= 0, `src/${unit} is in no layer of this test: add it to LAYERS`);
+  return n;
+}
+
+/** The cross-folder imports of `_` files in `edges`. */
+export function privateImports(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((e) => e.to.startsWith("src/") && isPrivate(e.to))
+    .filter((e) => folderOf(e.to) !== folderOf(e.from))
+    .filter((e) => !e.from.startsWith("tests/"))
+    .map((e) => `${e.from} -> ${e.to}`);
+}
+
+/** The imports in `edges` that go up the layers, or sideways without leave. */
+export function upwardImports(edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    if (!e.to.startsWith("src/") && !/^(mod|cli)\.ts$/.test(e.to)) continue;
+    const from = unitOf(e.from);
+    const to = unitOf(e.to);
+    if (from === to) continue;
+    const a = layerOf(from);
+    const b = layerOf(to);
+    if (b > a || (b === a && !LATERAL.has(`${from}->${to}`))) out.push(`${e.from} -> ${e.to}`);
+  }
+  return out;
+}
+
+Deno.test("no _ file of src/ is imported from outside its own folder", () => {
+  assert.deepEqual(privateImports(EDGES), []);
+});
+
+Deno.test("the layers hold: no module imports from a layer above its own", () => {
+  assert.deepEqual(upwardImports(EDGES), []);
+});
+
+Deno.test("the kernel src/_internal depends on no other folder, src/_io on the kernel alone", () => {
+  const reach = (unit: string, allowed: readonly string[]) =>
+    EDGES.filter((e) => unitOf(e.from) === unit && e.to.startsWith("src/"))
+      .filter((e) => !allowed.includes(unitOf(e.to)))
+      .map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(reach("_internal", ["_internal"]), []);
+  assert.deepEqual(reach("_io", ["_io", "_internal"]), []);
+  // And the kernel itself has no `_` files: everything in it is for every folder.
+  assert.deepEqual(SRC.filter((f) => f.startsWith("src/_internal/") && isPrivate(f)), []);
+});
+
+/** Every module of src/ loaded at run time (statically or lazily) when `entry` loads. */
+function runtimeClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const e of EDGES) {
+      if (e.from === file && !e.typeOnly && TEXT.has(e.to)) stack.push(e.to);
+    }
+  }
+  return seen;
+}
+
+/** What in `files` reaches for I/O: a `node:` import or the `Deno` namespace. */
+export function ioUses(files: Iterable<string>, text: (file: string) => string): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    for (const e of importsOf(file, text(file))) {
+      if (e.to.startsWith("node:")) out.push(`${file} imports ${e.to}`);
+    }
+    if (/\bDeno\s*(?:\?\.|\.|\[)|\.\s*Deno\b/.test(codeOnly(text(file)))) {
+      out.push(`${file} uses the Deno namespace`);
+    }
+  }
+  return out;
+}
+
+const EXPORTS = (JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT))) as {
+  exports: Record<string, string>;
+}).exports;
+
+for (const name of ["./engine", "./verify", "./enforce"]) {
+  Deno.test(`${name} reaches no I/O: no node: module, no Deno namespace`, () => {
+    const entry = EXPORTS[name]!.replace(/^\.\//, "");
+    const files = runtimeClosure(entry);
+    assert.ok(files.size > 3, `${name} loads its modules`);
+    assert.deepEqual(ioUses(files, (f) => TEXT.get(f)!), []);
+  });
+}
+
+Deno.test("the checks of this test catch what they are for", () => {
+  // A cross-folder import of a private file, an upward import, a lateral one,
+  // and I/O: each is found (so the checks above cannot pass vacuously).
+  const edges = [
+    ...importsOf("src/verify/x.ts", 'import { a } from "../engine/_private.ts";'),
+    ...importsOf("src/engine/y.ts", 'export { b } from "../clients/mod.ts";'),
+    ...importsOf("src/lint/z.ts", 'const m = await import("../diff/mod.ts");'),
+    ...importsOf("tests/engine/t.ts", 'import { c } from "../../src/engine/_private.ts";'),
+    ...importsOf("src/verify/w.ts", '/** import { d } from "../engine/_private.ts"; */'),
+  ];
+  assert.deepEqual(privateImports(edges), ["src/verify/x.ts -> src/engine/_private.ts"]);
+  assert.deepEqual(upwardImports(edges), [
+    "src/engine/y.ts -> src/clients/mod.ts",
+    "src/lint/z.ts -> src/diff/mod.ts",
+  ]);
+  const sample = new Map([
+    ["a.ts", 'import type { Stats } from "node:fs";\nconst x = "Deno.env";'],
+    ["b.ts", "const deno = (globalThis as { Deno?: unknown }).Deno;"],
+    ["c.ts", '// Deno.readFile\nconst s = "on Deno, run with --allow-net";'],
+  ]);
+  assert.deepEqual(ioUses(sample.keys(), (f) => sample.get(f)!), [
+    "a.ts imports node:fs",
+    "b.ts uses the Deno namespace",
+  ]);
+  assert.deepEqual(
+    importsOf("src/a.ts", 'import { type A, type B } from "./b.ts";\nimport { c } from "./c.ts";')
+      .map((e) => [e.to, e.typeOnly]),
+    [["src/b.ts", true], ["src/c.ts", false]],
+  );
+});
+
+const DENO = denoCommand();
+if (DENO === null) {
+  console.log(
+    "architecture_test: public-symbol check skipped, run permission for deno not granted (--allow-run=deno)",
+  );
+}
+
+Deno.test({
+  name: "no public symbol is declared in a _ file",
+  ignore: DENO === null,
+  fn: async () => {
+    const found: string[] = [];
+    for (const [name, source] of Object.entries(EXPORTS)) {
+      const output = await new Deno.Command(DENO!, {
+        args: ["doc", "--json", source],
+        cwd: rootPath,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      const doc = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+        nodes: Record<string, {
+          symbols?: { name: string; declarations: { location: { filename: string } }[] }[];
+        }>;
+      };
+      for (const node of Object.values(doc.nodes)) {
+        for (const symbol of node.symbols ?? []) {
+          for (const { location } of symbol.declarations) {
+            if (isPrivate(location.filename)) {
+              found.push(`${name} ${symbol.name} (${location.filename.slice(ROOT.href.length)})`);
+            }
+          }
+        }
+      }
+    }
+    assert.deepEqual(found, []);
+  },
+});
