@@ -37,6 +37,24 @@ export function append(parent: Node, children: readonly Child[]): void {
   }
 }
 
+/** A table with a header row of `headings` (column headers) and the rows given. */
+export function table(
+  headings: readonly string[],
+  rows: readonly HTMLTableRowElement[],
+  className?: string,
+): HTMLTableElement {
+  return h(
+    "table",
+    className === undefined ? null : { class: className },
+    h(
+      "thead",
+      null,
+      h("tr", null, ...headings.map((t) => h("th", { attrs: { scope: "col" } }, t))),
+    ),
+    h("tbody", null, ...rows),
+  );
+}
+
 /** Replaces an element's children. */
 export function show(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();

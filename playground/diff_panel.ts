@@ -13,7 +13,7 @@ import { type BundleDiff, compareDecisions, diffBundles } from "../src/diff/mod.
 import { describeFieldChange, describeRanking } from "../src/_authoring/describe_change.ts";
 import { checkSuite } from "../src/_authoring/suite.ts";
 import { type App, parseContext } from "./app_state.ts";
-import { byId, h, show, wireFileInput } from "./_dom.ts";
+import { byId, h, show, table, wireFileInput } from "./_dom.ts";
 import { decidedBy } from "./decision_kind.ts";
 import { decisionBadge, targetText } from "./request_panel.ts";
 import { matrixColumns } from "./matrix_panel.ts";
@@ -105,39 +105,25 @@ export function diffPanel(app: App): void {
         { attrs: { id: "diff-decisions-summary" } },
         `${decisions.requests} requests replayed (the matrix and the suite): ${decisions.changed} change, ${decisions.reattributed} decided by another rule.`,
       ),
-      decisions.changes.length === 0 ? null : h(
-        "table",
-        { class: "side-by-side" },
-        h(
-          "thead",
-          null,
+      decisions.changes.length === 0 ? null : table(
+        ["Request", "Old", "New"],
+        decisions.changes.map((c) =>
           h(
             "tr",
             null,
-            ...["Request", "Old", "New"].map((t) => h("th", { attrs: { scope: "col" } }, t)),
-          ),
-        ),
-        h(
-          "tbody",
-          null,
-          ...decisions.changes.map((c) => {
-            const request = requests[c.index]!;
-            return h(
-              "tr",
+            h(
+              "td",
               null,
-              h(
-                "td",
-                null,
-                h("span", { class: "target-name" }, targetText(c.target)),
-                h("br"),
-                request.source,
-                c.effectChanged ? "" : " (same effect, another rule)",
-              ),
-              h("td", null, side(c.old)),
-              h("td", null, side(c.new)),
-            );
-          }),
+              h("span", { class: "target-name" }, targetText(c.target)),
+              h("br"),
+              requests[c.index]!.source,
+              c.effectChanged ? "" : " (same effect, another rule)",
+            ),
+            h("td", null, side(c.old)),
+            h("td", null, side(c.new)),
+          )
         ),
+        "side-by-side",
       ),
     );
   }

@@ -14,6 +14,7 @@ import type { Target } from "../src/engine/types.ts";
 import { parseJson } from "../src/engine/parse_json.ts";
 import { isRecord } from "../src/_internal/guards.ts";
 import { decodeBase64, encodeBase64 } from "../src/_internal/encoding.ts";
+import { readBounded } from "../src/_internal/read_bounded.ts";
 
 /** A context saved for the matrix. */
 export interface SavedContext {
@@ -162,29 +163,15 @@ function checkState(value: unknown): SharedState {
 }
 
 /** Reads a byte stream to its end, refusing more than `limit` bytes (it stops reading there). */
-async function collect(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ShareLinkError(
+function collect(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  return readBounded(
+    stream,
+    limit,
+    () =>
+      new ShareLinkError(
         `the link's state is larger than ${limit} bytes once decompressed, which the page refuses`,
-      );
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+      ),
+  );
 }
 
 function toBase64Url(bytes: Uint8Array): string {

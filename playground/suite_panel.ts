@@ -10,7 +10,7 @@
 import { parseJson } from "../src/engine/mod.ts";
 import { checkSuite, describeOutcome, runSuite } from "../src/_authoring/suite.ts";
 import type { App } from "./app_state.ts";
-import { byId, h, linkButton, show, wireFileInput } from "./_dom.ts";
+import { byId, h, linkButton, show, table, wireFileInput } from "./_dom.ts";
 import { ruleKey, ruleSites } from "./document_model.ts";
 import { targetText } from "./request_panel.ts";
 import { samplesOf } from "./samples.ts";
@@ -133,22 +133,7 @@ export function suitePanel(app: App): SuitePanel {
         `Suite "${checked.name}": ${summary.scenarios} scenarios, ${summary.passed} passed, ${summary.failed} failed.`,
       ),
       warnings.length === 0 ? null : h("ul", { class: "warning" }, ...warnings),
-      h(
-        "table",
-        null,
-        h(
-          "thead",
-          null,
-          h(
-            "tr",
-            null,
-            ...["Result", "Scenario", "Target", "Expected", "Actual"].map((t) =>
-              h("th", { attrs: { scope: "col" } }, t)
-            ),
-          ),
-        ),
-        h("tbody", null, ...rows),
-      ),
+      table(["Result", "Scenario", "Target", "Expected", "Actual"], rows),
       h("h3", null, "Rules no scenario reached"),
       h(
         "p",

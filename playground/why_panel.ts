@@ -16,7 +16,7 @@ import {
   traceEvaluation,
 } from "../src/engine/mod.ts";
 import type { App } from "./app_state.ts";
-import { byId, h, linkButton, show } from "./_dom.ts";
+import { byId, h, linkButton, show, table } from "./_dom.ts";
 import { ruleKey, type RuleSite, ruleSites } from "./document_model.ts";
 import { decisionBadge, targetText } from "./request_panel.ts";
 import { decidedBy } from "./decision_kind.ts";
@@ -144,22 +144,7 @@ function rules(
   });
   return [
     h("h3", null, "Rules naming the target, in bundle order"),
-    h(
-      "table",
-      null,
-      h(
-        "thead",
-        null,
-        h(
-          "tr",
-          null,
-          ...["Rule", "Priority", "Outcome", "Effect", "Condition"].map((t) =>
-            h("th", { attrs: { scope: "col" } }, t)
-          ),
-        ),
-      ),
-      h("tbody", null, ...rows),
-    ),
+    table(["Rule", "Priority", "Outcome", "Effect", "Condition"], rows),
   ];
 }
 

@@ -2,6 +2,7 @@
 // One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
 import { PolicyError } from "../_internal/policy_error.ts";
+import { readBounded } from "../_internal/read_bounded.ts";
 import type { FetchFunction } from "./types.ts";
 
 /** What {@link requestBundle} needs. */
@@ -61,27 +62,11 @@ async function readLimited(response: Response, max: number): Promise<Uint8Array>
     throw tooLarge(`declares ${Number(declared)} bytes`, max);
   }
   if (response.body === null) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`is over ${max} bytes (stopped reading at ${total})`, max);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return await readBounded(
+    response.body,
+    max,
+    (total) => tooLarge(`is over ${max} bytes (stopped reading at ${total})`, max),
+  );
 }
 
 async function discard(response: Response): Promise<void> {

@@ -8,6 +8,7 @@ import {
 } from "../../src/commands/_playground_server.ts";
 import type { LiveState } from "../../src/_authoring/live_state.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
+import { stateEvents } from "./_event_stream.ts";
 
 const CSP = "default-src 'none'; script-src 'sha256-x'; connect-src 'none'; base-uri 'none'";
 const PAGE = {
@@ -61,31 +62,6 @@ async function raw(port: number, request: string): Promise<{ status: number; tex
   } finally {
     conn.close();
   }
-}
-
-/** Reads Server-Sent Events from a response body, one `state` event at a time. */
-function events(body: ReadableStream<Uint8Array>) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  return {
-    async next(): Promise<LiveState> {
-      for (;;) {
-        const end = buffered.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          assert.match(block, /^event: state\ndata: /);
-          return JSON.parse(block.slice(block.indexOf("data: ") + 6));
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error("the event stream ended");
-        buffered += value;
-      }
-    },
-    /** What arrived and was not read yet. */
-    pending: () => buffered,
-    cancel: () => reader.cancel(),
-  };
 }
 
 Deno.test("the served page allows connections to its own server and is marked live", () => {
@@ -157,7 +133,7 @@ Deno.test("the event stream sends the state at once, then only when a poll finds
   const { server, clock, current } = await serve("one");
   const response = await fetch(new URL("/events", server.url));
   assert.equal(response.headers.get("content-type"), "text/event-stream; charset=utf-8");
-  const stream = events(response.body!);
+  const stream = stateEvents(response.body!);
   try {
     assert.equal((await stream.next()).document?.text, "one");
     assert.deepEqual(clock.pendingDelays(), [1000]);
@@ -197,7 +173,7 @@ Deno.test("at most MAX_EVENT_STREAMS pages follow the server at once", async () 
     for (let i = 0; i < MAX_EVENT_STREAMS; i++) {
       const response = await fetch(new URL("/events", server.url));
       assert.equal(response.status, 200);
-      const stream = events(response.body!);
+      const stream = stateEvents(response.body!);
       await stream.next();
       streams.push(stream);
     }
@@ -213,7 +189,7 @@ Deno.test("at most MAX_EVENT_STREAMS pages follow the server at once", async () 
       await again.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const stream = events(again.body!);
+    const stream = stateEvents(again.body!);
     await stream.next();
     streams.push(stream);
   } finally {

@@ -6,8 +6,8 @@ import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { assertShape, scratch } from "./_helpers.ts";
 import { FakeClock } from "../clients/_fake_clock.ts";
+import { stateEvents } from "./_event_stream.ts";
 import { servedPage } from "../../src/commands/_playground_server.ts";
-import type { LiveState } from "../../src/_authoring/live_state.ts";
 import { CLI, cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
 
 explainIgnored("playground_test");
@@ -55,28 +55,6 @@ function playground(
   return { started, finished, clock, stop: () => controller.abort() };
 }
 
-/** The `state` events of a response body. */
-function events(body: ReadableStream<Uint8Array>) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  return {
-    async next(): Promise<LiveState> {
-      for (;;) {
-        const end = buffered.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          return JSON.parse(block.slice(block.indexOf("data: ") + 6));
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error("the event stream ended");
-        buffered += value;
-      }
-    },
-    cancel: () => reader.cancel(),
-  };
-}
-
 /** Every file under `dir` with its bytes and modification time. */
 async function snapshot(dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
@@ -122,7 +100,7 @@ Deno.test("policy playground serves the page preloaded with the draft and the su
 
   const page = await fetch(doc.url as string);
   assert.equal(await page.text(), servedPage(await loadPage()).html);
-  const stream = events((await fetch(new URL("/events", doc.url as string))).body!);
+  const stream = stateEvents((await fetch(new URL("/events", doc.url as string))).body!);
   try {
     const first = await stream.next();
     assert.equal(first.workingFolder, s.wf);
