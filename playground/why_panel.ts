@@ -10,7 +10,6 @@
  */
 import {
   type CandidateTrace,
-  type Condition,
   type EvaluationTrace,
   type RuleTrace,
   traceEvaluation,
@@ -20,24 +19,10 @@ import { byId, h, linkButton, show, table } from "./_dom.ts";
 import { ruleKey, type RuleSite, ruleSites } from "./document_model.ts";
 import { decisionBadge, targetText } from "./request_panel.ts";
 import { decidedBy } from "./decision_kind.ts";
-
-/**
- * One node of a condition as the view shows it. `outcome` and `read` are
- * present when the engine's trace explains the condition (its leaves' values
- * and results); a condition shown as written has neither.
- */
-export interface ConditionNode {
-  /** The node in words: `and`, `ctx.plan in ["pro"]`, `seats > 5`. */
-  text: string;
-  /** The node's result, when traced. */
-  outcome?: boolean;
-  /** For a traced leaf: the path read and the value found there (absent: nothing there). */
-  read?: { path: string; found: boolean; value?: unknown };
-  children: ConditionNode[];
-}
+import { type ConditionNode, conditionNode, tracedConditionNode } from "./condition_view.ts";
 
 /** A traced rule, with its condition's trace when the engine gives one. */
-type TracedRule = RuleTrace & { condition?: unknown };
+type TracedRule = RuleTrace & { condition?: unknown; falseBecause?: unknown };
 
 /** Wires the Why view to the app. */
 export function whyPanel(app: App): void {
@@ -127,7 +112,7 @@ function rules(
   if (traced.length === 0) return [];
   const rows = traced.map((r) => {
     const when = sites.get(ruleKey(r.policyKey, r.ruleId))?.rule.when;
-    const node = r.condition !== undefined
+    const node = r.condition !== undefined && r.condition !== null
       ? tracedConditionNode(r.condition)
       : when === undefined
       ? null
@@ -139,79 +124,20 @@ function rules(
       h("td", null, String(r.priority)),
       h("td", null, r.outcome),
       h("td", null, r.effect ?? "—"),
-      h("td", null, node === null ? "(no condition)" : conditionList(node)),
+      h(
+        "td",
+        null,
+        node === null ? "(no condition)" : conditionList(node),
+        r.falseBecause === undefined || r.falseBecause === null
+          ? null
+          : h("p", null, `false because ${tracedConditionNode(r.falseBecause).text}`),
+      ),
     );
   });
   return [
     h("h3", null, "Rules naming the target, in bundle order"),
     table(["Rule", "Priority", "Outcome", "Effect", "Condition"], rows),
   ];
-}
-
-/** A condition as written (no outcome): the tree of its operators and leaves. */
-export function conditionNode(condition: Condition): ConditionNode {
-  switch (condition.op) {
-    case "and":
-    case "or": {
-      const operands = condition.conditions ?? condition.args ?? [];
-      return {
-        text: operands.length === 0 ? `${condition.op} (no operands: false)` : condition.op,
-        children: operands.map(conditionNode),
-      };
-    }
-    case "not": {
-      const operand = condition.condition ?? condition.arg;
-      return operand === undefined
-        ? { text: "not (no operand: false)", children: [] }
-        : { text: "not", children: [conditionNode(operand)] };
-    }
-    default:
-      return { text: leafText(condition), children: [] };
-  }
-}
-
-const OPERATORS: Record<string, string> = {
-  eq: "==",
-  neq: "!=",
-  ne: "!=",
-  gt: ">",
-  gte: ">=",
-  lt: "<",
-  lte: "<=",
-};
-
-/** A leaf in words: `ctx.plan in ["pro","enterprise"]`, `seats > 5`, `flags.x exists`. */
-function leafText(condition: Condition): string {
-  const c = condition as { op: string; path?: unknown; value?: unknown; values?: unknown };
-  const path = String(c.path);
-  if (c.op === "exists") return `${path} exists`;
-  if (c.op === "in") return `${path} in ${JSON.stringify(c.values)}`;
-  return `${path} ${OPERATORS[c.op] ?? c.op} ${JSON.stringify(c.value)}`;
-}
-
-/**
- * A condition as the engine's trace explains it: `{op, outcome, path?,
- * value?/found?, children?}` per node (the leaves carry the path read and
- * the value found). Anything else is shown as it is, as JSON.
- */
-export function tracedConditionNode(traced: unknown): ConditionNode {
-  if (typeof traced !== "object" || traced === null) return { text: String(traced), children: [] };
-  const t = traced as Record<string, unknown>;
-  const children = Array.isArray(t.children) ? t.children.map(tracedConditionNode) : [];
-  const outcome = typeof t.outcome === "boolean" ? { outcome: t.outcome } : {};
-  if (typeof t.op !== "string") return { text: JSON.stringify(traced), children, ...outcome };
-  const node: ConditionNode = {
-    text: children.length > 0 || ["and", "or", "not"].includes(t.op)
-      ? t.op
-      : leafText(t as unknown as Condition),
-    children,
-    ...outcome,
-  };
-  if (typeof t.path === "string" && children.length === 0) {
-    const found = t.found !== false && Object.hasOwn(t, "actual");
-    node.read = found ? { path: t.path, found, value: t.actual } : { path: t.path, found: false };
-  }
-  return node;
 }
 
 function conditionList(node: ConditionNode): HTMLUListElement {
