@@ -901,8 +901,17 @@ for (const [name, command] of servers) {
   );
 }
 
-test("no page made a request but to itself (and, served, to its server)", { skip }, () => {
+test("no page made a request but to itself (and, served, to its server)", { skip }, async () => {
   assert.ok(network.requests.includes(fileUrl));
   assert.deepEqual(network.refused, [], "requests the guard refused");
   assert.deepEqual(network.outside(), [], "requests outside the page");
+  // The guard sees and stops a request that does leave (TEST-NET-1: nothing answers there).
+  const tab = await browser.context.newPage();
+  try {
+    await assert.rejects(tab.goto("http://192.0.2.1/leak"));
+    assert.deepEqual(network.refused, ["http://192.0.2.1/leak"]);
+    assert.deepEqual(network.outside(), ["http://192.0.2.1/leak"]);
+  } finally {
+    await tab.close();
+  }
 });
