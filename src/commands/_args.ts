@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { usageError } from "./_errors.ts";
 import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** One flag of a command. */
@@ -118,7 +119,7 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     if (flag === undefined) {
       const names = Object.keys(all).map((n) => `--${n}`);
       throw usageError(
-        `unknown flag ${token.rawName} for 'policy ${spec.name}'${
+        `unknown flag ${describeValue(token.rawName)} for 'policy ${spec.name}'${
           didYouMean(`--${token.name}`, names)
         }`,
         help,
@@ -148,7 +149,7 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
   const format = values.get("format") ?? "text";
   if (format !== "text" && format !== "json") {
     throw usageError(
-      `--format must be text or json, not '${format}'${
+      `--format must be text or json, not ${describeValue(format)}${
         didYouMean(String(format), ["text", "json"])
       }`,
     );

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import type { Env } from "../engine/types.ts";
 import { ENVS } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
@@ -150,7 +151,9 @@ export function resolveConfig(
   if (strategy !== "increment") {
     warnings.push({
       code: "CONFIG_STRATEGY_FALLBACK",
-      message: `build.bundleVersionStrategy "${strategy}" is not implemented; using "increment"`,
+      message: `build.bundleVersionStrategy ${
+        describeValue(strategy)
+      } is not implemented; using "increment"`,
     });
   }
   const bundlePath = outputDirectory === undefined

@@ -7,8 +7,10 @@
  * @module
  */
 import { isRecord } from "../_internal/guards.ts";
-import { DRAFT_SCHEMA_VERSION, type DraftDocument } from "../_authoring/draft.ts";
+import { DRAFT_SCHEMA_VERSION, type DraftDocument, type DraftPolicy } from "../_authoring/draft.ts";
 import { CliError } from "./_errors.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { didYouMean } from "../_internal/suggest.ts";
 import { withSchema } from "./_schema.ts";
 import type { Session } from "./_session.ts";
 import { draftDocument } from "./_documents.ts";
@@ -31,6 +33,33 @@ export function asEditableDraft(document: unknown, file: string): DraftDocument 
     );
   }
   return document as DraftDocument;
+}
+
+/**
+ * The policy of `draft` whose key is `policyKey`, or undefined.
+ */
+export function findPolicy(draft: DraftDocument, policyKey: string): DraftPolicy | undefined {
+  return draft.policies.find((p) => isRecord(p) && p.policyKey === policyKey);
+}
+
+/**
+ * The policy of `draft` whose key is `policyKey`, for the commands that
+ * edit one policy (`update-policy`, `add-rule`).
+ *
+ * @throws {CliError} `POLICY_NOT_FOUND`, naming the closest key the draft
+ * has (a typo must not go unnoticed), with `hint` (what to do instead).
+ */
+export function requirePolicy(draft: DraftDocument, policyKey: string, hint: string): DraftPolicy {
+  const policy = findPolicy(draft, policyKey);
+  if (policy !== undefined) return policy;
+  const keys = draft.policies.flatMap((p) =>
+    isRecord(p) && typeof p.policyKey === "string" ? [p.policyKey] : []
+  );
+  throw new CliError(
+    "POLICY_NOT_FOUND",
+    `the draft has no policy ${describeValue(policyKey)}${didYouMean(policyKey, keys)}`,
+    { hint },
+  );
 }
 
 /** A draft read for an edit. */

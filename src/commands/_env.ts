@@ -2,20 +2,26 @@
 import type { CliIo } from "./cli_io.ts";
 import { CliError } from "./_errors.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { looksLikeSecret } from "../_internal/check_options.ts";
 
 /** What the name of an environment variable looks like (the JSON Schema of the config uses it too). */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** What an HMAC secret or a similar key looks like: a long run of hex digits. */
-export const SECRET_LIKE = /^[0-9a-fA-F]{32,}$/;
+/**
+ * What an HMAC secret or a similar key holds: a run of 32 or more hex
+ * digits (anywhere: `x<secret>` is a valid name and still a secret). The
+ * JSON Schema of the config refuses names that match it; the CLI refuses
+ * anything `looksLikeSecret` (this, PEM text, long random base64).
+ */
+export const SECRET_LIKE = /[0-9a-fA-F]{32}/;
 
 /**
  * True when `value` can be the name of an environment variable and does not
  * look like a secret (a value pasted where a name was expected, such as
- * `--hmac-secret-env "$POLICY_HMAC_SECRET"`). Callers must not print a value
- * this refuses: see {@link envNameProblem}.
+ * `--hmac-secret-env "$POLICY_HMAC_SECRET"` or `"x$POLICY_HMAC_SECRET"`).
+ * Callers must not print a value this refuses: see {@link envNameProblem}.
  */
 export function isEnvName(value: string): boolean {
-  return ENV_NAME.test(value) && !SECRET_LIKE.test(value);
+  return ENV_NAME.test(value) && !looksLikeSecret(value);
 }
 
 /**

@@ -2,7 +2,9 @@
  * The toolkit licence in the CLI (`docs/license.md`): where the licence in
  * force comes from (`POLICY_LICENSE`, `POLICY_LICENSE_FILE`, the one
  * `activate` stored in `$POLICY_HOME`), the grace-period state file, and
- * the check `build` and `sign` run before they do anything.
+ * the check `build` and `sign` run before they do anything (and confirm
+ * once their work succeeded: the grace period starts with the first
+ * successful build or sign, and its warning is printed once a day).
  *
  * @module
  */
@@ -54,6 +56,8 @@ export type LicenseState =
     status: "grace" | "unlicensed";
     /** Null when the grace period has not started (nothing recorded yet). */
     grace: GracePeriod | null;
+    /** When the grace-period warning was last printed, or null. */
+    lastWarnedAt: Date | null;
     /** The state file, or null when no home folder is known. */
     statePath: string | null;
   };
@@ -162,20 +166,30 @@ export async function findLicense(session: Session): Promise<FoundLicense | null
   return null;
 }
 
-/** When the grace period started, from the state file; null when nothing usable is recorded. */
-async function readGraceStart(session: Session, file: string): Promise<Date | null> {
+/** What the state file records. */
+interface GraceState {
+  /** When the grace period started (the first successful build or sign). */
+  startedAt: Date;
+  /** When the grace-period warning was last printed, or null. */
+  lastWarnedAt: Date | null;
+}
+
+/** The grace-period state file; null when nothing usable is recorded. */
+async function readGraceState(session: Session, file: string): Promise<GraceState | null> {
   let text: string;
   try {
     text = await readTextDocument(file, "document", MAX_LICENSE_BYTES);
   } catch {
     return null; // missing, not a regular file, unreadable: no usable record
   }
+  const date = (value: unknown) => {
+    const parsed = typeof value === "string" ? new Date(value) : new Date(NaN);
+    return Number.isNaN(parsed.getTime()) ? null : parsed;
+  };
   try {
-    const state = parseJson(text) as { graceStartedAt?: unknown };
-    const started = typeof state?.graceStartedAt === "string"
-      ? new Date(state.graceStartedAt)
-      : new Date(NaN);
-    if (!Number.isNaN(started.getTime())) return started;
+    const state = parseJson(text) as { graceStartedAt?: unknown; lastWarnedAt?: unknown };
+    const startedAt = date(state?.graceStartedAt);
+    if (startedAt !== null) return { startedAt, lastWarnedAt: date(state?.lastWarnedAt) };
   } catch {
     // fall through
   }
@@ -192,26 +206,51 @@ export async function licenseState(session: Session): Promise<LicenseState> {
   const found = await findLicense(session);
   if (found !== null) return { status: "licensed", found };
   const home = policyHome(session.io);
-  if (home === undefined) return { status: "grace", grace: null, statePath: null };
+  if (home === undefined) {
+    return { status: "grace", grace: null, lastWarnedAt: null, statePath: null };
+  }
   const statePath = path.join(home, GRACE_STATE_FILE);
-  const started = await readGraceStart(session, statePath);
-  if (started === null) return { status: "grace", grace: null, statePath };
-  const grace = gracePeriod(started, session.io.now());
-  return { status: grace.over ? "unlicensed" : "grace", grace, statePath };
+  const state = await readGraceState(session, statePath);
+  if (state === null) return { status: "grace", grace: null, lastWarnedAt: null, statePath };
+  const grace = gracePeriod(state.startedAt, session.io.now());
+  return {
+    status: grace.over ? "unlicensed" : "grace",
+    grace,
+    lastWarnedAt: state.lastWarnedAt,
+    statePath,
+  };
 }
+
+/** What a command confirms after the licence check, once its work succeeded. */
+export interface LicenseCheck {
+  /**
+   * Call once the command's work succeeded (its file written). Without a
+   * licence: records the start of the grace period (the first successful
+   * build or sign), and prints the grace-period warning when none was
+   * printed yet this (UTC) day for this state folder, recording that.
+   */
+  succeeded(): Promise<void>;
+}
+
+const LICENSED: LicenseCheck = { succeeded: () => Promise.resolve() };
 
 /**
  * The check `build` and `sign` run first. With a valid licence: nothing
- * (a warning when it expires within 14 days). Without one: the grace period
- * starts at the first use (recorded atomically in
- * `$POLICY_HOME/license-state.json`); while it lasts a warning gives the
- * days left; once over, the command is refused.
+ * (a warning when it expires within 14 days). Without one: once the grace
+ * period is over, the command is refused; else it goes on, and
+ * {@link LicenseCheck.succeeded} (called when its work succeeded) records
+ * the start of the grace period at the first successful use (atomically, in
+ * `$POLICY_HOME/license-state.json`) and prints the days left once a day.
+ * A command that fails records nothing.
  *
  * @throws {PolicyError} `LICENSE_REQUIRED` after the grace period;
  * `LICENSE_INVALID`, `LICENSE_EXPIRED`, `INVALID_KEY` for a licence that is
  * set but unusable.
  */
-export async function requireToolkitLicense(session: Session, command: string): Promise<void> {
+export async function requireToolkitLicense(
+  session: Session,
+  command: string,
+): Promise<LicenseCheck> {
   const out = session.out;
   const state = await licenseState(session);
   if (state.status === "licensed") {
@@ -229,27 +268,10 @@ export async function requireToolkitLicense(session: Session, command: string): 
         } left); renew it and run 'policy activate' again`,
       );
     }
-    return;
+    return LICENSED;
   }
   const now = session.io.now();
-  let grace = state.grace;
-  let unrecorded = "";
-  if (state.statePath === null) {
-    unrecorded =
-      " (neither POLICY_HOME nor HOME is set, so the grace period cannot be recorded and counts from now)";
-  } else if (grace === null) {
-    try {
-      await writeFileAtomic(
-        state.statePath,
-        JSON.stringify({ schemaVersion: 1, graceStartedAt: now.toISOString() }, null, 2) + "\n",
-        { createParents: true },
-      );
-      out.note(`grace period started: recorded in ${state.statePath}`);
-    } catch (error) {
-      unrecorded = ` (its start could not be recorded: ${describeThrown(error)})`;
-    }
-  }
-  grace ??= gracePeriod(now, now);
+  const grace = state.grace ?? gracePeriod(now, now);
   if (grace.over) {
     throw new PolicyError(
       "LICENSE_REQUIRED",
@@ -258,6 +280,40 @@ export async function requireToolkitLicense(session: Session, command: string): 
       } and ended on ${day(grace.endsAt)}; ${HOW_TO_LICENSE}`,
     );
   }
+  return { succeeded: () => graceSucceeded(session, state, grace, now) };
+}
+
+/** {@link LicenseCheck.succeeded} during the grace period (started or not). */
+async function graceSucceeded(
+  session: Session,
+  state: Extract<LicenseState, { status: "grace" | "unlicensed" }>,
+  grace: GracePeriod,
+  now: Date,
+): Promise<void> {
+  const out = session.out;
+  const warn = state.lastWarnedAt === null || day(state.lastWarnedAt) !== day(now);
+  let unrecorded = "";
+  if (state.statePath === null) {
+    unrecorded =
+      " (neither POLICY_HOME nor HOME is set, so the grace period cannot be recorded and counts from now)";
+  } else if (state.grace === null || warn) {
+    const record = {
+      schemaVersion: 1,
+      graceStartedAt: grace.startedAt.toISOString(),
+      lastWarnedAt: (warn ? now : state.lastWarnedAt!).toISOString(),
+    };
+    try {
+      await writeFileAtomic(state.statePath, JSON.stringify(record, null, 2) + "\n", {
+        createParents: true,
+      });
+      if (state.grace === null) out.note(`grace period started: recorded in ${state.statePath}`);
+    } catch (error) {
+      unrecorded = ` (${
+        state.grace === null ? "its start" : "this warning"
+      } could not be recorded: ${describeThrown(error)})`;
+    }
+  }
+  if (!warn && unrecorded === "") return;
   out.warn(
     "LICENSE_GRACE_PERIOD",
     `no toolkit licence: ${

@@ -1,13 +1,18 @@
 /**
  * Every byte a command prints goes through {@link Output}: the JSON document
  * on stdout (`--format json`), text lines (essential or not, for `--quiet`),
- * warnings and verbose notes on stderr, and errors.
+ * warnings and verbose notes on stderr, and errors. Diagnostics (errors,
+ * hints, warnings, notes, asides) are built from user input (flag values,
+ * paths, configuration), so they pass through `redactSecrets`: nothing that
+ * looks like key material is printed back (`docs/cli.md`, "Nothing you type
+ * is echoed where it could be a secret").
  *
  * @module
  */
 import type { CliIo } from "./cli_io.ts";
 import type { Format } from "./_args.ts";
 import type { ErrorReport } from "./_errors.ts";
+import { redactSecrets } from "../_internal/check_options.ts";
 
 /** Version of every JSON document the CLI prints; bumped only on incompatible change. */
 export const FORMAT_VERSION = 1;
@@ -58,18 +63,19 @@ export class Output {
 
   /** Advice beside the result, on stderr so stdout holds only the result; hidden by `--quiet`. */
   aside(text: string): void {
-    if (!this.quiet) this.#io.stderr(text + "\n");
+    if (!this.quiet) this.#io.stderr(redactSecrets(text) + "\n");
   }
 
   /** A warning: always on stderr (also with `--quiet`), and listed in JSON documents. */
   warn(code: string, message: string): void {
-    this.warnings.push({ code, message });
-    this.#io.stderr(`warning: ${message} (${code})\n`);
+    const shown = redactSecrets(message);
+    this.warnings.push({ code, message: shown });
+    this.#io.stderr(`warning: ${shown} (${code})\n`);
   }
 
   /** A `--verbose` note, on stderr so that stdout stays one JSON document. Never pass secrets. */
   note(text: string): void {
-    if (this.verbose) this.#io.stderr(`verbose: ${text}\n`);
+    if (this.verbose) this.#io.stderr(`verbose: ${redactSecrets(text)}\n`);
   }
 
   /**
@@ -88,11 +94,12 @@ export class Output {
 
   /** Prints an error: text on stderr, and in JSON format `{error: {code, message}}` on stdout. */
   error(report: ErrorReport): void {
-    const hint = report.hint === undefined ? "" : `hint: ${report.hint}\n`;
-    this.#io.stderr(`error: ${report.message} (${report.code})\n${hint}`);
+    const message = redactSecrets(report.message);
+    const hint = report.hint === undefined ? "" : `hint: ${redactSecrets(report.hint)}\n`;
+    this.#io.stderr(`error: ${message} (${report.code})\n${hint}`);
     if (this.json) {
       this.#io.stdout(
-        JSON.stringify({ error: { code: report.code, message: report.message } }, null, 2) + "\n",
+        JSON.stringify({ error: { code: report.code, message } }, null, 2) + "\n",
       );
     }
   }

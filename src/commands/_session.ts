@@ -34,6 +34,7 @@ import {
 import type { AtomicWriteOptions } from "./_atomic_write.ts";
 import type { WorkingFolderLock } from "./_working_folder_lock.ts";
 import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import {
   requireWorkingFolder,
   resolveWorkingFolder,
@@ -98,7 +99,9 @@ export class Session {
     const text = this.string(flag);
     if (text === undefined) return undefined;
     const value = text.trim() === "" ? NaN : Number(text);
-    if (!Number.isFinite(value)) throw usageError(`--${flag} must be a number, not '${text}'`);
+    if (!Number.isFinite(value)) {
+      throw usageError(`--${flag} must be a number, not ${describeValue(text)}`);
+    }
     return value;
   }
 
@@ -109,7 +112,9 @@ export class Session {
     const match = choices.find((c) => c.toLowerCase() === text.toLowerCase());
     if (match === undefined) {
       throw usageError(
-        `--${flag} must be one of ${choices.join(", ")}, not '${text}'${didYouMean(text, choices)}`,
+        `--${flag} must be one of ${choices.join(", ")}, not ${describeValue(text)}${
+          didYouMean(text, choices)
+        }`,
       );
     }
     return match;
@@ -317,7 +322,7 @@ export function defineGroup(
     const report = describeError(usageError(
       sub === undefined
         ? `'policy ${name}' needs a subcommand: ${names.join(", ")}`
-        : `unknown subcommand '${sub}' for 'policy ${name}'${didYouMean(sub, names)}`,
+        : `unknown subcommand ${describeValue(sub)} for 'policy ${name}'${didYouMean(sub, names)}`,
       `run 'policy ${name} --help'`,
     ));
     out.error(report);

@@ -23,6 +23,7 @@ import { CliError, usageError } from "./_errors.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import type { Session } from "./_session.ts";
 import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 /** Conventional name of the environment variable holding the HMAC secret. */
 export const DEFAULT_HMAC_SECRET_ENV = "POLICY_HMAC_SECRET";
@@ -101,7 +102,9 @@ export async function signingSettings(
   const requested = session.string("signing-algorithm");
   if (requested !== undefined && /^(ed25519|eddsa)$/i.test(requested)) {
     throw usageError(
-      `--signing-algorithm ${requested}: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
+      `--signing-algorithm ${
+        describeValue(requested)
+      }: Ed25519 is no longer supported; use ECDSA_SHA_256 or HMAC_SHA256`,
     );
   }
   const algorithm = session.choice("signing-algorithm", SIGNATURE_ALGORITHMS) ??
@@ -170,14 +173,21 @@ export async function readSigningKey(
 async function signingKeyOf(session: Session, settings: SigningSettings): Promise<SigningKey> {
   const { algorithm, keyId } = settings;
   if (settings.keyFile !== undefined) {
-    const key = await session.readText(settings.keyFile, "private key");
-    return { algorithm, keyId, key, source: settings.keyFile };
+    const source = settings.keyFile;
+    const key = privateKeyFromText(await session.readText(source, "private key"), source);
+    return { algorithm, keyId, key, source };
   }
   if (settings.inlineSecret !== undefined) {
-    return { algorithm, keyId, key: settings.inlineSecret, source: "--hmac-secret" };
+    const source = "--hmac-secret";
+    return { algorithm, keyId, key: secretFromText(settings.inlineSecret, source), source };
   }
-  const name = settings.secretEnv!;
-  return { algorithm, keyId, key: session.env(name)!, source: `environment variable ${name}` };
+  const source = `environment variable ${settings.secretEnv!}`;
+  return {
+    algorithm,
+    keyId,
+    key: secretFromText(session.env(settings.secretEnv!)!, source),
+    source,
+  };
 }
 
 function configAlgorithm(
@@ -191,9 +201,9 @@ function configAlgorithm(
     const removed = /^(ed25519|eddsa)$/i.test(value) ? " (Ed25519 is no longer supported)" : "";
     throw new CliError(
       "CONFIG_INVALID",
-      `${blockName}.algorithm must be ECDSA_SHA_256 or HMAC_SHA256, not "${value}"${removed}${
-        didYouMean(value, SIGNATURE_ALGORITHMS)
-      }`,
+      `${blockName}.algorithm must be ECDSA_SHA_256 or HMAC_SHA256, not ${
+        describeValue(value)
+      }${removed}${didYouMean(value, SIGNATURE_ALGORITHMS)}`,
     );
   }
   return match;
@@ -241,6 +251,31 @@ export interface VerifyKey {
   source: string;
 }
 
+/**
+ * The `--algorithm` flag of the commands that verify (`inspect`,
+ * `simulate`): which kind of key the verification key text holds. Without
+ * it a public-key source (`--public-key`, `POLICY_PUBLIC_KEY`,
+ * `POLICY_PUBLIC_KEY_PATH`, `signature.publicKeyPath`) is read as SPKI PEM
+ * only; an HMAC secret is taken from one only with `--algorithm HMAC_SHA256`.
+ */
+export const VERIFY_ALGORITHM_FLAG: FlagSpecs = Object.freeze({
+  algorithm: {
+    type: "string",
+    value: "<alg>",
+    description:
+      "ECDSA_SHA_256 or HMAC_SHA256: what the verification key is; HMAC_SHA256 is needed to read a 64-hex secret from a public-key file or POLICY_PUBLIC_KEY",
+  },
+});
+
+/**
+ * The value of {@link VERIFY_ALGORITHM_FLAG} (case-insensitive), or undefined.
+ *
+ * @throws {CliError} `USAGE_ERROR` for another value.
+ */
+export function verifyAlgorithm(session: Session): SignatureAlgorithm | undefined {
+  return session.choice("algorithm", SIGNATURE_ALGORITHMS);
+}
+
 /** Options of {@link resolveVerifyKey}. */
 export interface ResolveVerifyKeyOptions {
   /** `inspect --public-key`: resolved from the current folder. */
@@ -249,6 +284,11 @@ export interface ResolveVerifyKeyOptions {
   signing: SigningBlock | null;
   /** When nothing else is configured, use the HMAC secret in POLICY_HMAC_SECRET (inspect). */
   conventionalHmacSecret?: boolean;
+  /**
+   * `--algorithm`: the key found must be of this algorithm; `HMAC_SHA256` is
+   * what lets a public-key source hold an HMAC secret.
+   */
+  algorithm?: SignatureAlgorithm | undefined;
 }
 
 /**
@@ -258,7 +298,9 @@ export interface ResolveVerifyKeyOptions {
  * `signature.publicKeyPath` (from the working folder), then the signing
  * blocks: an HMAC block's secret variable, or the public half of an ECDSA
  * block's PKCS#8 private key; last, with `conventionalHmacSecret`, the
- * secret in `POLICY_HMAC_SECRET`.
+ * secret in `POLICY_HMAC_SECRET`. Every key text is read by the strict
+ * reader ({@link verifyKeyFromText}, {@link privateKeyFromText},
+ * {@link secretFromText}).
  *
  * @throws {CliError|PolicyError} `PUBLIC_KEY_MISSING`, `SIGNING_KEY_MISSING`,
  * `INVALID_KEY`, read errors.
@@ -267,33 +309,41 @@ export async function resolveVerifyKey(
   session: Session,
   options: ResolveVerifyKeyOptions,
 ): Promise<VerifyKey | null> {
-  const fromCwd = (p: string) => path.resolve(session.io.cwd, p);
-  if (options.publicKeyFlag !== undefined) {
-    const file = fromCwd(options.publicKeyFlag);
-    return keyFromText(await session.readText(file, "public key"), file);
-  }
-  const inline = session.env("POLICY_PUBLIC_KEY");
-  if (inline !== undefined) return keyFromText(inline, "POLICY_PUBLIC_KEY");
-  const envPath = session.env("POLICY_PUBLIC_KEY_PATH");
-  if (envPath !== undefined) {
-    const file = fromCwd(envPath);
-    return keyFromText(await session.readText(file, "public key"), file);
-  }
-  const config = await session.config();
-  if (config.publicKeyPath !== null) {
-    return keyFromText(
-      await session.readText(config.publicKeyPath, "public key"),
-      config.publicKeyPath,
+  const key = await findVerifyKey(session, options);
+  if (key !== null && options.algorithm !== undefined && key.algorithm !== options.algorithm) {
+    throw new PolicyError(
+      "INVALID_KEY",
+      `--algorithm ${options.algorithm} was given, but the key from ${key.source} is ${
+        describeKeyKind(key.algorithm)
+      }`,
     );
   }
+  return key;
+}
+
+async function findVerifyKey(
+  session: Session,
+  options: ResolveVerifyKeyOptions,
+): Promise<VerifyKey | null> {
+  const fromCwd = (p: string) => path.resolve(session.io.cwd, p);
+  const { algorithm } = options;
+  const fromFile = async (file: string) =>
+    verifyKeyFromText(await session.readText(file, "public key"), file, algorithm);
+  if (options.publicKeyFlag !== undefined) return await fromFile(fromCwd(options.publicKeyFlag));
+  const inline = session.env("POLICY_PUBLIC_KEY");
+  if (inline !== undefined) return verifyKeyFromText(inline, "POLICY_PUBLIC_KEY", algorithm);
+  const envPath = session.env("POLICY_PUBLIC_KEY_PATH");
+  if (envPath !== undefined) return await fromFile(fromCwd(envPath));
+  const config = await session.config();
+  if (config.publicKeyPath !== null) return await fromFile(config.publicKeyPath);
   const block = options.signing ?? {};
-  const algorithm = block.algorithm?.toUpperCase() ??
+  const blockAlgorithm = block.algorithm?.toUpperCase() ??
     (block.hmacSecretEnv !== undefined
       ? "HMAC_SHA256"
       : block.ecdsaPrivateKeyPath !== undefined
       ? "ECDSA_SHA_256"
       : undefined);
-  if (algorithm === "HMAC_SHA256") {
+  if (blockAlgorithm === "HMAC_SHA256") {
     const name = block.hmacSecretEnv ?? DEFAULT_HMAC_SECRET_ENV;
     const secret = session.env(name);
     if (secret === undefined) {
@@ -303,11 +353,13 @@ export async function resolveVerifyKey(
         { hint: `set ${name}` },
       );
     }
-    return { algorithm, publicKey: secret, source: `environment variable ${name}` };
+    const source = `environment variable ${name}`;
+    return { algorithm: "HMAC_SHA256", publicKey: secretFromText(secret, source), source };
   }
-  if (algorithm === "ECDSA_SHA_256" && block.ecdsaPrivateKeyPath !== undefined) {
+  if (blockAlgorithm === "ECDSA_SHA_256" && block.ecdsaPrivateKeyPath !== undefined) {
     const file = await session.fromWorkingFolder(block.ecdsaPrivateKeyPath);
-    const publicKey = await publicKeyOfPkcs8(await session.readText(file, "private key"));
+    const pem = privateKeyFromText(await session.readText(file, "private key"), file);
+    const publicKey = await publicKeyOfPkcs8(pem);
     if (publicKey === null) {
       throw new CliError(
         "PUBLIC_KEY_MISSING",
@@ -315,16 +367,13 @@ export async function resolveVerifyKey(
         { hint: "set signature.publicKeyPath in policy.config.json to the public key" },
       );
     }
-    return { algorithm, publicKey, source: `public half of ${file}` };
+    return { algorithm: "ECDSA_SHA_256", publicKey, source: `public half of ${file}` };
   }
   if (options.conventionalHmacSecret) {
     const secret = session.env(DEFAULT_HMAC_SECRET_ENV);
     if (secret !== undefined) {
-      return {
-        algorithm: "HMAC_SHA256",
-        publicKey: secret,
-        source: `environment variable ${DEFAULT_HMAC_SECRET_ENV}`,
-      };
+      const source = `environment variable ${DEFAULT_HMAC_SECRET_ENV}`;
+      return { algorithm: "HMAC_SHA256", publicKey: secretFromText(secret, source), source };
     }
   }
   return null;
@@ -338,42 +387,191 @@ export function verifyOption(key: VerifyKey): VerifyKeySet {
   return key.keys ?? { algorithm: key.algorithm, publicKey: key.publicKey };
 }
 
+// ---------------------------------------------------------------------------
+// The strict key-text reader. Every key the CLI reads (public keys, private
+// keys, HMAC secrets, from files, variables or flags) goes through it:
+//   - text with PEM armour is PEM: well-formed blocks only (BEGIN and END
+//     with the same label, a base64 body, no headers); text outside the
+//     blocks is ignored, as PEM allows, and is never a key;
+//   - text without PEM armour is bare 64-hex secrets separated by white
+//     space, and nothing else;
+// anything else is INVALID_KEY. Messages name the source (a path or a
+// variable name), never the text.
+// ---------------------------------------------------------------------------
+
+/** A key text read strictly: PEM blocks, or bare 64-hex secrets. */
+type KeyText =
+  | { kind: "pem"; blocks: { label: string; text: string }[] }
+  | { kind: "secrets"; secrets: string[] };
+
+const PEM_ARMOUR = /-----(BEGIN|END) ([A-Z0-9]+(?: [A-Z0-9]+)*)-----/g;
+const PEM_BODY = /^[A-Za-z0-9+/=\s]+$/;
+const HEX_SECRET = /^[0-9a-fA-F]{64}$/;
+
+function invalidKey(message: string): PolicyError {
+  return new PolicyError("INVALID_KEY", message);
+}
+
 /**
- * The trusted keys in a key text (a `--public-key` file, `POLICY_PUBLIC_KEY`,
- * the file of `POLICY_PUBLIC_KEY_PATH` or `signature.publicKeyPath`): SPKI PEM
- * blocks verify ECDSA_SHA_256 (text around them is ignored, as PEM allows),
- * 64-hex secrets separated by white space verify HMAC_SHA256. Several keys,
- * up to MAX_VERIFY_KEYS, are a key set: a signature is valid under any of
- * them (docs/operations.md "Rotating the signing key").
+ * Reads key text strictly (see above).
+ *
+ * @throws {PolicyError} `INVALID_KEY`.
  */
-function keyFromText(text: string, source: string): VerifyKey {
-  const trimmed = text.trim();
-  const pemBlock = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
-  const pems = trimmed.match(pemBlock) ?? [];
-  const rest = trimmed.replace(pemBlock, " ").split(/\s+/).filter((token) => token !== "");
-  const secrets = rest.filter((token) => /^[0-9a-fA-F]{64}$/.test(token));
-  if (pems.length + secrets.length > 0 && (pems.length > 0 || secrets.length === rest.length)) {
-    const keys: VerifyKeyOptions[] = [
-      ...pems.map((pem) => ({ algorithm: "ECDSA_SHA_256" as const, publicKey: `${pem}\n` })),
-      ...secrets.map((secret) => ({ algorithm: "HMAC_SHA256" as const, publicKey: secret })),
-    ];
-    if (keys.length > MAX_VERIFY_KEYS) {
-      throw new PolicyError(
-        "INVALID_KEY",
-        `${source} holds ${keys.length} keys; at most ${MAX_VERIFY_KEYS} are accepted`,
+function readKeyText(text: string, source: string): KeyText {
+  const armours = [...text.matchAll(PEM_ARMOUR)];
+  const dashes = text.split("-----BEGIN").length + text.split("-----END").length - 2;
+  if (armours.length === 0 && dashes === 0) {
+    const secrets = text.split(/\s+/).filter((token) => token !== "");
+    if (secrets.length === 0) throw invalidKey(`${source} is empty: it holds no key`);
+    if (!secrets.every((token) => HEX_SECRET.test(token))) {
+      throw invalidKey(
+        `${source} is neither PEM (-----BEGIN PUBLIC KEY----- …) nor bare 64-hex HMAC secrets; its text is not printed`,
       );
     }
-    const [first] = keys as [VerifyKeyOptions];
-    return keys.length === 1
-      ? { ...first, source }
-      : { ...first, keys, source: `${source} (${keys.length} keys)` };
+    return { kind: "secrets", secrets };
   }
-  const isPrivate = /-----BEGIN (EC |ENCRYPTED )?PRIVATE KEY-----/.test(trimmed);
-  throw new PolicyError(
-    "INVALID_KEY",
-    isPrivate
-      ? `${source} holds a private key; verification needs the public key (-----BEGIN PUBLIC KEY-----)`
-      : `${source} is neither an SPKI PEM public key (-----BEGIN PUBLIC KEY-----) nor a 64-hex HMAC secret`,
+  const malformed = () =>
+    invalidKey(
+      `${source} holds malformed PEM: each -----BEGIN <label>----- needs a base64 body and a matching -----END <label>-----; its text is not printed`,
+    );
+  if (armours.length !== dashes || armours.length % 2 !== 0) throw malformed();
+  const blocks: { label: string; text: string }[] = [];
+  for (let i = 0; i < armours.length; i += 2) {
+    const begin = armours[i]!;
+    const end = armours[i + 1]!;
+    if (begin[1] !== "BEGIN" || end[1] !== "END" || begin[2] !== end[2]) throw malformed();
+    const bodyStart = begin.index! + begin[0].length;
+    if (!PEM_BODY.test(text.slice(bodyStart, end.index!))) throw malformed();
+    blocks.push({
+      label: begin[2]!,
+      text: `${text.slice(begin.index!, end.index! + end[0].length)}\n`,
+    });
+  }
+  return { kind: "pem", blocks };
+}
+
+/** `an ECDSA_SHA_256 public key` / `an HMAC_SHA256 secret`, for messages. */
+function describeKeyKind(algorithm: SignatureAlgorithm): string {
+  return algorithm === "HMAC_SHA256" ? "an HMAC_SHA256 secret" : "an ECDSA_SHA_256 public key";
+}
+
+/** What a PEM label holds, for messages (labels outside the known ones are not quoted). */
+function describeLabel(label: string): string {
+  if (label === "PUBLIC KEY") return "a public key";
+  if (label.endsWith("PRIVATE KEY")) return "a private key";
+  if (label === "CERTIFICATE") return "a certificate";
+  return "a PEM block other than a key";
+}
+
+/**
+ * The trusted keys in a key text named as a public key (a `--public-key`
+ * file, `POLICY_PUBLIC_KEY`, the file of `POLICY_PUBLIC_KEY_PATH` or
+ * `signature.publicKeyPath`): SPKI PEM blocks (`-----BEGIN PUBLIC KEY-----`)
+ * verify ECDSA_SHA_256, text around them ignored; bare 64-hex secrets
+ * verify HMAC_SHA256, only when `algorithm` is HMAC_SHA256 (`--algorithm`).
+ * Several keys, up to MAX_VERIFY_KEYS, are a key set: a signature is valid
+ * under any of them (docs/operations.md "Rotating the signing key").
+ *
+ * @throws {PolicyError} `INVALID_KEY`.
+ */
+export function verifyKeyFromText(
+  text: string,
+  source: string,
+  algorithm?: SignatureAlgorithm,
+): VerifyKey {
+  const read = readKeyText(text, source);
+  let keys: VerifyKeyOptions[];
+  if (read.kind === "pem") {
+    const other = read.blocks.find((block) => block.label !== "PUBLIC KEY");
+    if (other !== undefined) {
+      throw invalidKey(
+        `${source} holds ${
+          describeLabel(other.label)
+        }; verification needs the public key (-----BEGIN PUBLIC KEY-----) alone`,
+      );
+    }
+    if (algorithm === "HMAC_SHA256") {
+      throw invalidKey(
+        `--algorithm HMAC_SHA256 was given, but ${source} holds PEM public keys (ECDSA_SHA_256); an HMAC secret is bare 64 hex digits, and is never taken from text around a PEM block`,
+      );
+    }
+    keys = read.blocks.map((block) => ({ algorithm: "ECDSA_SHA_256", publicKey: block.text }));
+  } else {
+    if (algorithm !== "HMAC_SHA256") {
+      throw invalidKey(
+        algorithm === "ECDSA_SHA_256"
+          ? `--algorithm ECDSA_SHA_256 was given, but ${source} holds 64-hex text, not a PEM public key (-----BEGIN PUBLIC KEY-----)`
+          : `${source} holds 64-hex text, not a PEM public key (-----BEGIN PUBLIC KEY-----); an HMAC secret is read from a public-key file or variable only with --algorithm HMAC_SHA256 (or put it in ${DEFAULT_HMAC_SECRET_ENV})`,
+      );
+    }
+    keys = read.secrets.map((secret) => ({ algorithm: "HMAC_SHA256", publicKey: secret }));
+  }
+  if (keys.length > MAX_VERIFY_KEYS) {
+    throw invalidKey(
+      `${source} holds ${keys.length} keys; at most ${MAX_VERIFY_KEYS} are accepted`,
+    );
+  }
+  const [first] = keys as [VerifyKeyOptions];
+  return keys.length === 1
+    ? { ...first, source }
+    : { ...first, keys, source: `${source} (${keys.length} keys)` };
+}
+
+/**
+ * The one private key in a key text (a `--ecdsa-private-key` file or a
+ * signing block's `ecdsaPrivateKeyPath`): exactly one private-key PEM block
+ * (SEC1's leading `EC PARAMETERS` block allowed), text around it ignored.
+ * The library's importer then checks what the block holds.
+ *
+ * @throws {PolicyError} `INVALID_KEY`.
+ */
+export function privateKeyFromText(text: string, source: string): string {
+  const read = readKeyText(text, source);
+  if (read.kind === "secrets") {
+    throw invalidKey(
+      `${source} holds 64-hex text, not a PEM private key (-----BEGIN PRIVATE KEY-----); an HMAC secret belongs in an environment variable (--hmac-secret-env)`,
+    );
+  }
+  const keys = read.blocks.filter((block) => block.label !== "EC PARAMETERS");
+  const parameters = read.blocks.length - keys.length;
+  const [key] = keys;
+  if (key === undefined || !key.label.endsWith("PRIVATE KEY")) {
+    throw invalidKey(
+      `${source} holds ${
+        key === undefined ? "no key" : describeLabel(key.label)
+      }; signing needs one PEM private key (-----BEGIN PRIVATE KEY-----)`,
+    );
+  }
+  if (keys.length > 1 || parameters > 1) {
+    throw invalidKey(
+      `${source} holds ${read.blocks.length} PEM blocks; a private-key file holds exactly one key`,
+    );
+  }
+  return read.blocks.map((block) => block.text).join("");
+}
+
+/**
+ * The one HMAC secret in a text (`--hmac-secret`, a signing block's
+ * `hmacSecretEnv` variable, `POLICY_HMAC_SECRET`): 64 hex digits on their
+ * own (surrounding white space allowed).
+ *
+ * @throws {PolicyError} `INVALID_KEY`.
+ */
+export function secretFromText(text: string, source: string): string {
+  const trimmed = text.trim();
+  if (trimmed !== "" && !/\s/.test(trimmed) && !trimmed.includes("-----")) {
+    if (HEX_SECRET.test(trimmed)) return trimmed;
+    throw invalidKey(
+      `${source} is not an HMAC secret: expected 64 hex characters (256 bits); found ${trimmed.length} characters${
+        trimmed.length === 64 ? ", not all hex digits" : ""
+      } (not printed)`,
+    );
+  }
+  const read = readKeyText(text, source);
+  throw invalidKey(
+    read.kind === "pem"
+      ? `${source} holds PEM text; an HMAC secret is 64 hex digits on their own`
+      : `${source} holds ${read.secrets.length} secrets; it must hold exactly one (64 hex digits)`,
   );
 }
 
@@ -407,5 +605,5 @@ export async function ownVerifyKey(session: Session, key: SigningKey): Promise<V
   const derived = await publicKeyOfPkcs8(key.key);
   return derived !== null
     ? { algorithm: key.algorithm, publicKey: derived, source: `public half of ${key.source}` }
-    : await resolveVerifyKey(session, { signing: null });
+    : await resolveVerifyKey(session, { signing: null, algorithm: "ECDSA_SHA_256" });
 }

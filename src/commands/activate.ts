@@ -222,7 +222,7 @@ async function status(session: Session): Promise<number> {
     () => {
       if (grace === null) {
         out.line(
-          `no licence; the ${GRACE_PERIOD_DAYS}-day grace period starts with the first 'policy build' or 'policy sign'${
+          `no licence; the ${GRACE_PERIOD_DAYS}-day grace period starts with the first successful 'policy build' or 'policy sign'${
             state.statePath === null ? "" : ` (recorded in ${state.statePath})`
           }`,
         );

@@ -7,11 +7,11 @@
 import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { readDraftForEdit, saveDraft } from "./_draft.ts";
+import { readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
 import { validateDraft } from "../_authoring/draft.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
-import { didYouMean } from "../_internal/suggest.ts";
 import { withoutSchema } from "./_schema.ts";
 
 /** Adds a rule to a policy of the draft. */
@@ -49,18 +49,13 @@ export const runAddRule = defineCommand(
       // A rule file's $schema is for editors, not part of the rule.
       const rule = withoutSchema(await session.readJson(ruleFile, "rule"));
 
-      const policy = draft.policies.find((p) => p?.policyKey === policyKey);
-      if (policy === undefined) {
-        const keys = draft.policies.map((p) => p?.policyKey).filter((k) => typeof k === "string");
-        throw new CliError(
-          "POLICY_NOT_FOUND",
-          `the draft has no policy "${policyKey}"${didYouMean(policyKey, keys)}`,
-          {
-            hint:
-              `create it with 'policy policies update-policy --policy-key ${policyKey} --defaults-effect <effect>'`,
-          },
-        );
-      }
+      const policy = requirePolicy(
+        draft,
+        policyKey,
+        `add-rule does not create policies; create it with 'policy policies update-policy --create --policy-key ${
+          describeValue(policyKey)
+        } --defaults-effect <effect>'`,
+      );
       const existing = Array.isArray(policy.rules) ? policy.rules : [];
       // Validate the policy with the new rule after the existing ones, as a draft, so that a
       // reused id and a target no evaluation point uses are reported; keep the new rule's issues.
@@ -80,10 +75,14 @@ export const runAddRule = defineCommand(
       }
       const local = (p: string) => p.slice(at.length) || "/";
       if (errors.length > 0) {
+        // A mistyped field (priorty) is often why a required one is missing: validate's
+        // UNKNOWN_FIELD warnings, with their "did you mean", go with the errors.
+        const typos = warnings.filter((w) => w.code === "UNKNOWN_FIELD");
         throw new CliError(
           "RULE_INVALID",
           `${ruleFile} is not a valid rule: ${
-            errors.map((e) => `${e.message} (${e.code} at ${local(e.path)})`).join("; ")
+            [...errors, ...typos].map((e) => `${e.message} (${e.code} at ${local(e.path)})`)
+              .join("; ")
           }`,
         );
       }
@@ -119,9 +118,15 @@ export const runAddRule = defineCommand(
           warnings: out.warnings,
         },
         () => {
-          out.info(`added rule ${added.id} to policy ${policyKey} in ${file}`);
+          const disabled = added.status === "disabled";
+          out.info(
+            `added ${
+              disabled ? "disabled " : ""
+            }rule ${added.id} to policy ${policyKey} in ${file}`,
+          );
           out.info(`  key:      ${policyKey}`);
           out.info(`  rule id:  ${added.id}`);
+          out.info(`  status:   ${disabled ? "disabled (never fires)" : added.status}`);
           out.info(`  priority: ${added.priority}`);
           out.info(`  effect:   ${describeEffect(added.effect.type, added.effect)}`);
           if (added.when !== undefined) {

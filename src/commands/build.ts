@@ -21,6 +21,9 @@ import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
+import { isSignatureAlgorithm } from "../verify/signature_algorithms.ts";
 import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
@@ -28,7 +31,8 @@ import { describeThrown } from "../_internal/describe_thrown.ts";
 export const runBuild = defineCommand(
   {
     name: "build",
-    usage: "build [--env <env>] [--org-id <id>] [--project-id <id>] [--signed [signing flags]]",
+    usage:
+      "build [--env <env>] [--org-id <id>] [--project-id <id>] [--signed [signing flags] | --unsigned]",
     summary: [
       "Builds the bundle from the draft (draft.path) and writes it, compact and atomically, to",
       "the configured bundle path, holding the working folder's lock. bundleVersion is one more",
@@ -38,8 +42,9 @@ export const runBuild = defineCommand(
       "limits.maxFileBytes is refused (BUNDLE_TOO_LARGE) and nothing is written; unless",
       "build.validateParity is false, the exact text must also load as a client loads it",
       "(and verify) before it is written. The draft must validate (--strict: without",
-      "warnings). Needs a toolkit licence once the 30-day grace period is over (see",
-      "'policy activate --help').",
+      "warnings). An unsigned build never replaces a signed bundle (SIGNATURE_DOWNGRADE)",
+      "unless --unsigned says so. Needs a toolkit licence once the 30-day grace period is over",
+      "(see 'policy activate --help').",
     ].join("\n"),
     flags: {
       env: {
@@ -54,6 +59,10 @@ export const runBuild = defineCommand(
         description: "projectId (else build.scope.projectId)",
       },
       signed: { type: "boolean", description: "sign the bundle (else build.signed)" },
+      unsigned: {
+        type: "boolean",
+        description: "build unsigned, over build.signed and over a signed bundle already there",
+      },
       "bundle-version": {
         type: "string",
         value: "<n>",
@@ -76,12 +85,18 @@ export const runBuild = defineCommand(
     ) {
       throw usageError(`--bundle-version must be a whole number >= 1, not ${requestedVersion}`);
     }
-    const signed = session.has("signed") || config.build.signed;
+    const unsigned = session.has("unsigned");
+    if (unsigned && session.has("signed")) {
+      throw usageError("--signed and --unsigned cannot be combined", "keep one of them");
+    }
+    const signed = !unsigned && (session.has("signed") || config.build.signed);
     if (!signed) {
       const given = Object.keys(SIGNING_FLAGS).filter((f) => session.has(f));
       if (given.length > 0) {
         throw usageError(
-          `--${given[0]} needs --signed (or build.signed: true)`,
+          `--${given[0]} needs --signed (or build.signed: true)${
+            unsigned ? ", not --unsigned" : ""
+          }`,
           "add --signed to sign the bundle",
         );
       }
@@ -89,7 +104,7 @@ export const runBuild = defineCommand(
     const settings = signed
       ? await signingSettings(session, config.build.signing, "build.signing")
       : null;
-    await requireToolkitLicense(session, "build");
+    const license = await requireToolkitLicense(session, "build");
     for (
       const [field, value, flag, key] of [
         ["orgId", orgId, "--org-id", "build.scope.orgId"],
@@ -109,7 +124,19 @@ export const runBuild = defineCommand(
 
     return await session.exclusive(async () => {
       const draft = await readValidDraft(session, draftFile);
-      const bundleVersion = requestedVersion ?? await nextBundleVersion(session, output);
+      const previous = await previousBundle(session, output, requestedVersion === undefined);
+      if (signingKey === null && !unsigned && previous.signature !== null) {
+        const { algorithm, keyId } = previous.signature;
+        throw new CliError(
+          "SIGNATURE_DOWNGRADE",
+          `the bundle at ${output} is signed (${algorithm}, key id ${keyId}); this build is not, and would replace it with an unsigned bundle that clients verifying signatures refuse; nothing was written`,
+          {
+            hint:
+              "pass --signed (or set build.signed) to sign it, or --unsigned if an unsigned bundle is what you want",
+          },
+        );
+      }
+      const bundleVersion = requestedVersion ?? previous.next;
       const base = draftToBundle(draft, { env, orgId, projectId });
       const generatedAt = session.io.now().toISOString();
       const { checksum, etag } = await computeDigest(base);
@@ -138,6 +165,7 @@ export const runBuild = defineCommand(
       }
 
       await session.writeDocument(output, "bundle", text, { createParents: true });
+      await license.succeeded();
 
       const policyCount = bundle.policies.length;
       const ruleCount = countRules(bundle.policies);
@@ -212,38 +240,61 @@ async function readValidDraft(session: Session, file: string): Promise<DraftDocu
   return document as DraftDocument;
 }
 
+/** What the build needs to know of the bundle already at its output path. */
+interface PreviousBundle {
+  /** The `bundleVersion` to build after it (1 when there is none). */
+  next: number;
+  /** Its signature's algorithm and key id, or null when it has none (or cannot be read). */
+  signature: { algorithm: string; keyId: string } | null;
+}
+
 /**
- * The `bundleVersion` to build: one more than that of the bundle already at
- * `file` (1 when there is none). The previous bundle is only read for its
- * version, so one that cannot be loaded (too large, corrupt, invalid) never
- * blocks the next build: a warning says what it was and which version the
- * build starts from (`--bundle-version` sets another).
+ * The bundle already at `file`: the `bundleVersion` after it and whether it
+ * is signed. It is only read for those, so one that cannot be loaded (too
+ * large, corrupt, invalid) never blocks the next build: with `counting` (no
+ * `--bundle-version`), a warning says what it was and which version the
+ * build starts from.
  */
-async function nextBundleVersion(session: Session, file: string): Promise<number> {
-  if (!(await exists(file))) return 1;
+async function previousBundle(
+  session: Session,
+  file: string,
+  counting: boolean,
+): Promise<PreviousBundle> {
+  if (!(await exists(file))) return { next: 1, signature: null };
   let previous: unknown;
   try {
     previous = parseBundleBytes(await session.readBytes(file, "bundle"));
   } catch (error) {
-    session.out.warn(
-      "PREVIOUS_BUNDLE_UNREADABLE",
-      `the bundle already at ${file} cannot be read for its bundleVersion (${
-        describeThrown(error)
-      }); this build starts the count again at 1 (pass --bundle-version <n> to continue it)`,
-    );
-    return 1;
+    if (counting) {
+      session.out.warn(
+        "PREVIOUS_BUNDLE_UNREADABLE",
+        `the bundle already at ${file} cannot be read for its bundleVersion (${
+          describeThrown(error)
+        }); this build starts the count again at 1 (pass --bundle-version <n> to continue it)`,
+      );
+    }
+    return { next: 1, signature: null };
   }
-  const { next, problem } = followingVersion(
-    (previous as { bundleVersion?: unknown } | null)?.bundleVersion,
-  );
-  if (problem !== null) {
+  const fields = isRecord(previous) ? previous : {};
+  const signature = isRecord(fields.signature) ? fields.signature : null;
+  const described = (value: unknown) => typeof value === "string" ? value : "unknown";
+  const { next, problem } = followingVersion(fields.bundleVersion);
+  if (counting && problem !== null) {
     session.out.warn(
       "PREVIOUS_BUNDLE_VERSION_INVALID",
       `the bundle already at ${file} has bundleVersion ${problem}; this build writes ${next} (pass --bundle-version <n> to choose)`,
     );
   }
-  session.out.note(`previous bundle at ${file}; building bundleVersion ${next}`);
-  return next;
+  if (counting) session.out.note(`previous bundle at ${file}; building bundleVersion ${next}`);
+  return {
+    next,
+    signature: signature === null ? null : {
+      algorithm: isSignatureAlgorithm(signature.algorithm)
+        ? signature.algorithm
+        : describeValue(described(signature.algorithm)),
+      keyId: describeValue(described(signature.keyId)),
+    },
+  };
 }
 
 /**

@@ -10,13 +10,19 @@ import { inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { countRules } from "../_authoring/draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
-import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import {
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  VERIFY_ALGORITHM_FLAG,
+  verifyAlgorithm,
+} from "./_signing.ts";
 
 /** Shows a bundle or verifies its signature. */
 export const runInspect = defineCommand(
   {
     name: "inspect",
-    usage: "inspect [--policies] [--signature [--public-key <path>]] [--bundle <path>]",
+    usage:
+      "inspect [--policies] [--signature [--public-key <path>] [--algorithm <alg>]] [--bundle <path>]",
     summary: [
       "--policies (the default) shows the bundle's metadata, policies and rules.",
       "--signature verifies the checksum and signature and prints status (valid or invalid),",
@@ -24,9 +30,11 @@ export const runInspect = defineCommand(
       "from the current folder), POLICY_PUBLIC_KEY (inline), POLICY_PUBLIC_KEY_PATH,",
       "signature.publicKeyPath, then the signing blocks (sign.signing over build.signing):",
       "the HMAC secret variable, or the public half of the ECDSA private key; last,",
-      "POLICY_HMAC_SECRET. An SPKI PEM",
-      "key verifies ECDSA_SHA_256; 64 hex characters verify HMAC_SHA256. A key text may hold",
-      "several keys (up to 16, during a key rotation): any of them verifies.",
+      "POLICY_HMAC_SECRET. A key text is PEM (SPKI blocks, text around them ignored) verifying",
+      "ECDSA_SHA_256, or bare 64-hex secrets verifying HMAC_SHA256, which a public-key file or",
+      "POLICY_PUBLIC_KEY may hold only with --algorithm HMAC_SHA256; anything else is",
+      "INVALID_KEY. A key text may hold several keys (up to 16, during a key rotation): any of",
+      "them verifies.",
     ].join("\n"),
     flags: {
       policies: { type: "boolean", description: "show metadata, policies and rules" },
@@ -36,6 +44,7 @@ export const runInspect = defineCommand(
         value: "<path>",
         description: "verification key file, relative to the current folder",
       },
+      ...VERIFY_ALGORITHM_FLAG,
       bundle: {
         type: "string",
         value: "<path>",
@@ -48,8 +57,11 @@ export const runInspect = defineCommand(
     const out = session.out;
     const showSignature = session.has("signature");
     const showPolicies = session.has("policies") || !showSignature;
-    if (session.has("public-key") && !showSignature) {
-      out.warn("PUBLIC_KEY_UNUSED", "--public-key is only used with --signature");
+    const algorithm = verifyAlgorithm(session);
+    for (const flag of ["public-key", "algorithm"]) {
+      if (session.has(flag) && !showSignature) {
+        out.warn("PUBLIC_KEY_UNUSED", `--${flag} is only used with --signature`);
+      }
     }
     const config = await session.config();
     const { file } = await bundleDocument(session);
@@ -58,6 +70,7 @@ export const runInspect = defineCommand(
         publicKeyFlag: session.string("public-key"),
         signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
         conventionalHmacSecret: true,
+        algorithm,
       })
       : null;
     if (showSignature && key === null) {

@@ -36,6 +36,7 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 /**
  * A command whose module is imported when it runs: a run of `policy` loads
@@ -158,7 +159,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     name === undefined
       ? usageError("no command given", "run 'policy --help' for the commands")
       : usageError(
-        `unknown command '${name}'${didYouMean(name, Object.keys(COMMANDS))}`,
+        `unknown command ${describeValue(name)}${didYouMean(name, Object.keys(COMMANDS))}`,
         "run 'policy --help' for the commands",
       ),
   );

@@ -44,7 +44,7 @@ export const runSign = defineCommand(
     const config = await session.config();
     const block = mergeSigningBlocks(config.build.signing, config.sign.signing);
     const settings = await signingSettings(session, block, "sign.signing");
-    await requireToolkitLicense(session, "sign");
+    const license = await requireToolkitLicense(session, "sign");
     const key = await readSigningKey(session, settings);
     const { file } = await bundleDocument(session);
     return await session.exclusive(async () => {
@@ -57,6 +57,7 @@ export const runSign = defineCommand(
       const text = bundleText({ ...bundle, ...signed });
       await checkParity(session, file, text, key);
       await session.writeDocument(file, "bundle", text);
+      await license.succeeded();
       const { etag } = await computeDigest(signed);
       out.result(
         {

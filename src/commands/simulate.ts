@@ -16,10 +16,16 @@ import { defineCommand, type Session } from "./_session.ts";
 import { loadBundleFile, readBundleFileUnverified } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { isRecord } from "../_internal/guards.ts";
+import { describeValue } from "../_internal/check_options.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { renderJunit } from "./_junit.ts";
-import { mergeSigningBlocks, resolveVerifyKey } from "./_signing.ts";
+import {
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  VERIFY_ALGORITHM_FLAG,
+  verifyAlgorithm,
+} from "./_signing.ts";
 import type { Output } from "./_output.ts";
 import { parseSuite } from "./_suite.ts";
 import { describeOutcome, runSuite } from "../_authoring/suite.ts";
@@ -67,6 +73,7 @@ export const runSimulate = defineCommand(
         type: "boolean",
         description: "do not verify the signature even when a key is configured",
       },
+      ...VERIFY_ALGORITHM_FLAG,
     },
   },
   async (session) => {
@@ -110,8 +117,10 @@ async function prepare(
   const config = await session.config();
   const { file } = await bundleDocument(session);
   const skip = session.has("skip-verify");
+  const algorithm = verifyAlgorithm(session);
   const key = skip ? null : await resolveVerifyKey(session, {
     signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+    algorithm,
   });
   if (skip) session.out.note("signature verification skipped (--skip-verify)");
   else if (key === null) session.out.note("no verification key configured");
@@ -161,7 +170,7 @@ async function runOne(session: Session): Promise<number> {
   const context = parseContext(session.string("context"));
   const trace = session.string("trace");
   if (trace !== undefined && trace !== "full") {
-    throw usageError(`--trace takes 'full', not '${trace}'`);
+    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
   }
   const { file, compiled, verification } = await prepare(session);
   const decision = createEvaluator(compiled)({ target, context });

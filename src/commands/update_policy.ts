@@ -1,7 +1,9 @@
 /**
  * `policy policies update-policy`: sets a policy's default (and optionally
- * its active version or friendly name) in the draft, creating the policy
- * when the draft does not have it yet.
+ * its active version or friendly name) in the draft; with `--create`, it
+ * creates the policy when the draft does not have it yet (without it, an
+ * unknown key is `POLICY_NOT_FOUND` naming the closest one: a typo must not
+ * create a policy).
  *
  * @module
  */
@@ -10,7 +12,7 @@ import { EFFECT_TYPES } from "../engine/types.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { readDraftForEdit, saveDraft } from "./_draft.ts";
+import { findPolicy, readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
 import { type DraftPolicy, projectPolicies } from "../_authoring/draft.ts";
 import { describeEffect } from "./_describe.ts";
 
@@ -29,15 +31,20 @@ export const runUpdatePolicy = defineCommand(
   {
     name: "policies update-policy",
     usage:
-      "policies update-policy --policy-key <key> --defaults-effect <effect> [descriptor flags]",
+      "policies update-policy --policy-key <key> --defaults-effect <effect> [descriptor flags] [--create]",
     summary: [
       "Sets the default of a policy in the draft: the effect that applies when none of its",
-      "rules fires. Creates the policy (active version 1) when the draft does not have it.",
+      "rules fires. A key the draft does not have is POLICY_NOT_FOUND (naming the closest",
+      "key it has) unless --create is given, which creates the policy (active version 1).",
       "kill_switch needs --kill-switch-service; throttle needs --throttle-limit,",
       "--throttle-window-seconds and --throttle-key; custom needs --custom-effect.",
     ].join("\n"),
     flags: {
       "policy-key": { type: "string", value: "<key>", description: "the policy to change" },
+      create: {
+        type: "boolean",
+        description: "create the policy when the draft does not have it",
+      },
       "defaults-effect": {
         type: "string",
         value: "<effect>",
@@ -102,12 +109,15 @@ export const runUpdatePolicy = defineCommand(
     return await session.exclusive(async () => {
       const edit = await readDraftForEdit(session);
       const { file, draft } = edit;
-      let policy = draft.policies.find((p) => p?.policyKey === policyKey);
-      const created = policy === undefined;
-      if (policy === undefined) {
-        policy = { policyKey, activeVersion: 1, friendlyName: policyKey, rules: [] };
-        draft.policies.push(policy);
+      const created = session.has("create") && findPolicy(draft, policyKey) === undefined;
+      if (created) {
+        draft.policies.push({ policyKey, activeVersion: 1, friendlyName: policyKey, rules: [] });
       }
+      const policy = requirePolicy(
+        draft,
+        policyKey,
+        "pass --create to create a new policy, or correct --policy-key",
+      );
       if (activeVersion !== undefined) policy.activeVersion = activeVersion;
       if (friendlyName !== undefined) policy.friendlyName = friendlyName;
       if (defaults !== undefined) {

@@ -21,6 +21,7 @@ import { draftText } from "./_draft.ts";
 import { emptyDraft } from "../_authoring/draft.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { describeValue } from "../_internal/check_options.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -47,12 +48,16 @@ export const runWorkingFolder = defineCommand(
     const [action, argument] = session.positionals;
     if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
       throw usageError(
-        `unknown subcommand '${action}' for 'policy working-folder'${didYouMean(action, ACTIONS)}`,
+        `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
+          didYouMean(action, ACTIONS)
+        }`,
         "run 'policy working-folder --help'",
       );
     }
     if (action !== "set" && argument !== undefined) {
-      throw usageError(`unexpected argument '${argument}' for 'policy working-folder'`);
+      throw usageError(
+        `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
+      );
     }
     switch (action) {
       case "set":

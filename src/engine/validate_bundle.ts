@@ -15,8 +15,10 @@ import {
   TOO_DEEP,
 } from "../_internal/guards.ts";
 import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import { suggest } from "../_internal/suggest.ts";
 import {
   COMPARISON_OPERATORS,
+  CONDITION_OPERATORS,
   ENVS,
   ORDERING_OPERATORS,
   RULE_STATUSES,
@@ -992,10 +994,44 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       site.path("/op"),
       `${site.name()}: unknown operator ${
         describe(op)
-      } always evaluates to false (is the runtime older than the bundle?)`,
+      } always evaluates to false (is the runtime older than the bundle?)${didYouMeanOperator(op)}`,
     );
   }
   return true;
+}
+
+/** The condition operators to suggest: every one but the legacy spelling `ne`. */
+const OPERATORS: readonly string[] = CONDITION_OPERATORS.filter((op) => op !== "ne");
+
+/**
+ * How people spell the operators elsewhere (other policy languages, query
+ * builders, programming languages), lower case without `_`, `-` or spaces:
+ * `equals` is far from `eq` by edit distance, and is the likely meaning.
+ */
+const OPERATOR_SPELLINGS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    eq: ["equals", "equal", "eql", "is", "=", "==", "==="],
+    neq: ["ne", "notequals", "notequal", "noteq", "isnot", "!=", "!==", "<>"],
+    gt: ["greaterthan", "greater", "above", ">"],
+    gte: ["greaterthanorequal", "greaterthanorequals", "greaterorequal", "ge", ">="],
+    lt: ["lessthan", "less", "below", "<"],
+    lte: ["lessthanorequal", "lessthanorequals", "lessorequal", "le", "<="],
+    in: ["oneof", "isin", "inlist", "within"],
+    exists: ["exist", "present", "defined", "isset", "has"],
+    and: ["all", "allof", "&&"],
+    or: ["any", "anyof", "||"],
+    not: ["!", "negate"],
+  }).flatMap(([op, spellings]) => spellings.map((spelling) => [spelling, op] as const)),
+);
+
+/** `; did you mean "eq"?` for an unknown operator close to a known one, else "". */
+function didYouMeanOperator(op: unknown): string {
+  if (typeof op !== "string" || op.length > 40) return "";
+  const trimmed = op.trim();
+  const normal = trimmed.toLowerCase().replace(/[\s_-]/g, "");
+  const meant = OPERATOR_SPELLINGS.get(normal) ??
+    (OPERATORS.includes(normal) ? normal : suggest(trimmed, OPERATORS));
+  return meant === undefined ? "" : `; did you mean "${meant}"?`;
 }
 
 /** The fields a condition with operator `op` may have; undefined for an unknown operator. */

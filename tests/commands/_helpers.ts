@@ -171,6 +171,7 @@ export async function draftWith(s: Scratch, rules: Record<string, unknown>[]): P
     "update-policy",
     "-w",
     s.wf,
+    "--create",
     "--policy-key",
     "billing",
     "--defaults-effect",

@@ -436,3 +436,51 @@ Deno.test("build writes the bundle as compact JSON", async () => {
   const text = await s.read("policy-bundle.json");
   assert.equal(text, JSON.stringify(JSON.parse(text)) + "\n");
 });
+
+Deno.test("build does not replace a signed bundle with an unsigned one unless --unsigned says so", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const env = { POLICY_HMAC_SECRET: HMAC_SECRET };
+  const signed = [
+    "build",
+    "--signed",
+    "--signing-algorithm",
+    "HMAC_SHA256",
+    "--signing-key-id",
+    "ci",
+  ];
+  assert.equal((await s.run(signed, { env })).code, 0);
+  const before = await s.read("policy-bundle.json");
+  for (const args of [["build"], ["build", "--bundle-version", "7"]]) {
+    for (const json of [false, true]) {
+      const r = await s.run([...args, ...(json ? ["--format", "json"] : [])], { env });
+      assertError(r, 2, "SIGNATURE_DOWNGRADE");
+      assert.match(r.stderr, /is signed \(HMAC_SHA256, key id "ci"\)/);
+      assert.match(r.stderr, /hint: .*--signed.*--unsigned/);
+      if (json) assert.equal(JSON.parse(r.stdout).error.code, "SIGNATURE_DOWNGRADE");
+    }
+  }
+  assert.equal(await s.read("policy-bundle.json"), before, "nothing was written");
+  // Signed again: fine. --unsigned: the downgrade is what was asked for.
+  assert.equal((await s.run(signed, { env })).code, 0);
+  const unsigned = await s.json(["build", "--unsigned"]);
+  assert.equal(unsigned.code, 0, unsigned.stderr);
+  assert.equal(unsigned.doc.signed, false);
+  assert.equal((await s.readJson("policy-bundle.json")).signature, undefined);
+  // Over an unsigned bundle, a plain build needs nothing.
+  assert.equal((await s.run(["build"])).code, 0);
+  // --unsigned wins over build.signed; it cannot be combined with --signed or signing flags.
+  await s.write("policy.config.json", {
+    build: { signed: true, signing: { algorithm: "HMAC_SHA256", keyId: "ci" } },
+  });
+  assert.equal((await s.run(["build"], { env })).code, 0);
+  const overConfig = await s.json(["build", "--unsigned"], { env });
+  assert.equal(overConfig.code, 0, overConfig.stderr);
+  assert.equal(overConfig.doc.signed, false);
+  assertError(await s.run(["build", "--signed", "--unsigned"], { env }), 2, "USAGE_ERROR");
+  assertError(
+    await s.run(["build", "--unsigned", "--signing-key-id", "k"], { env }),
+    2,
+    "USAGE_ERROR",
+  );
+});

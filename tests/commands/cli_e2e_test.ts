@@ -118,6 +118,7 @@ Deno.test({
     await step([
       "policies",
       "update-policy",
+      "--create",
       "--policy-key",
       "billing.invoice.create",
       "--defaults-effect",
@@ -204,14 +205,16 @@ Deno.test({
       "ci",
     ]);
     assert.equal(built.code, 0, built.stderr);
-    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline).
+    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline:
+    // a public-key variable holds an HMAC secret only with --algorithm HMAC_SHA256).
     const unverified = await run(["simulate", "--suite", "suite_failing.json"]);
     assert.equal(unverified.code, 1);
     assert.match(unverified.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
     assert.match(unverified.stderr, /hint: .*--skip-verify/);
-    const failing = await run(["simulate", "--suite", "suite_failing.json"], {
-      POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET,
-    });
+    const failing = await run(
+      ["simulate", "--suite", "suite_failing.json", "--algorithm", "HMAC_SHA256"],
+      { POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET },
+    );
     assert.equal(failing.code, 1);
     assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);

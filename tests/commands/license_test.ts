@@ -39,7 +39,7 @@ Deno.test("without a licence, build starts the 30-day grace period and warns wit
   // The first use is recorded in POLICY_HOME, atomically (no temporary file left).
   assert.deepEqual(
     JSON.parse(await Deno.readTextFile(path.join(s.home, "license-state.json"))),
-    { schemaVersion: 1, graceStartedAt: NOW.toISOString() },
+    { schemaVersion: 1, graceStartedAt: NOW.toISOString(), lastWarnedAt: NOW.toISOString() },
   );
   assert.deepEqual([...Deno.readDirSync(s.home)].map((e) => e.name), ["license-state.json"]);
   // JSON documents list the warning too.
@@ -244,4 +244,99 @@ Deno.test("a usage or configuration error comes before the licence check: no gra
   }
   assert.deepEqual([...Deno.readDirSync(s.wf)].map((e) => e.name), ["policy-drafts.json"]);
   await assert.rejects(Deno.stat(path.join(s.home, "license-state.json")));
+});
+
+const grace = (s: Scratch) => path.join(s.home, "license-state.json");
+const status = async (s: Scratch, now = NOW) =>
+  (await s.json(["activate", "--status"], { env: UNLICENSED, now })).doc.grace as {
+    startedAt: string | null;
+    daysLeft: number;
+  };
+
+Deno.test("the grace period starts with the first successful build or sign, never with a failed command", async () => {
+  await using s = await scratch();
+  // No draft: build fails (DOCUMENT_READ_ERROR); an invalid draft: DRAFT_INVALID; no bundle to sign.
+  assertError(await build(s), 2, "DOCUMENT_READ_ERROR");
+  await s.write("policy-drafts.json", { schemaVersion: "1.0", policies: "none" });
+  assertError(await build(s, { now: at(1) }), 1, "DRAFT_INVALID");
+  const sign = ["sign", "--signing-algorithm", "HMAC_SHA256", "--signing-key-id", "ci"];
+  const signEnv = { ...UNLICENSED, POLICY_HMAC_SECRET: HMAC_SECRET };
+  assertError(await s.run(sign, { env: signEnv, now: at(1) }), 2, "BUNDLE_READ_ERROR");
+  await assert.rejects(Deno.stat(grace(s)), "nothing recorded by failed commands");
+  assert.deepEqual(await status(s, at(2)), {
+    days: 30,
+    startedAt: null,
+    endsAt: null,
+    daysLeft: 30,
+  });
+  const text = await s.run(["activate", "--status"], { env: UNLICENSED, now: at(2) });
+  assert.match(text.stdout, /grace period starts with the first successful 'policy build'/);
+  // The first build that writes a bundle starts it.
+  await withDraft(s);
+  const built = await build(s, { now: at(2) });
+  assert.equal(built.code, 0, built.stderr);
+  assert.equal((await status(s, at(2))).startedAt, at(2).toISOString());
+  assert.equal((await status(s, at(12))).daysLeft, 20);
+});
+
+Deno.test("the grace period also starts with a successful sign", async () => {
+  await using s = await scratch();
+  await withDraft(s);
+  assert.equal((await s.run(["build"])).code, 0, "licensed: nothing recorded");
+  await assert.rejects(Deno.stat(grace(s)));
+  const signed = await s.run([
+    "sign",
+    "--signing-algorithm",
+    "HMAC_SHA256",
+    "--signing-key-id",
+    "ci",
+  ], {
+    env: { ...UNLICENSED, POLICY_HMAC_SECRET: HMAC_SECRET },
+    now: at(3),
+  });
+  assert.equal(signed.code, 0, signed.stderr);
+  assert.match(signed.stderr, /30 days left/);
+  assert.equal((await status(s, at(3))).startedAt, at(3).toISOString());
+});
+
+Deno.test("the grace-period warning is printed once a day per state folder, not on every command", async () => {
+  await using s = await scratch();
+  await withDraft(s);
+  const hours = (h: number) => new Date(NOW.getTime() + h * 3_600_000);
+  const warned = (r: { stderr: string }) => /LICENSE_GRACE_PERIOD/.test(r.stderr);
+  // --unsigned: the bundle is signed in between, and these builds mean to replace it.
+  const build = (s: Scratch, options: RunOptions = {}) =>
+    s.run(["build", "--unsigned"], { ...options, env: { ...UNLICENSED, ...options.env } });
+  assert.ok(warned(await build(s)), "the first build warns");
+  const again = await s.json(["build", "--unsigned"], { env: UNLICENSED, now: hours(1) });
+  assert.equal(again.code, 0, again.stderr);
+  assert.ok(!warned(again), "not twice the same day");
+  assert.ok(
+    !(again.doc.warnings as { code: string }[]).some((w) => w.code === "LICENSE_GRACE_PERIOD"),
+    "nor in the JSON document",
+  );
+  const sign = await s.run(
+    ["sign", "--signing-algorithm", "HMAC_SHA256", "--signing-key-id", "ci"],
+    {
+      env: { ...UNLICENSED, POLICY_HMAC_SECRET: HMAC_SECRET },
+      now: hours(5),
+    },
+  );
+  assert.equal(sign.code, 0, sign.stderr);
+  assert.ok(!warned(sign), "sign shares the state folder");
+  // The next (UTC) day it warns again, once.
+  const nextDay = await build(s, { now: hours(15) });
+  assert.ok(warned(nextDay), nextDay.stderr);
+  assert.match(nextDay.stderr, /30 days left/);
+  assert.ok(!warned(await build(s, { now: hours(16) })));
+  // Another state folder has its own day; without one, every command warns.
+  const other = { POLICY_HOME: path.join(s.root, "ci-home") };
+  assert.ok(warned(await build(s, { now: hours(16), env: other })));
+  assert.ok(!warned(await build(s, { now: hours(17), env: other })));
+  for (const h of [18, 19]) {
+    assert.ok(warned(await build(s, { now: hours(h), env: { POLICY_HOME: "" } })));
+  }
+  // The refusal after the grace period is never skipped.
+  assertError(await build(s, { now: at(31) }), 3, "LICENSE_REQUIRED");
+  assertError(await build(s, { now: at(31) }), 3, "LICENSE_REQUIRED");
 });

@@ -31,7 +31,7 @@ const ADD_SHAPE = {
 
 const update = (
   ...flags: string[]
-) => ["policies", "update-policy", "--policy-key", "billing", ...flags];
+) => ["policies", "update-policy", "--create", "--policy-key", "billing", ...flags];
 
 Deno.test("update-policy creates a missing policy and sets its default", async () => {
   await using s = await scratch();
@@ -485,4 +485,120 @@ Deno.test("rewriting the draft or the bundle keeps its file mode", {
   await Deno.chmod(bundle, 0o600);
   assert.equal((await s.run(["build"])).code, 0);
   assert.equal((await Deno.stat(bundle)).mode! & 0o777, 0o600);
+});
+
+Deno.test("update-policy refuses a key the draft does not have, naming the close one, and creates only with --create", async () => {
+  await using s = await scratch();
+  await s.run(["working-folder", "init"]);
+  const key = (k: string, ...flags: string[]) => [
+    "policies",
+    "update-policy",
+    "--policy-key",
+    k,
+    "--defaults-effect",
+    "deny",
+    ...flags,
+  ];
+  assert.equal((await s.run(key("catalog.product.list", "--create"))).code, 0);
+  const before = await s.read("policy-drafts.json");
+  for (const json of [false, true]) {
+    const typo = await s.run(key("catalog.prodcut.list", ...(json ? ["--format", "json"] : [])));
+    assertError(typo, 1, "POLICY_NOT_FOUND");
+    assert.match(
+      typo.stderr,
+      /the draft has no policy "catalog.prodcut.list"; did you mean catalog.product.list\?/,
+    );
+    assert.match(typo.stderr, /hint: pass --create/);
+    if (json) {
+      assert.match(JSON.parse(typo.stdout).error.message, /did you mean catalog.product.list\?/);
+    }
+  }
+  assert.equal(await s.read("policy-drafts.json"), before, "the draft is unchanged");
+  const created = await s.json(key("catalog.prodcut.list", "--create"));
+  assert.equal(created.code, 0, created.stderr);
+  assert.equal(created.doc.created, true);
+  const again = await s.json(key("catalog.prodcut.list", "--create"));
+  assert.equal(again.doc.created, false, "--create on a key the draft has updates it");
+  const keys = ((await s.readJson("policy-drafts.json")).policies as { policyKey: string }[])
+    .map((p) => p.policyKey);
+  assert.deepEqual(keys, ["catalog.product.list", "catalog.prodcut.list"]);
+  // add-rule never creates, and says how to.
+  await s.write("r.json", rule("r"));
+  const add = await s.run(addRule("r.json", "catalog.product.lst"));
+  assertError(add, 1, "POLICY_NOT_FOUND");
+  assert.match(add.stderr, /did you mean catalog.product.list\?/);
+  assert.match(add.stderr, /update-policy --create --policy-key "catalog.product.lst"/);
+});
+
+Deno.test("add-rule refusing a rule with mistyped fields names the fields it meant, as validate does", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  const typo = rule("typo", { priorty: 10, efect: { type: "allow" } });
+  delete typo.priority;
+  delete typo.effect;
+  await s.write("typo.json", typo);
+  for (const json of [false, true]) {
+    const r = await s.run([...addRule("typo.json"), ...(json ? ["--format", "json"] : [])]);
+    assertError(r, 1, "RULE_INVALID");
+    const message = json ? JSON.parse(r.stdout).error.message : r.stderr;
+    assert.match(message, /unknown field "priorty" \(did you mean "priority"\?\)/);
+    assert.match(message, /unknown field "efect" \(did you mean "effect"\?\)/);
+  }
+  // The hint is validate's own: the same words for the same rule in a draft.
+  const draft = await s.readJson("policy-drafts.json");
+  (draft.policies as { rules: unknown[] }[])[0]!.rules.push(typo);
+  await s.write("check.json", draft);
+  const validated = await s.json(["validate", "check.json"]);
+  const messages = (validated.doc.warnings as { message: string }[]).map((w) => w.message);
+  assert.ok(messages.some((m) => m.includes('unknown field "priorty" (did you mean "priority"?)')));
+});
+
+Deno.test("add-rule shows a rule's status in text output: a disabled kill switch does not read as live", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  await s.write(
+    "off.json",
+    rule("payments-off", {
+      status: "disabled",
+      effect: { type: "kill_switch", killSwitch: { service: "payments" } },
+    }),
+  );
+  const off = await s.run(addRule("off.json"));
+  assert.equal(off.code, 0, off.stderr);
+  assert.match(off.stdout, /added disabled rule payments-off/);
+  assert.match(off.stdout, /status: +disabled \(never fires\)/);
+  await s.write("on.json", rule("live"));
+  const on = await s.run(addRule("on.json"));
+  assert.match(on.stdout, /status: +active/);
+});
+
+Deno.test("a mistyped condition operator gets a 'did you mean' from validate and add-rule", async () => {
+  await using s = await scratch();
+  await draftWith(s, []);
+  const cases: [string, string][] = [
+    ["equals", "eq"],
+    ["==", "eq"],
+    ["not_equals", "neq"],
+    ["greaterThan", "gt"],
+    ["exist", "exists"],
+    ["lte ", "lte"],
+  ];
+  for (const [op, meant] of cases) {
+    await s.write("op.json", rule(`r-${meant}`, { when: { op, path: "plan", value: 1 } }));
+    const r = await s.json(addRule("op.json"));
+    const warning = (r.doc.warnings as { code: string; message: string }[])
+      .find((w) => w.code === "CONDITION_UNKNOWN_OPERATOR");
+    assert.ok(warning, `${op}: ${r.stdout}`);
+    assert.match(warning.message, new RegExp(`did you mean "${meant}"\\?`), op);
+    // Added (an unknown operator is allowed: newer bundles on older runtimes); remove it again.
+    const draft = await s.readJson("policy-drafts.json");
+    (draft.policies as { rules: unknown[] }[])[0]!.rules.pop();
+    await s.write("policy-drafts.json", draft);
+  }
+  await s.write("op.json", rule("far", { when: { op: "regexMatch", path: "plan", value: 1 } }));
+  const far = await s.json(addRule("op.json"));
+  assert.doesNotMatch(JSON.stringify(far.doc.warnings), /did you mean/);
+  const validated = await s.json(["validate"]);
+  const messages = (validated.doc.warnings as { message: string }[]).map((w) => w.message);
+  assert.ok(messages.some((m) => /unknown operator "regexMatch" always evaluates/.test(m)));
 });

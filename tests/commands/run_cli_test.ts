@@ -7,7 +7,7 @@ Deno.test("runCli() suggests the closest command for an unknown one and exits 2"
   await using s = await scratch();
   const result = await s.run(["valdiate"]);
   assertError(result, 2, "USAGE_ERROR");
-  assert.match(result.stderr, /unknown command 'valdiate'; did you mean validate\?/);
+  assert.match(result.stderr, /unknown command "valdiate"; did you mean validate\?/);
   assert.match(result.stderr, /hint: run 'policy --help'/);
 });
 
@@ -15,7 +15,7 @@ Deno.test("runCli() refuses an unknown flag with a suggestion and exits 2", asyn
   await using s = await scratch();
   const result = await s.run(["policies", "add-rule", "--polcy-key", "x"]);
   assertError(result, 2, "USAGE_ERROR");
-  assert.match(result.stderr, /unknown flag --polcy-key .* did you mean --policy-key\?/);
+  assert.match(result.stderr, /unknown flag "--polcy-key" .* did you mean --policy-key\?/);
 });
 
 Deno.test("runCli() refuses an unknown subcommand with a suggestion", async () => {

@@ -19,6 +19,7 @@ Deno.test("$schema is accepted and ignored by every reader, and never warned abo
     (await s.run([
       "policies",
       "update-policy",
+      "--create",
       "--policy-key",
       "billing",
       "--defaults-effect",

@@ -244,3 +244,45 @@ Deno.test("validateBundle() caps UNKNOWN_FIELD warnings like any other issue, lo
   assert.deepEqual(result.omitted, { errors: 0, warnings: 4_990 });
   assert.ok(result.warnings.every((w) => w.message.length < 200), "names are quoted cut short");
 });
+
+Deno.test("an unknown condition operator's warning names the operator it most likely means", () => {
+  const withOp = (op: unknown) =>
+    validateBundle({
+      schemaVersion: 1,
+      env: "prod",
+      policies: [{
+        policyKey: "p",
+        activeVersion: 1,
+        rules: [{
+          id: "r",
+          status: "active",
+          priority: 1,
+          target: { service: "s", resource: "r", action: "a" },
+          effect: { type: "allow" },
+          when: { op, path: "plan", value: 1 },
+        }],
+      }],
+    }).warnings.find((w) => w.code === "CONDITION_UNKNOWN_OPERATOR")?.message;
+  const cases: [string, string][] = [
+    ["equals", "eq"],
+    ["EQUALS", "eq"],
+    ["==", "eq"],
+    ["!=", "neq"],
+    ["not_equals", "neq"],
+    ["greater-than", "gt"],
+    [">=", "gte"],
+    ["lessThan", "lt"],
+    ["one_of", "in"],
+    ["exist", "exists"],
+    ["gtee", "gte"],
+    ["EQ", "eq"],
+  ];
+  for (const [op, meant] of cases) {
+    assert.match(withOp(op) ?? "", new RegExp(`; did you mean "${meant}"\\?$`), op);
+  }
+  for (const op of ["regexMatch", "x".repeat(10_000), "contains"]) {
+    const message = withOp(op);
+    assert.ok(message !== undefined && !message.includes("did you mean"), op.slice(0, 20));
+    assert.ok(message.length < 400);
+  }
+});

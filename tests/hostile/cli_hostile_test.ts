@@ -171,6 +171,7 @@ hostileTest(
     const update = await s.run([
       "policies",
       "update-policy",
+      "--create",
       "--policy-key",
       "__proto__",
       "--defaults-effect",

@@ -114,7 +114,15 @@ test(
     const run = (args) => finished(spawnPolicy(folder, args));
     assert.equal((await run(["working-folder", "init"])).status, 0);
     assert.equal(
-      (await run(["policies", "update-policy", "--policy-key", "b", "--defaults-effect", "deny"]))
+      (await run([
+        "policies",
+        "update-policy",
+        "--create",
+        "--policy-key",
+        "b",
+        "--defaults-effect",
+        "deny",
+      ]))
         .status,
       0,
     );
