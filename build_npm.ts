@@ -43,14 +43,28 @@ const OUT_DIR = "npm";
  * nobody else. Users of `policy analyze` install it themselves
  * (docs/install.md). The enforcement adapters take the user's own Hono,
  * Express, `redis` or `ioredis` objects (docs/enforcement.md), typed by
- * shape: none of them is imported.
+ * shape, but for Express, whose types (`@types/express`) the declarations
+ * of `./enforce/express` import: none of them is imported by the code.
  */
 const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
   typescript: ">=5.0.0 <7",
   hono: ">=4.0.0 <5",
   express: ">=5.0.0 <6",
+  "@types/express": ">=5.0.0 <6",
   redis: ">=4.0.0 <7",
   ioredis: ">=5.0.0 <7",
+};
+
+/**
+ * Declaration files the npm package adds to a module's declarations, by the
+ * module's source: global type augmentations, which JSR refuses in a package
+ * (so they are in no module graph of the Deno sources). The build
+ * type-checks each with the program, ships it beside the module's `.d.ts`
+ * and imports it from there.
+ */
+const NPM_DECLARATIONS: Readonly<Record<string, string>> = {
+  // Types res.locals.policyDecision (docs/enforcement.md "Guards").
+  "src/enforce/express_guard.ts": "src/enforce/_express_locals.d.ts",
 };
 
 /** The package's description on npm. */
@@ -517,6 +531,28 @@ function reachable(
 }
 
 /**
+ * Ships each of {@link NPM_DECLARATIONS} beside its module's `.d.ts` (its
+ * relative `.ts` specifiers made `.js`), and imports it from there.
+ */
+function addNpmDeclarations(files: Map<string, string>): void {
+  for (const [source, declaration] of Object.entries(NPM_DECLARATIONS)) {
+    const moduleFile = source.replace(/\.ts$/, ".d.ts");
+    const moduleText = files.get(moduleFile);
+    if (moduleText === undefined) {
+      throw new BuildError(`${declaration}: ${moduleFile} was not emitted`);
+    }
+    let text = Deno.readTextFileSync(join(root, declaration));
+    for (const { specifier } of collectSpecifiers(declaration, text)) {
+      if (isRelativeTs(specifier)) text = text.replaceAll(`"${specifier}"`, `"${toJs(specifier)}"`);
+    }
+    files.set(declaration, text);
+    const relativePath = posix.relative(posix.dirname(moduleFile), declaration);
+    const specifier = `./${relativePath.replace(/\.d\.ts$/, ".js")}`;
+    files.set(moduleFile, `${moduleText}import "${specifier}";\n`);
+  }
+}
+
+/**
  * Keeps the declaration files the exports reach (the bin's modules need
  * none: nothing can import them) and makes their doc comment examples
  * import the package by name. Fails on an example import no export
@@ -696,7 +732,10 @@ async function build(): Promise<void> {
   };
   const host = createHost(options, packages);
   const program = ts.createProgram({
-    rootNames: entries.map((e) => join(root, e.source)),
+    rootNames: [
+      ...entries.map((e) => join(root, e.source)),
+      ...Object.values(NPM_DECLARATIONS).map((file) => join(root, file)),
+    ],
     options,
     host,
   });
@@ -724,6 +763,7 @@ async function build(): Promise<void> {
       }
     }
   }
+  addNpmDeclarations(files);
   const imports = checkImports(files, denoJson);
   await bundle(files, entries, imports);
   checkImports(files, denoJson);

@@ -14,6 +14,7 @@
  * @module
  */
 import { runCli } from "./src/commands/run_cli.ts";
+import { SYSTEM_CLOCK } from "./src/_internal/clock.ts";
 
 /**
  * A writer to `stream` that goes quiet once the reader is gone (`policy …
@@ -49,7 +50,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: quietOnClose(process.stderr),
   env: (name) => process.env[name],
   cwd: process.cwd(),
-  now: () => new Date(),
+  clock: SYSTEM_CLOCK,
   // The playground page of this distribution, beside this file in the repository and in the JSR
   // and npm packages (docs/playground.md, "Where the page comes from").
   playgroundPage: () => import("./dist/playground/page.js"),

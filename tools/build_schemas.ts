@@ -4,12 +4,12 @@
  * another file), built here from shared definitions so that the rule of a
  * bundle, of a draft and of a rule file is described once.
  *
- * The schemas accept every document the runtime's checks accept, with one
- * deliberate exception: conditions must be well formed and use a known
- * operator, where `validate` only warns (`CONDITION_MALFORMED`,
- * `CONDITION_UNKNOWN_OPERATOR`). docs/schemas.md lists every difference;
- * `tests/schemas/schemas_test.ts` checks them with ajv, and that these files
- * are what this script writes.
+ * The schemas accept every document the runtime's checks accept, with or
+ * without warnings (warnings are `policy validate`'s: an unknown condition
+ * operator or a malformed condition is accepted, as the runtime accepts it).
+ * Where the runtime refuses more than a JSON Schema can say, docs/schemas.md
+ * lists the difference; `tests/schemas/schemas_test.ts` checks them with
+ * ajv, and that these files are what this script writes.
  *
  * Run it as `deno task build:schemas` after changing a definition (or the
  * package version, which is in every `$id`).
@@ -30,7 +30,6 @@ export { SCHEMA_NAMES, type SchemaName, schemaUrl };
 
 type Schema = Record<string, unknown>;
 
-const JSON_NUMBER = "^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$";
 const ISO_8601 =
   "^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$";
 
@@ -41,12 +40,20 @@ const when = (field: string, values: readonly string[], then: Schema): Schema =>
   then,
 });
 
-const primitive: Schema = {
-  type: ["string", "number", "boolean", "null"],
-  description: "A JSON primitive; objects and arrays never equal anything",
-};
-
-const pathString: Schema = { type: "string" };
+/** The operators of conditions, for editors' completion (docs/bundle-format.md "Conditions"). */
+const CONDITION_OPERATORS = [
+  "eq",
+  "neq",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "exists",
+  "and",
+  "or",
+  "not",
+];
 
 /** Shared definitions; each schema copies those it uses. */
 const DEFINITIONS: Record<string, Schema> = {
@@ -127,58 +134,35 @@ const DEFINITIONS: Record<string, Schema> = {
       }),
     ],
   },
+  // Any value is a condition to the runtime: a malformed one or an unknown operator evaluates
+  // to false, with a warning from validation (docs/bundle-format.md "Conditions"), so that a
+  // bundle written for a newer runtime still loads. The schema accepts them all, as the runtime
+  // does, and only describes the known operators and their fields, for editors.
   condition: {
-    type: "object",
-    description: 'A condition (docs/bundle-format.md, "Conditions")',
-    required: ["op"],
+    description:
+      'A condition (docs/bundle-format.md, "Conditions"). An unknown op or a malformed condition evaluates to false: policy validate warns (CONDITION_UNKNOWN_OPERATOR, CONDITION_MALFORMED), the schema accepts it as the runtime does',
     properties: {
       op: {
-        enum: ["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists", "and", "or", "not"],
-        description: "ne, args and arg are legacy spellings of neq, conditions and condition",
+        description:
+          "eq, neq, gt, gte, lt, lte (path, value); in (path, values); exists (path); and, or (conditions); not (condition). ne, args and arg are legacy spellings of neq, conditions and condition",
+        examples: CONDITION_OPERATORS,
       },
-      path: { description: "Dotted path into the context; one leading ctx. is stripped" },
-      value: { description: "What the value at path is compared with" },
-      values: { description: "in: the values accepted" },
-      conditions: { description: "and, or: the operands" },
-      condition: { description: "not: the condition inverted" },
+      path: {
+        description: "Dotted path into the context, a string; one leading ctx. is stripped",
+      },
+      value: {
+        description:
+          "eq, neq: the JSON primitive compared with; gt, gte, lt, lte: a number, or a string that is a JSON number",
+      },
+      values: { description: "in: the JSON primitives accepted, an array" },
+      conditions: {
+        description: "and, or: the operands, a non-empty array of conditions",
+        items: ref("condition"),
+      },
+      args: { description: "Legacy spelling of conditions", items: ref("condition") },
+      condition: { allOf: [ref("condition")], description: "not: the condition inverted" },
+      arg: { allOf: [ref("condition")], description: "Legacy spelling of condition" },
     },
-    // Fields are checked for the operators that read them only, as the runtime does.
-    allOf: [
-      when("op", ["eq", "neq", "ne"], {
-        required: ["path", "value"],
-        properties: { path: pathString, value: primitive },
-      }),
-      when("op", ["gt", "gte", "lt", "lte"], {
-        required: ["path", "value"],
-        properties: {
-          path: pathString,
-          value: {
-            description: "A number, or a string that is a JSON number",
-            anyOf: [{ type: "number" }, { type: "string", pattern: JSON_NUMBER }],
-          },
-        },
-      }),
-      when("op", ["in"], {
-        required: ["path", "values"],
-        properties: { path: pathString, values: { type: "array", items: primitive } },
-      }),
-      when("op", ["exists"], { required: ["path"], properties: { path: pathString } }),
-      when("op", ["and", "or"], {
-        if: { required: ["conditions"] },
-        then: {
-          properties: { conditions: { type: "array", minItems: 1, items: ref("condition") } },
-        },
-        else: {
-          required: ["args"],
-          properties: { args: { type: "array", minItems: 1, items: ref("condition") } },
-        },
-      }),
-      when("op", ["not"], {
-        if: { required: ["condition"] },
-        then: { properties: { condition: ref("condition") } },
-        else: { required: ["arg"], properties: { arg: ref("condition") } },
-      }),
-    ],
   },
   rule: {
     type: "object",
@@ -220,9 +204,9 @@ const requestTarget: Schema = {
 
 const requestContext: Schema = { type: "object", description: "The request context (default {})" };
 
+// No type: every reader accepts and ignores whatever $schema holds.
 const schemaProperty: Schema = {
-  type: "string",
-  description: "The JSON Schema of this document, for editors (ignored by the runtime)",
+  description: "The URL of this document's JSON Schema, for editors (ignored by the runtime)",
 };
 
 const nullableString = (description: string): Schema => ({

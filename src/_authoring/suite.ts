@@ -152,7 +152,8 @@ export interface SuiteRun {
  * Runs scenarios against a compiled bundle with the engine: each scenario's
  * decision against its expectation (the expected fields only), and which
  * active rules fired for some scenario (with the trace of each request).
- * `now` (milliseconds) times the run; without it durations are 0.
+ * `now` (monotonic milliseconds, `Clock.now`) times the run, in whole
+ * milliseconds; without it durations are 0.
  */
 export function runSuite(
   compiled: CompiledBundle,
@@ -182,10 +183,10 @@ export function runSuite(
       expected: e,
       actual,
       mismatches,
-      durationMs: now() - t0,
+      durationMs: Math.round(now() - t0),
     });
   }
-  const durationMs = now() - started;
+  const durationMs = Math.round(now() - started);
   const passed = results.filter((r) => r.passed).length;
   const active = compiled.bundle.policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({

@@ -153,6 +153,24 @@ export const durationField: Field = {
       }`,
 };
 
+/** The option `clock`: an object with the four methods of `Clock` (clock.ts). */
+export const clockField: Field = {
+  check: (value) => {
+    if (typeof value !== "object" || value === null) {
+      return `must be an object with now(), wallNow(), setTimeout() and clearTimeout(); got ${
+        describeValue(value)
+      }`;
+    }
+    const missing = (["now", "wallNow", "setTimeout", "clearTimeout"] as const)
+      .filter((method) => typeof (value as Record<string, unknown>)[method] !== "function");
+    return missing.length === 0
+      ? undefined
+      : `must be an object with now(), wallNow(), setTimeout() and clearTimeout(); ${
+        missing.map((m) => `${m}()`).join(", ")
+      } missing`;
+  },
+};
+
 /** A list of at most `max` non-empty strings. */
 export function stringListField(max: number): Field {
   return {

@@ -68,10 +68,7 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
   }
   try {
     const stats = await handle.stat({ bigint: true });
-    if (stats.isDirectory()) throw new ReadFailure("folder", "it is a folder");
-    if (!stats.isFile()) {
-      throw new ReadFailure("not-regular", "it is not a regular file (a pipe, device or socket)");
-    }
+    assertRegularFile(stats);
     if (stats.size > BigInt(maxBytes)) {
       throw new ReadFailure("too-large", "it is over the size limit", Number(stats.size));
     }
@@ -84,6 +81,19 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
     throw error instanceof ReadFailure ? error : failure(error);
   } finally {
     await handle.close().catch(() => {});
+  }
+}
+
+/**
+ * The regular-file check of every reader (and of the decision log's
+ * appender): on the open file's own stat.
+ *
+ * @throws {ReadFailure} `folder` or `not-regular`.
+ */
+export function assertRegularFile(stats: { isDirectory(): boolean; isFile(): boolean }): void {
+  if (stats.isDirectory()) throw new ReadFailure("folder", "it is a folder");
+  if (!stats.isFile()) {
+    throw new ReadFailure("not-regular", "it is not a regular file (a pipe, device or socket)");
   }
 }
 
@@ -109,7 +119,8 @@ async function readAtMost(
   return buffer.subarray(0, length);
 }
 
-function failure(error: unknown): ReadFailure {
+/** A file system error as a {@link ReadFailure} (for the openers of files). */
+export function failure(error: unknown): ReadFailure {
   if (isPermissionDenial(error)) {
     return new ReadFailure("denied", "the runtime denied read access", 0, error);
   }

@@ -10,6 +10,7 @@
  * @module
  */
 import { toHex } from "../_internal/encoding.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
 import { nodeFs } from "./node_fs.ts";
 
 /** Options of {@link writeFileAtomic}. */
@@ -25,6 +26,12 @@ export interface WriteFileAtomicOptions {
   overwrite?: boolean;
   /** Create missing parent folders (default false). */
   createParents?: boolean;
+  /**
+   * The clock whose `wallNow()` the age of stale temporary files is
+   * measured against (their times are the file system's). Default: the
+   * system clock.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -69,7 +76,7 @@ export async function writeFileAtomic(
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
-  await removeStaleTemporaries(folder, path.basename(target));
+  await removeStaleTemporaries(folder, path.basename(target), options.clock ?? SYSTEM_CLOCK);
 }
 
 /**
@@ -101,12 +108,12 @@ export const STALE_TEMPORARY_MS = 60_000;
  * {@link STALE_TEMPORARY_MS}, so that writers killed mid-write (`kill -9`, a
  * power cut) do not leave copies piling up. Best effort: never fails.
  */
-async function removeStaleTemporaries(folder: string, name: string): Promise<void> {
+async function removeStaleTemporaries(folder: string, name: string, clock: Clock): Promise<void> {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`^\\.${escaped}\\.[0-9a-f]{12}\\.tmp$`);
   const { fs, path } = await nodeFs();
   try {
-    const cutoff = Date.now() - STALE_TEMPORARY_MS;
+    const cutoff = clock.wallNow() - STALE_TEMPORARY_MS;
     for (const entry of await fs.readdir(folder)) {
       if (!pattern.test(entry)) continue;
       const file = path.join(folder, entry);

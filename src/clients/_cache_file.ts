@@ -6,6 +6,7 @@ import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import type { Clock } from "../_internal/clock.ts";
 
 /** The bytes of the cache file, and when it was last written or confirmed. */
 export interface CacheFile {
@@ -49,9 +50,13 @@ export async function readCacheFile(path: string, maxFileBytes: number): Promise
  *
  * @throws {PolicyError} `CACHE_WRITE_ERROR`.
  */
-export async function writeCacheFile(path: string, bytes: Uint8Array): Promise<void> {
+export async function writeCacheFile(
+  path: string,
+  bytes: Uint8Array,
+  clock: Clock,
+): Promise<void> {
   try {
-    await writeFileAtomic(path, bytes);
+    await writeFileAtomic(path, bytes, { clock });
   } catch (error) {
     throw new PolicyError(
       "CACHE_WRITE_ERROR",

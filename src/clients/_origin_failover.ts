@@ -176,7 +176,9 @@ async function classify(
     );
   }
   const busy = status === 429 || status === 503;
-  const retryAfterMs = busy ? parseRetryAfter(answer.retryAfter, context.config.clock.now()) : null;
+  const retryAfterMs = busy
+    ? parseRetryAfter(answer.retryAfter, context.config.clock.wallNow())
+    : null;
   const retry = retryAfterMs === null ? "" : `; retrying after ${retryAfterMs} ms at the earliest`;
   return failed(
     origin,

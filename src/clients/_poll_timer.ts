@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter").
-import type { Clock } from "./create_remote_client.ts";
+import type { Clock } from "../_internal/clock.ts";
 
 /** At most one pending timer on a `Clock`, and when it is due. */
 export class PollTimer {
@@ -12,7 +12,7 @@ export class PollTimer {
     this.#clock = clock;
   }
 
-  /** When the pending timer fires, in ms since the epoch, or null. */
+  /** When the pending timer fires, in ms since the epoch (wall clock), or null. */
   get dueAt(): number | null {
     return this.#dueAt;
   }
@@ -20,7 +20,7 @@ export class PollTimer {
   /** Replaces the pending timer by one that calls `fire` after `delayMs`. */
   schedule(delayMs: number, fire: () => void): void {
     this.cancel();
-    this.#dueAt = this.#clock.now() + delayMs;
+    this.#dueAt = this.#clock.wallNow() + delayMs;
     const timer = {
       handle: this.#clock.setTimeout(() => {
         if (this.#timer !== timer) return;

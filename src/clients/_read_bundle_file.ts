@@ -105,7 +105,10 @@ export function readError(path: string, error: unknown): PolicyError {
  */
 export const RACY_WINDOW_MS = 2_000;
 
-/** The bytes to compare on later checks while `file` is racy, else null. */
-export function racyBytes(file: BundleFile, now: number = Date.now()): Uint8Array | null {
-  return now - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
+/**
+ * The bytes to compare on later checks while `file` is racy, else null.
+ * `wallNow` is the wall clock (the file's time is one).
+ */
+export function racyBytes(file: BundleFile, wallNow: number): Uint8Array | null {
+  return wallNow - file.mtimeMs < RACY_WINDOW_MS ? file.bytes : null;
 }

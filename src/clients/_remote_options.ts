@@ -28,7 +28,9 @@ import {
 } from "./remote_defaults.ts";
 import { userAgent } from "../_internal/user_agent.ts";
 import type { ClientOptions, FetchFunction } from "./types.ts";
-import type { Clock, PollResult, RemoteClientOptions } from "./create_remote_client.ts";
+import type { PollResult, RemoteClientOptions } from "./create_remote_client.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { clockField } from "../_internal/check_options.ts";
 
 /** One origin of `baseUrl`. */
 export interface Origin {
@@ -150,15 +152,7 @@ const REMOTE_FIELDS: Fields = {
   maxStalenessMs: durationField,
   onPoll: functionField,
   fetch: functionField,
-  clock: {
-    check: (value) => {
-      const clock = value as Partial<Record<keyof Clock, unknown>> | null;
-      return typeof clock === "object" && clock !== null && typeof clock.now === "function" &&
-          typeof clock.setTimeout === "function" && typeof clock.clearTimeout === "function"
-        ? undefined
-        : "must be an object with now(), setTimeout() and clearTimeout()";
-    },
-  },
+  clock: clockField,
   random: functionField,
 };
 
@@ -198,15 +192,9 @@ export async function resolveRemoteOptions(options: RemoteClientOptions): Promis
     onError: options.onError ?? null,
     onPoll: options.onPoll ?? null,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    clock: options.clock ?? systemClock,
+    clock: options.clock ?? SYSTEM_CLOCK,
     random: options.random ?? Math.random,
     // A copy: changing the caller's object later changes nothing.
     slotOptions: { ...options },
   };
 }
-
-const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (handle) => clearTimeout(handle as number),
-};

@@ -40,6 +40,8 @@ import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { clockField } from "../_internal/check_options.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -68,6 +70,12 @@ export interface LocalClientOptions extends ClientOptions {
    * seen. A reload that fails calls `onError` and keeps the bundle in force.
    */
   watch?: boolean | WatchOptions;
+  /**
+   * The clock and timers to use (docs/local-client.md "Options"). Default:
+   * the system clock. The watch interval runs on its timers; the file's
+   * modification time is compared with its `wallNow()`.
+   */
+  clock?: Clock;
 }
 
 /** A client whose bundle comes from a file. */
@@ -91,6 +99,7 @@ const LOCAL_FIELDS: Fields = {
   ...COMMON_FIELDS,
   bundlePath: required(stringField),
   allowUnsigned: booleanField,
+  clock: clockField,
   watch: {
     check: (value, name) =>
       typeof value === "boolean" ? undefined : WATCH_OBJECT.check(value, name),
@@ -169,15 +178,20 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
   // A copy: changing the caller's object later changes nothing, reloads included.
-  const slot = new BundleSlot(loaded, { ...options }, { now: Date.now, random: Math.random });
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const slot = new BundleSlot(loaded, { ...options }, {
+    now: () => clock.wallNow(),
+    random: Math.random,
+  });
   return new LocalClientImpl({
     bundlePath,
     maxFileBytes,
     loadOptions,
     slot,
     version: file.version,
-    racy: racyBytes(file),
+    racy: racyBytes(file, clock.wallNow()),
     intervalMs,
+    clock,
     onError: options.onError ?? defaultOnError(bundlePath),
   });
 }
@@ -200,6 +214,7 @@ interface LocalClientInit {
   /** The bytes read at creation, while the file is racy (see `racyBytes`). */
   racy: Uint8Array | null;
   intervalMs: number | null;
+  clock: Clock;
   onError: (error: PolicyError) => void;
 }
 
@@ -233,7 +248,7 @@ class LocalClientImpl implements LocalClient {
    * leaves the stat unchanged, so checks compare bytes until the window ends.
    */
   #racy: Uint8Array | null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #polling: Promise<void> | undefined;
   #closed = false;
 
@@ -263,7 +278,7 @@ class LocalClientImpl implements LocalClient {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#init.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
     // A check in progress finishes (it touches nothing once closed), so no
@@ -279,7 +294,7 @@ class LocalClientImpl implements LocalClient {
   #schedule(): void {
     const { intervalMs } = this.#init;
     if (intervalMs === null || this.#closed) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#init.clock.setTimeout(() => {
       this.#timer = undefined;
       this.#polling = this.#poll().catch((error) => {
         this.#report(asPolicyError(error, this.#init.bundlePath));
@@ -316,7 +331,7 @@ class LocalClientImpl implements LocalClient {
         return;
       }
       if (sameBytes(file.bytes, racy)) {
-        this.#racy = racyBytes(file);
+        this.#racy = racyBytes(file, this.#init.clock.wallNow());
         return;
       }
     } else {
@@ -335,7 +350,7 @@ class LocalClientImpl implements LocalClient {
     // The version of the bytes actually read: the file may have changed since
     // the stat above (then the next check sees it again).
     this.#seen = file.version;
-    this.#racy = racyBytes(file);
+    this.#racy = racyBytes(file, this.#init.clock.wallNow());
     let loaded: LoadedBundle;
     try {
       loaded = await loadBundle(file.bytes, loadOptions);

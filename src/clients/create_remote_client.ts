@@ -34,19 +34,10 @@ import { PollTimer } from "./_poll_timer.ts";
 import { type Origin, type RemoteConfig, resolveRemoteOptions } from "./_remote_options.ts";
 import type { ClientOptions, FetchFunction, PolicyClient, RemoteClientStatus } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import type { Clock } from "../_internal/clock.ts";
 
-/**
- * Time as the remote client sees it. The default is the system clock with
- * the global `setTimeout`; tests inject a fake one.
- */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-  /** Calls `callback` once after `delayMs`; returns a handle for {@link Clock.clearTimeout}. */
-  setTimeout(callback: () => void, delayMs: number): unknown;
-  /** Cancels a pending callback. */
-  clearTimeout(handle: unknown): void;
-}
+// The library's one clock (src/_internal/clock.ts), public with the option that takes it.
+export type { Clock };
 
 /** Options of {@link createRemoteClient}. Unknown keys are refused (`INVALID_OPTIONS`). */
 export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "allowUnsigned"> {
@@ -94,7 +85,12 @@ export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "all
   onPoll?: (result: PollResult) => void;
   /** The `fetch` to use. Default: the global `fetch`. */
   fetch?: FetchFunction;
-  /** The clock and timers to use. Default: `Date.now` and the global timers. */
+  /**
+   * The clock and timers to use (docs/remote.md "Options"). Default: the
+   * system clock (`performance.now()`, `Date.now()`, the global timers).
+   * Staleness, timeouts and backoff are measured on its monotonic `now()`;
+   * the times in `status()` and on the cache file come from `wallNow()`.
+   */
   clock?: Clock;
   /** A source of numbers in [0, 1) for jitter and decision sampling. Default: `Math.random`. */
   random?: () => number;
@@ -237,8 +233,13 @@ class RemoteClientImpl implements RemoteClient {
   #failures = 0;
   #lastFailureUnauthorized = false;
   #lastSuccessAt: number | null = null;
-  /** When an origin last confirmed the bundle in force (the cache file's time at a cache start). */
+  /**
+   * When an origin last confirmed the bundle in force, on the monotonic
+   * clock (staleness is measured on it), and on the wall clock (for
+   * messages and the cache file's time).
+   */
   #confirmedAt = 0;
+  #confirmedAtWall = 0;
   #lastError: { code: ErrorCode; at: number } | null = null;
   #firstFailure: PolicyError | null = null;
   #controller: AbortController | null = null;
@@ -452,7 +453,13 @@ class RemoteClientImpl implements RemoteClient {
     if (from.etag !== null) this.#etags.set(from.origin, from.etag);
     this.#source = "network";
     this.#servedBy = from.origin;
-    this.#lastSuccessAt = this.#confirmedAt = this.#config.clock.now();
+    this.#confirmed(this.#config.clock);
+  }
+
+  /** An origin confirmed the bundle in force now. */
+  #confirmed(clock: Clock): void {
+    this.#confirmedAt = clock.now();
+    this.#lastSuccessAt = this.#confirmedAtWall = clock.wallNow();
   }
 
   /** Puts the cache file's bundle in force: degraded until an origin confirms one. */
@@ -460,7 +467,14 @@ class RemoteClientImpl implements RemoteClient {
     this.#put(cached.loaded, cached.bytes);
     this.#source = "cache";
     this.#servedBy = null;
-    this.#confirmedAt = cached.confirmedAt;
+    // The cache file's time is from disk, on the wall clock: its age counts
+    // from now on the monotonic clock, and a time in the future is never
+    // trusted (it is taken as now, so the bound still ends maxStalenessMs
+    // after start; docs/security.md "Freshness").
+    const { clock } = this.#config;
+    const wallNow = clock.wallNow();
+    this.#confirmedAtWall = Math.min(cached.confirmedAt, wallNow);
+    this.#confirmedAt = clock.now() - (wallNow - this.#confirmedAtWall);
     this.#cacheCurrent = true;
   }
 
@@ -468,7 +482,7 @@ class RemoteClientImpl implements RemoteClient {
     const config = this.#config;
     if (this.#slot === null) {
       this.#slot = new BundleSlot(loaded, config.slotOptions, {
-        now: () => config.clock.now(),
+        now: () => config.clock.wallNow(),
         random: () => config.random(),
       });
     } else {
@@ -489,10 +503,10 @@ class RemoteClientImpl implements RemoteClient {
     if (cachePath === null || this.#bytes === null) return;
     try {
       if (!this.#cacheCurrent) {
-        await writeCacheFile(cachePath, this.#bytes);
+        await writeCacheFile(cachePath, this.#bytes, clock);
         this.#cacheCurrent = true;
       }
-      if (maxStalenessMs !== null) await touchCacheFile(cachePath, clock.now());
+      if (maxStalenessMs !== null) await touchCacheFile(cachePath, clock.wallNow());
     } catch (error) {
       // Written again after the next successful poll.
       this.#cacheCurrent = false;
@@ -502,19 +516,19 @@ class RemoteClientImpl implements RemoteClient {
 
   /** Records a settled poll, schedules the next and tells the callbacks. Synchronous. */
   #finish(attempt: Settled): PollResult {
-    const now = this.#config.clock.now();
+    const { clock } = this.#config;
     const first = attempt.failures[0];
     if (attempt.kind === "failed") {
       this.#failures += 1;
       this.#lastFailureUnauthorized = attempt.failures.every((f) =>
         f.error.code === "REMOTE_UNAUTHORIZED"
       );
-      this.#lastError = { code: first!.error.code, at: now };
+      this.#lastError = { code: first!.error.code, at: clock.wallNow() };
     } else {
       const { success } = attempt;
       this.#failures = 0;
       this.#lastFailureUnauthorized = false;
-      this.#lastSuccessAt = this.#confirmedAt = now;
+      this.#confirmed(clock);
       this.#servedBy = success.origin;
       // Even the same bytes as the cache file, confirmed by an origin, are synchronised.
       this.#source = "network";
@@ -584,7 +598,7 @@ class RemoteClientImpl implements RemoteClient {
     return new PolicyError(
       "BUNDLE_STALE",
       `the bundle in force was last confirmed by the control plane at ${
-        new Date(this.#confirmedAt).toISOString()
+        new Date(this.#confirmedAtWall).toISOString()
       }, longer ago than maxStalenessMs (${this.#config.maxStalenessMs} ms); evaluate fails closed until a poll succeeds (see status().lastErrorCode for why polls fail)`,
     );
   }

@@ -118,7 +118,7 @@ export async function verifyLicenseText(
   const document = parseLicenseText(text, description);
   const license = await verifyLicense(document, {
     publicKey: await licenseKey(session),
-    now: session.io.now(),
+    now: new Date(session.io.clock.wallNow()),
     source: description,
   });
   return { document, license };
@@ -212,7 +212,7 @@ export async function licenseState(session: Session): Promise<LicenseState> {
   const statePath = path.join(home, GRACE_STATE_FILE);
   const state = await readGraceState(session, statePath);
   if (state === null) return { status: "grace", grace: null, lastWarnedAt: null, statePath };
-  const grace = gracePeriod(state.startedAt, session.io.now());
+  const grace = gracePeriod(state.startedAt, new Date(session.io.clock.wallNow()));
   return {
     status: grace.over ? "unlicensed" : "grace",
     grace,
@@ -270,7 +270,7 @@ export async function requireToolkitLicense(
     }
     return LICENSED;
   }
-  const now = session.io.now();
+  const now = new Date(session.io.clock.wallNow());
   const grace = state.grace ?? gracePeriod(now, now);
   if (grace.over) {
     throw new PolicyError(

@@ -11,7 +11,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Clock } from "../clients/create_remote_client.ts";
+import type { Clock } from "../_internal/clock.ts";
 import type { LiveState } from "../_authoring/live_state.ts";
 
 /** Options of {@link startPlaygroundServer}. */

@@ -195,6 +195,7 @@ export class Session {
     // Imported here: the commands that only read never load the lock or the write path.
     const { lockWorkingFolder } = await import("./_working_folder_lock.ts");
     this.#lock = await lockWorkingFolder(folder.path, this.spec.name, {
+      clock: this.io.clock,
       onWait: (holder) => this.out.aside(`waiting for ${holder} to finish…`),
     });
     this.out.note(`locked ${this.#lock.file}`);

@@ -22,6 +22,13 @@
  * waiters never both break a lock; and before a command replaces a file it
  * checks that the lock is still its own ({@link WorkingFolderLock.assertHeld}).
  *
+ * Every path through the waiting loop sleeps and checks the deadline, so a
+ * command never spins; anything at the lock's paths that a policy command
+ * does not leave there (a symbolic link, a folder, a pipe) is `WRITE_ERROR`
+ * naming it, at once. Time comes from the injected clock: the deadline and
+ * the waits on its monotonic `now()` and timers, the lock file's age (a
+ * time from the file system) against its `wallNow()`.
+ *
  * @module
  */
 import { toHex } from "../_internal/encoding.ts";
@@ -30,6 +37,7 @@ import { systemErrorCode } from "../_io/system_error.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { type HeldFileLock, tryLockFile } from "../_io/try_lock_file.ts";
 import { CliError } from "./_errors.ts";
+import { type Clock, delay, SYSTEM_CLOCK } from "../_internal/clock.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The lock's file name, in the working folder. */
@@ -77,13 +85,15 @@ export interface LockOptions {
   waitMs?: number;
   /** Called once when the lock is busy and the command starts waiting. */
   onWait?: (holder: string) => void;
+  /** The clock of the waits, the deadline and the heartbeat (default: the system clock). */
+  clock?: Clock;
 }
 
 /**
  * Takes the lock of `folder`, waiting while another live command holds it.
  *
  * @throws {CliError} `WORKING_FOLDER_LOCKED` after `waitMs`; `WRITE_ERROR`
- * when the lock file cannot be created.
+ * when the lock file cannot be created or something else is at its path.
  */
 export async function lockWorkingFolder(
   folder: string,
@@ -91,25 +101,34 @@ export async function lockWorkingFolder(
   options: LockOptions = {},
 ): Promise<WorkingFolderLock> {
   const { fs, path } = await nodeFs();
+  const clock = options.clock ?? SYSTEM_CLOCK;
   const file = path.join(folder, LOCK_FILE);
-  const deadline = Date.now() + (options.waitMs ?? LOCK_WAIT_MS);
+  const deadline = clock.now() + (options.waitMs ?? LOCK_WAIT_MS);
   let waited = false;
-  for (;;) {
+  let seen: SeenLock | null = null;
+  for (let attempt = 0;; attempt++) {
     const held = await tryCreate(file, command);
     if (held !== null) {
-      await removeStaleTemporaries(file);
+      await removeStaleTemporaries(file, clock);
       return held;
     }
-    const seen = await readLock(file);
-    if (seen === null) continue; // released meanwhile
-    if (await isStale(file, seen)) {
-      await breakLock(file, seen);
-      continue;
+    const current = await readLock(file); // null: released meanwhile
+    if (current !== null) seen = current;
+    if (current !== null && await isStale(file, current, clock)) {
+      await breakLock(file, current, clock);
+      // Taken over: try again at once (a second time only after a wait).
+      if (attempt === 0) continue;
+    } else if (current !== null && !waited) {
+      waited = true;
+      options.onWait?.(describeHolder(current));
     }
-    if (Date.now() >= deadline) {
+    // Every other path waits, and every path meets the deadline.
+    if (clock.now() >= deadline) {
       throw new CliError(
         "WORKING_FOLDER_LOCKED",
-        `the working folder ${folder} is locked by ${describeHolder(seen)}; nothing was changed`,
+        `the working folder ${folder} is locked by ${
+          seen === null ? "another command" : describeHolder(seen)
+        }; nothing was changed`,
         {
           hint:
             `wait for that command to finish and run this one again; a lock whose process died is taken over by itself within ${
@@ -118,11 +137,7 @@ export async function lockWorkingFolder(
         },
       );
     }
-    if (!waited) {
-      waited = true;
-      options.onWait?.(describeHolder(seen));
-    }
-    await sleep(25 + Math.random() * 50);
+    await delay(clock, 25 + Math.random() * 50);
   }
 
   async function tryCreate(target: string, what: string): Promise<WorkingFolderLock | null> {
@@ -138,7 +153,7 @@ export async function lockWorkingFolder(
         pid: process.pid, // the `process` global: see cli.ts
         command: what,
         token,
-        since: new Date().toISOString(),
+        since: new Date(clock.wallNow()).toISOString(),
         flock: os !== undefined && os !== null,
       };
       await fs.writeFile(temp, JSON.stringify(record) + "\n");
@@ -165,11 +180,17 @@ export async function lockWorkingFolder(
 
   function holdLock(target: string, token: string, os: HeldFileLock | null): WorkingFolderLock {
     let beat: Promise<unknown> = Promise.resolve();
-    const timer = setInterval(() => {
-      const now = new Date();
-      beat = fs.utimes(target, now, now).catch(() => {});
-    }, HEARTBEAT_MS);
     let released = false;
+    let timer: unknown;
+    const heartbeat = () => {
+      timer = clock.setTimeout(() => {
+        const now = new Date(clock.wallNow());
+        beat = fs.utimes(target, now, now).catch(() => {}).finally(() => {
+          if (!released) heartbeat();
+        });
+      }, HEARTBEAT_MS);
+    };
+    heartbeat();
     return {
       file: target,
       assertHeld: async () => {
@@ -187,7 +208,7 @@ export async function lockWorkingFolder(
       release: async () => {
         if (released) return;
         released = true;
-        clearInterval(timer);
+        clock.clearTimeout(timer);
         await beat;
         try {
           const seen = await readLock(target);
@@ -209,7 +230,7 @@ function temporaryName(file: string, token: string): string {
  * Removes what commands killed while taking the lock left (a temporary
  * lock, a break file), once older than {@link STALE_LOCK_MS}. Best effort.
  */
-async function removeStaleTemporaries(file: string): Promise<void> {
+async function removeStaleTemporaries(file: string, clock: Clock): Promise<void> {
   const { fs, path } = await nodeFs();
   const base = path.basename(file).replaceAll(".", "\\.");
   const pattern = new RegExp(`^${base}\\.(?:[0-9a-f]{16}\\.tmp|break)$`);
@@ -219,7 +240,7 @@ async function removeStaleTemporaries(file: string): Promise<void> {
       if (!pattern.test(name)) continue;
       const entry = path.join(folder, name);
       const stat = await fs.lstat(entry).catch(() => null);
-      if (stat?.isFile() && Date.now() - stat.mtimeMs > STALE_LOCK_MS) {
+      if (stat?.isFile() && clock.wallNow() - stat.mtimeMs > STALE_LOCK_MS) {
         await fs.rm(entry, { force: true }).catch(() => {});
       }
     }
@@ -242,9 +263,20 @@ const MAX_LOCK_BYTES = 64 * 1024;
 /**
  * The lock as it is now, or null when there is none. Read with the one file
  * reader, so that a named pipe or device put at the lock's path fails at
- * once instead of holding the command.
+ * once instead of holding the command; a symbolic link (which the lock
+ * never is) fails too, dangling or not.
+ *
+ * @throws {CliError} `WRITE_ERROR` naming what is at the path.
  */
 async function readLock(file: string): Promise<SeenLock | null> {
+  const { fs } = await nodeFs();
+  const link = await fs.lstat(file).catch(() => null);
+  if (link?.isSymbolicLink()) {
+    throw new CliError(
+      "WRITE_ERROR",
+      `the working folder's lock ${file} is a symbolic link, which no policy command creates; if no policy command is running on this folder, remove it`,
+    );
+  }
   let read: RegularFile;
   try {
     read = await readRegularFile(file, MAX_LOCK_BYTES);
@@ -269,8 +301,9 @@ async function readLock(file: string): Promise<SeenLock | null> {
 }
 
 /** True when the holder of the lock `seen` is gone. */
-async function isStale(file: string, seen: SeenLock): Promise<boolean> {
-  const age = Date.now() - seen.mtimeMs;
+async function isStale(file: string, seen: SeenLock, clock: Clock): Promise<boolean> {
+  // The file's time is the file system's: compared with the wall clock.
+  const age = clock.wallNow() - seen.mtimeMs;
   if (age > STALE_LOCK_MS) return true;
   if (seen.record?.flock) {
     // Its holder keeps an OS lock: if this process can take one, the holder is gone.
@@ -299,21 +332,39 @@ function processIsGone(pid: number): boolean {
 
 /**
  * Removes the stale lock `seen`, unless it changed meanwhile. Exclusive:
- * one waiter breaks a lock, the others see it gone or taken.
+ * one waiter breaks a lock, the others see it gone or taken (they wait,
+ * and try again).
+ *
+ * @throws {CliError} `WRITE_ERROR` when the break file cannot be written,
+ * or when something other than a file is at its path.
  */
-async function breakLock(file: string, seen: SeenLock): Promise<void> {
+async function breakLock(file: string, seen: SeenLock, clock: Clock): Promise<void> {
   const { fs } = await nodeFs();
   const breaker = `${file}.break`;
   try {
     await fs.writeFile(breaker, String(process.pid), { flag: "wx" });
   } catch (error) {
-    if (systemErrorCode(error) !== "EEXIST") throw error;
-    // Another waiter is breaking it; its break file is itself stale if it died doing so.
-    const stat = await fs.stat(breaker).catch(() => null);
-    if (stat !== null && Date.now() - stat.mtimeMs > STALE_LOCK_MS) {
-      await fs.rm(breaker, { force: true });
+    if (systemErrorCode(error) !== "EEXIST") {
+      throw new CliError(
+        "WRITE_ERROR",
+        `cannot take over the working folder's stale lock: cannot create ${breaker}: ${
+          describeThrown(error)
+        }`,
+      );
     }
-    await sleep(25);
+    // Another waiter is breaking it; its break file is itself stale if it died doing so.
+    const stat = await fs.lstat(breaker).catch(() => null);
+    if (stat !== null && !stat.isFile()) {
+      throw new CliError(
+        "WRITE_ERROR",
+        `cannot take over the working folder's stale lock: ${breaker} is ${
+          stat.isDirectory() ? "a folder" : stat.isSymbolicLink() ? "a symbolic link" : "not a file"
+        }, which no policy command creates; if no policy command is running on this folder, remove it`,
+      );
+    }
+    if (stat !== null && clock.wallNow() - stat.mtimeMs > STALE_LOCK_MS) {
+      await fs.rm(breaker, { force: true }).catch(() => {});
+    }
     return;
   }
   try {
@@ -335,8 +386,4 @@ function describeHolder(seen: SeenLock): string {
   return r === null
     ? "another command"
     : `'policy ${r.command}' (process ${r.pid}, since ${r.since})`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -129,7 +129,7 @@ async function install(
   if (key !== undefined) {
     const apiUrl = session.env("POLICY_API_URL") ?? DEFAULT_LICENSE_API_URL;
     out.note(`activation endpoint: ${apiUrl}`);
-    const answer = await requestLicense({ apiUrl, activationKey: key });
+    const answer = await requestLicense({ apiUrl, activationKey: key, clock: session.io.clock });
     text = JSON.stringify(answer);
     description = `the licence from the activation endpoint ${apiUrl}`;
   } else {

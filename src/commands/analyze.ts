@@ -172,7 +172,7 @@ export const runAnalyze = defineCommand(
     let draftPath: string | null = null;
     let added: string[] = [];
     if (!check && passed && points.length > 0) {
-      const fresh = buildDraft(points, session.io.now());
+      const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
       added = await session.exclusive(async () => {
         if (!hasDraft || !merge) {
           await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {

@@ -138,7 +138,7 @@ export const runBuild = defineCommand(
       }
       const bundleVersion = requestedVersion ?? previous.next;
       const base = draftToBundle(draft, { env, orgId, projectId });
-      const generatedAt = session.io.now().toISOString();
+      const generatedAt = new Date(session.io.clock.wallNow()).toISOString();
       const { checksum, etag } = await computeDigest(base);
       let signature: Signature | undefined;
       if (signingKey !== null) signature = (await sign(base, signingKey)).signature;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Clock } from "../clients/create_remote_client.ts";
+import type { Clock } from "../_internal/clock.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -19,13 +19,12 @@ export interface CliIo {
   env(name: string): string | undefined;
   /** The current directory (absolute). */
   cwd: string;
-  /** The clock: `generatedAt` of builds and durations of simulations. */
-  now(): Date;
   /**
-   * The timers of a command that waits (`policy playground` polls the
-   * working folder); the runtime's own when absent.
+   * The clock (the library's one `Clock`): `wallNow()` for dates shown or
+   * written (`generatedAt` of builds, licence dates), `now()` for durations
+   * (simulations) and the lock's waits, and its timers.
    */
-  clock?: Clock;
+  clock: Clock;
   /**
    * Ends a command that runs until it is stopped (`policy playground`);
    * without it, such a command runs until the process ends.

@@ -88,7 +88,11 @@ export const runImportPolicies = defineCommand(
     return await session.exclusive(async () => {
       const created = !(await exists(draftFile));
       const edit: EditableDraft = created
-        ? { file: draftFile, draft: emptyDraft(session.io.now()), commented: false }
+        ? {
+          file: draftFile,
+          draft: emptyDraft(new Date(session.io.clock.wallNow())),
+          commented: false,
+        }
         : await readDraftForEdit(session);
       const policies = edit.draft.policies;
       const report = imported.policies.map((policy) => {

@@ -8,7 +8,6 @@
  */
 import * as path from "node:path";
 import * as fs from "node:fs/promises";
-import type { Clock } from "../clients/create_remote_client.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists, readTextDocument } from "./_read_document.ts";
@@ -33,13 +32,6 @@ const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "npm", "build", "covera
 
 /** A suite file's name: `suite.json`, or ending in `.suite.json`, `-suite.json`, `_suite.json`. */
 const SUITE_NAME = /^(?:suite|.+[._-]suite)\.json$/;
-
-/** The runtime's own timers (tests pass a fake clock through `io.clock`). */
-const SYSTEM_CLOCK: Clock = {
-  now: () => Date.now(),
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** Serves the playground. */
 export const runPlayground = defineCommand(
@@ -109,7 +101,7 @@ export const runPlayground = defineCommand(
         port,
         readState,
         intervalMs: POLL_INTERVAL_MS,
-        clock: session.io.clock ?? SYSTEM_CLOCK,
+        clock: session.io.clock,
         onReadError: (error) => {
           const message = (error as Error).message;
           if (message !== lastError) {

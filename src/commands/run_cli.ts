@@ -15,7 +15,7 @@
  *   stderr: () => {},
  *   env: () => undefined,
  *   cwd: "/",
- *   now: () => new Date(0),
+ *   clock: { now: () => 0, wallNow: () => 0, setTimeout, clearTimeout },
  * };
  * assert.equal(await runCli(["keys", "generate", "--algorithm", "HMAC_SHA256", "--format", "json"], io), 0);
  * assert.match(JSON.parse(stdout).secret, /^[0-9a-f]{64}$/);
@@ -135,7 +135,7 @@ function help(): string {
  *   stderr: (text: string) => void (stderr += text),
  *   env: () => undefined,
  *   cwd: "/",
- *   now: () => new Date(0),
+ *   clock: { now: () => 0, wallNow: () => 0, setTimeout, clearTimeout },
  * };
  * assert.equal(await runCli(["bulid"], io), 2);
  * assert.match(stderr, /did you mean build\?/);

@@ -269,9 +269,11 @@ async function runSuiteCommand(session: Session): Promise<number> {
     session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
   }
   const { file, compiled, verification } = await prepare(session);
-  const started = session.io.now();
+  const { clock } = session.io;
+  // When the suite ran (the JUnit report's timestamp), and its durations on the monotonic clock.
+  const startedAt = new Date(clock.wallNow());
   const { results, summary, coverage } = runSuite(compiled, suite.scenarios, {
-    now: () => session.io.now().getTime(),
+    now: () => clock.now(),
   });
   const { durationMs } = summary;
   const unexercised = coverage.unexercised;
@@ -288,7 +290,7 @@ async function runSuiteCommand(session: Session): Promise<number> {
         },
       })),
       durationMs,
-      started,
+      startedAt,
     );
     await writeFileAtomic(junitFile, xml, { createParents: true });
     out.note(`wrote ${junitFile} (JUnit XML)`);

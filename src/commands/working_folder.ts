@@ -169,7 +169,10 @@ async function userConfigForChange(
   session: Session,
   file: string,
 ): Promise<{ config: Record<string, unknown>; moved: string | null }> {
-  const { config, moved } = await readUserConfigForChange(file, session.io.now());
+  const { config, moved } = await readUserConfigForChange(
+    file,
+    new Date(session.io.clock.wallNow()),
+  );
   if (moved !== null) {
     session.out.warn(
       "USER_CONFIG_REPLACED",
@@ -198,7 +201,7 @@ async function init(session: Session): Promise<number> {
   });
   await session.workingFolder();
   const { file } = await draftDocument(session);
-  const draft = emptyDraft(session.io.now());
+  const draft = emptyDraft(new Date(session.io.clock.wallNow()));
   await session.exclusive(() =>
     session.writeDocument(file, "draft", draftText(draft), {
       overwrite: false,

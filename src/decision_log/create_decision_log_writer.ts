@@ -6,13 +6,20 @@
  * loses the lines of that write, is counted and reported, and the writer
  * goes on.
  *
+ * A file is opened without blocking and only when it is a regular file (a
+ * named pipe with no reader fails at once instead of hanging the process),
+ * and every write is bounded by `writeTimeoutMs`, so `flush()` and
+ * `close()` settle even when the sink stalls.
+ *
  * Uses `node:fs/promises` (loaded on first use, for `path` only) and web
  * standards, so it runs on Deno and Node 20+.
  *
  * @module
  */
-import { nodeFs } from "../_io/node_fs.ts";
+import { openAppendFile } from "../_io/open_append_file.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { clockField } from "../_internal/check_options.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import type { DecisionRecord } from "../clients/types.ts";
 import {
@@ -32,6 +39,8 @@ export const DEFAULT_FLUSH_BYTES = 64 * 1024;
 export const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 /** Default `maxBufferBytes`: 8 MiB wait at most; beyond, lines are dropped. */
 export const DEFAULT_MAX_BUFFER_BYTES = 8 * 1024 * 1024;
+/** Default `writeTimeoutMs`: a write (or the release at `close()`) not done in 5 s has failed. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 5_000;
 
 /** Options of {@link createDecisionLogWriter}: `path` or `stream`. */
 export interface DecisionLogWriterOptions {
@@ -52,8 +61,21 @@ export interface DecisionLogWriterOptions {
    * go over is dropped (and counted). Default 8 MiB.
    */
   maxBufferBytes?: number;
+  /**
+   * The longest one write may take, in ms: a write the file or stream has
+   * not accepted by then has failed (its lines are dropped and reported),
+   * so `flush()` and `close()` settle even when the sink stalls (a full
+   * pipe, a stuck stream). Releasing the sink at `close()` is bounded the
+   * same way. Default 5000.
+   */
+  writeTimeoutMs?: number;
   /** Called with each failed write (`DECISION_LOG_WRITE_ERROR`); what it throws is ignored. */
   onError?: (error: PolicyError) => void;
+  /**
+   * The clock whose timers run the flush interval and the write timeout.
+   * Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /** What {@link DecisionLogWriter.stats} reports. */
@@ -89,7 +111,9 @@ const FIELDS: Record<string, Field> = {
   flushBytes: bytesField,
   flushIntervalMs: durationField,
   maxBufferBytes: bytesField,
+  writeTimeoutMs: durationField,
   onError: functionField,
+  clock: clockField,
 };
 
 /**
@@ -142,10 +166,10 @@ function fileSink(path: string): Sink {
   return {
     async write(bytes) {
       // Opened on the first write; after a failed open, the next write tries again.
-      handle ??= nodeFs().then(({ fs }) => fs.open(path, "a"));
+      handle ??= openAppendFile(path);
       const file = await handle.catch((error) => {
         handle = null;
-        throw error;
+        throw openError(path, error);
       });
       let offset = 0;
       while (offset < bytes.byteLength) {
@@ -159,6 +183,14 @@ function fileSink(path: string): Sink {
       await (await opened?.catch(() => null))?.close().catch(() => {});
     },
   };
+}
+
+/** A failure to open the log file, naming it, with the file system's code. */
+function openError(path: string, error: unknown): Error {
+  const cause = (error as { cause?: unknown } | null)?.cause ?? error;
+  return Object.assign(new Error(`cannot open ${path}: ${describeThrown(error)}`, { cause }), {
+    code: systemErrorCode(cause),
+  });
 }
 
 function streamSink(stream: WritableStream<Uint8Array>): Sink {
@@ -176,11 +208,13 @@ class JsonLinesWriter implements DecisionLogWriter {
   readonly #flushBytes: number;
   readonly #flushIntervalMs: number;
   readonly #maxBufferBytes: number;
+  readonly #writeTimeoutMs: number;
   readonly #onError: ((error: PolicyError) => void) | null;
+  readonly #clock: Clock;
   readonly #encoder = new TextEncoder();
   #chunks: Uint8Array[] = [];
   #bufferedBytes = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   /** The writes in progress, if any: one at a time, so lines stay in order. */
   #draining: Promise<void> | null = null;
   #written = 0;
@@ -194,7 +228,9 @@ class JsonLinesWriter implements DecisionLogWriter {
     this.#flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
     this.#flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.#maxBufferBytes = options.maxBufferBytes ?? DEFAULT_MAX_BUFFER_BYTES;
+    this.#writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
     this.#onError = options.onError ?? null;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   readonly onDecision = (record: DecisionRecord): void => {
@@ -221,7 +257,7 @@ class JsonLinesWriter implements DecisionLogWriter {
   };
 
   #armTimer(): void {
-    this.#timer ??= setTimeout(() => void this.flush(), this.#flushIntervalMs);
+    this.#timer ??= this.#clock.setTimeout(() => void this.flush(), this.#flushIntervalMs);
   }
 
   stats(): DecisionLogStats {
@@ -248,7 +284,7 @@ class JsonLinesWriter implements DecisionLogWriter {
     this.#closing ??= (async () => {
       this.#closed = true;
       await this.flush();
-      await this.#sink.release().catch(() => {});
+      await this.#bounded(this.#sink.release(), "release").catch(() => {});
     })();
     return this.#closing;
   }
@@ -259,7 +295,7 @@ class JsonLinesWriter implements DecisionLogWriter {
 
   /** Writes the whole buffer as one write. Never rejects. */
   async #writeBuffered(): Promise<void> {
-    clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     const chunks = this.#chunks;
     if (chunks.length === 0) return;
@@ -272,7 +308,7 @@ class JsonLinesWriter implements DecisionLogWriter {
     this.#chunks = [];
     this.#bufferedBytes = 0;
     try {
-      await this.#sink.write(bytes);
+      await this.#bounded(this.#sink.write(bytes), "write");
       this.#written += chunks.length;
     } catch (error) {
       this.#failedWrites++;
@@ -290,5 +326,26 @@ class JsonLinesWriter implements DecisionLogWriter {
         ),
       );
     }
+  }
+
+  /** `operation`, or a rejection once it has taken longer than `writeTimeoutMs`. */
+  #bounded(operation: Promise<void>, what: string): Promise<void> {
+    // A stalled operation may still settle later: nobody waits for it then.
+    operation.catch(() => {});
+    const clock = this.#clock;
+    const ms = this.#writeTimeoutMs;
+    let handle: unknown;
+    const timeout = new Promise<never>((_, reject) => {
+      handle = clock.setTimeout(
+        () =>
+          reject(
+            new Error(
+              `the ${what} did not finish within writeTimeoutMs (${ms} ms): the file or stream is stalled`,
+            ),
+          ),
+        ms,
+      );
+    });
+    return Promise.race([operation, timeout]).finally(() => clock.clearTimeout(handle));
   }
 }

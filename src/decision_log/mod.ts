@@ -19,3 +19,5 @@
  * @module
  */
 export * from "./create_decision_log_writer.ts";
+// The library's one clock, the type of this module's `clock` options.
+export type { Clock } from "../_internal/clock.ts";

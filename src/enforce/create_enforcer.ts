@@ -24,7 +24,9 @@ import type { Enforcer, EnforcerOptions } from "./types.ts";
  * import type { Decision } from "../engine/types.ts";
  * import assert from "node:assert/strict";
  *
- * const enforcer = createEnforcer({ store: createMemoryStore({ now: () => 0 }) }); // a frozen clock
+ * // A clock stopped at 0 (the memory store reads only its monotonic now()).
+ * const clock = { now: () => 0, wallNow: () => 0, setTimeout: () => 0, clearTimeout() {} };
+ * const enforcer = createEnforcer({ store: createMemoryStore({ clock }) });
  * const decision: Decision = {
  *   decision: "throttle",
  *   reason: "rule",

@@ -55,7 +55,7 @@ export interface Guard {
  * }));
  * const guard = createGuard({
  *   client: { evaluate },
- *   store: createMemoryStore({ now: () => 0 }),
+ *   store: createMemoryStore(),
  *   target: () => ({ service: "app", resource: "report", action: "read" }),
  *   context: (request) => ({ user: request.headers.get("x-user") ?? undefined }),
  * });

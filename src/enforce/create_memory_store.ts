@@ -10,8 +10,10 @@ import {
   checkOptions,
   describeValue,
   type Fields,
-  functionField,
+  refusedField,
 } from "../_internal/check_options.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { clockField } from "../_internal/check_options.ts";
 import { countRequest, type WindowState } from "./sliding_window.ts";
 import type { ThrottleStore } from "./types.ts";
 
@@ -27,10 +29,11 @@ export interface MemoryStoreOptions {
    */
   maxBuckets?: number;
   /**
-   * The clock, in milliseconds. Default `performance.now()`: monotonic, so a
-   * change of the wall clock never frees or blocks a bucket.
+   * The clock: windows are counted on its monotonic `now()` (ms). Default:
+   * the system clock (`performance.now()`), so a change of the wall clock
+   * never frees or blocks a bucket. The store sets no timer.
    */
-  now?: () => number;
+  clock?: Clock;
 }
 
 /** A {@link ThrottleStore} in this process's memory, with the number of buckets it holds. */
@@ -47,7 +50,10 @@ const MEMORY_STORE_FIELDS: Fields = {
         ? undefined
         : `must be a whole number of at least 1; got ${describeValue(value)}`,
   },
-  now: functionField,
+  clock: clockField,
+  now: refusedField(
+    "was replaced by clock (an object with now(), wallNow(), setTimeout() and clearTimeout(); see the README's changelog)",
+  ),
 };
 
 /**
@@ -61,8 +67,9 @@ const MEMORY_STORE_FIELDS: Fields = {
  * import { createMemoryStore } from "./create_memory_store.ts";
  * import assert from "node:assert/strict";
  *
- * let now = 0;
- * const store = createMemoryStore({ now: () => now });
+ * let now = 0; // a hand-moved clock: the store reads only now()
+ * const clock = { now: () => now, wallNow: () => now, setTimeout: () => 0, clearTimeout() {} };
+ * const store = createMemoryStore({ clock });
  * for (let i = 0; i < 10; i++) assert.ok((await store.hit("tenant-1", 10, 60e6)).admitted);
  * const refused = await store.hit("tenant-1", 10, 60e6);
  * assert.equal(refused.admitted, false);
@@ -74,7 +81,7 @@ const MEMORY_STORE_FIELDS: Fields = {
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   checkOptions(options, MEMORY_STORE_FIELDS, "createMemoryStore");
   const maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
-  const now = options.now ?? (() => performance.now());
+  const clock = options.clock ?? SYSTEM_CLOCK;
   // Insertion order is recency order: a used bucket is moved to the end.
   const buckets = new Map<string, WindowState>();
   return {
@@ -90,7 +97,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         buckets.delete(bucket);
       }
       buckets.set(bucket, state);
-      return Promise.resolve(countRequest(state, Math.floor(now() * 1000), limit, windowMicros));
+      return Promise.resolve(
+        countRequest(state, Math.floor(clock.now() * 1000), limit, windowMicros),
+      );
     },
   };
 }

@@ -1,28 +1,29 @@
 // This module is browser compatible.
 /**
  * The Express 5 adapter: `app.use(expressGuard({...}))`. Express is an
- * optional peer dependency: this file imports nothing from it and types the
- * few members it uses itself. See docs/enforcement.md "Guards".
+ * optional peer dependency: this file imports only its types (from
+ * `@types/express`, an optional peer too), which TypeScript erases, so
+ * `target` and `context` get Express's `Request`. See docs/enforcement.md
+ * "Guards".
  *
  * @module
  */
+// @ts-types="@types/express"
+import type { NextFunction, Request, Response } from "express";
+import type { Decision } from "../engine/types.ts";
 import { guardVerdict } from "./_guard_verdict.ts";
 import type { GuardOptions } from "./types.ts";
 
-/** The members of Express's `res` the guard uses. */
-export interface ExpressResponseLike {
-  /** Sets the status code. */
-  status(code: number): this;
-  /** Sets header fields. */
-  set(fields: Record<string, string>): this;
-  /** Sends the body. */
-  send(body: string): this;
-  /** Per-request values for the handlers: the guard sets `policyDecision`. */
-  locals: Record<string, unknown>;
+/**
+ * What the guard puts in `res.locals` for the handlers behind it. The npm
+ * package merges it into Express's `Locals`, so `res.locals.policyDecision`
+ * is typed; on Deno, declare the merge in your application
+ * (docs/enforcement.md "Guards": JSR packages may not augment global types).
+ */
+export interface ExpressGuardLocals {
+  /** The decision the guard enforced; absent in a handler no guard runs before. */
+  policyDecision?: Decision;
 }
-
-/** Express's `next`. */
-export type ExpressNext = (error?: unknown) => void;
 
 /**
  * An Express middleware that enforces the decision for each request: a
@@ -32,24 +33,33 @@ export type ExpressNext = (error?: unknown) => void;
  * called. A failure (a throwing `target`, `evaluate` refusing the context)
  * goes to `next(error)`, so Express answers 500.
  *
- * @example
- * ```ts ignore
+ * @example Guarding a route (Deno reads Express's types from the `@ts-types` line)
+ * ```ts
+ * // @ts-types="@types/express"
  * import express from "express";
- * import { expressGuard } from "@policy/runtime/enforce/express";
+ * import { compileBundle, createEvaluator } from "../engine/mod.ts";
+ * import { createMemoryStore } from "./mod.ts";
+ * import { expressGuard } from "./express_guard.ts";
  *
+ * const evaluate = createEvaluator(compileBundle({ schemaVersion: 1, env: "dev", policies: [] }));
  * const app = express();
- * app.use("/invoices", expressGuard({
- *   client,
- *   store,
- *   target: (req) => ({ service: "billing", resource: "invoice", action: req.method === "GET" ? "read" : "create" }),
- *   context: (req) => ({ tenant: req.get("x-tenant") }),
- * }));
- * app.get("/invoices/export", (_req, res) => res.send("id,total\n"));
+ * app.use(
+ *   "/invoices",
+ *   expressGuard({
+ *     client: { evaluate },
+ *     store: createMemoryStore(),
+ *     target: (req) => ({ service: "billing", resource: "invoice", action: req.method === "GET" ? "read" : "create" }),
+ *     context: (req) => ({ tenant: req.get("x-tenant") }),
+ *   }),
+ * );
+ * app.get("/invoices/export", (_req, res) => {
+ *   res.send(`decided: ${res.locals.policyDecision?.decision}`);
+ * });
  * ```
  */
-export function expressGuard<Req>(
-  options: GuardOptions<Req>,
-): (req: Req, res: ExpressResponseLike, next: ExpressNext) => Promise<void> {
+export function expressGuard(
+  options: GuardOptions<Request>,
+): (req: Request, res: Response, next: NextFunction) => Promise<void> {
   const verdict = guardVerdict(options, "expressGuard");
   return async (req, res, next) => {
     let result;

@@ -21,7 +21,8 @@ import type { Refusal } from "./types.ts";
  * const response = refusalResponse(verdict);
  * assert.equal(response.status, 403);
  * assert.equal(response.headers.get("content-type"), "application/problem+json");
- * assert.equal((await response.json()).title, "Forbidden");
+ * const problem = (await response.json()) as { title: string };
+ * assert.equal(problem.title, "Forbidden");
  * ```
  */
 export function refusalResponse(refusal: Refusal): Response {

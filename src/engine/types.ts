@@ -219,16 +219,41 @@ export interface RuleReason {
 }
 
 /**
- * Where a decision comes from, when no rule decided: a policy's `defaults`
- * (its `policyKey` is named) or the global deny-by-default (no `policyKey`).
+ * Where a decision comes from, when no rule decided but a policy's
+ * `defaults` did: its policy is always named. (When no policy applies, the
+ * decision is the {@link DenyByDefault}, which names none.)
  */
 export interface DefaultReason {
   /** A default decided. */
   reason: "default";
-  /** The policy whose default applied; absent for the global deny. */
-  policyKey?: string;
+  /** The policy whose default applied. */
+  policyKey: string;
   /** Never present: no rule decided. */
   ruleId?: never;
+}
+
+/**
+ * The global deny-by-default: no policy applies to the target (or none
+ * decided), so the decision is `deny` and names no policy
+ * (docs/bundle-format.md "Selecting the decision").
+ */
+export interface DenyByDefault {
+  /** Always `deny`. */
+  decision: "deny";
+  /** No rule decided. */
+  reason: "default";
+  /** Never present: no policy decided. */
+  policyKey?: never;
+  /** Never present: no rule decided. */
+  ruleId?: never;
+  /** Never present on this decision. */
+  throttle?: never;
+  /** Never present on this decision. */
+  killSwitch?: never;
+  /** Never present on this decision. */
+  value?: never;
+  /** Never present on this decision. */
+  parsedValue?: never;
 }
 
 /** An `allow` or `deny` decision: no descriptor. */
@@ -287,7 +312,10 @@ export interface CustomOutcome {
   parsedValue?: unknown;
 }
 
-/** Why the engine decided: a rule ({@link RuleReason}) or a default ({@link DefaultReason}). */
+/**
+ * Why a policy decided: a rule ({@link RuleReason}) or the policy's default
+ * ({@link DefaultReason}); either names the policy.
+ */
 export type DecisionReason = RuleReason | DefaultReason;
 
 /** What the engine decided: the effect and the descriptor it carries. */
@@ -303,7 +331,9 @@ export type DecisionOutcome =
  * the types say so. After `if (d.decision === "throttle")`, `d.throttle` is
  * a {@link ThrottleDescriptor} (the same for `killSwitch` and `value`);
  * after `if (d.reason === "rule")`, `d.policyKey` and `d.ruleId` are
- * strings.
+ * strings. Every decision but the {@link DenyByDefault} names the policy
+ * that decided: after `if (d.decision !== "deny")`, `d.policyKey` is a
+ * string.
  *
  * @example Narrowing on the decision
  * ```ts
@@ -335,7 +365,7 @@ export type DecisionOutcome =
  * }
  * ```
  */
-export type Decision = DecisionReason & DecisionOutcome;
+export type Decision = (DecisionReason & DecisionOutcome) | DenyByDefault;
 
 /** The result of `validateBundle`. */
 export interface ValidationResult {

@@ -10,6 +10,7 @@ import { userAgent } from "../_internal/user_agent.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";
@@ -32,6 +33,8 @@ export interface RequestLicenseOptions {
   userAgent?: string;
   /** The fetch function (default `globalThis.fetch`). */
   fetch?: typeof fetch;
+  /** The clock whose timer bounds the request (default: the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -87,7 +90,8 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
 
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? ACTIVATION_TIMEOUT_MS;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const timer = clock.setTimeout(() => controller.abort(), timeoutMs);
   try {
     let response: Response;
     try {
@@ -144,7 +148,7 @@ export async function requestLicense(options: RequestLicenseOptions): Promise<un
       `${url.href} answered HTTP ${status}${serverMessage === "" ? "" : ` (${serverMessage})`}`,
     );
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
   }
 }
 

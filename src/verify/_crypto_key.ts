@@ -5,6 +5,7 @@
  * @module
  */
 import { PolicyError } from "../_internal/policy_error.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** What a key must be. */
 export interface KeyRequirement {
@@ -17,12 +18,12 @@ export interface KeyRequirement {
 }
 
 /** True when `value` is a WebCrypto `CryptoKey`. */
-export function isCryptoKey(value: unknown): value is CryptoKey {
+export function isCryptoKey(value: unknown): value is WebCryptoKey {
   return typeof CryptoKey === "function" && value instanceof CryptoKey;
 }
 
 /** Returns `key` when it meets `requirement`, else throws `INVALID_KEY`. */
-export function checkCryptoKey(key: CryptoKey, requirement: KeyRequirement): CryptoKey {
+export function checkCryptoKey(key: WebCryptoKey, requirement: KeyRequirement): WebCryptoKey {
   const problem = keyProblem(key, requirement);
   if (problem !== undefined) {
     throw new PolicyError("INVALID_KEY", `${requirement.subject}: ${problem}`);
@@ -30,7 +31,7 @@ export function checkCryptoKey(key: CryptoKey, requirement: KeyRequirement): Cry
   return key;
 }
 
-function keyProblem(key: CryptoKey, requirement: KeyRequirement): string | undefined {
+function keyProblem(key: WebCryptoKey, requirement: KeyRequirement): string | undefined {
   const algorithmProblem = requirement.algorithmProblem(key.algorithm);
   if (algorithmProblem !== undefined) return algorithmProblem;
   if (key.type !== requirement.type) {

@@ -8,6 +8,7 @@ import { PolicyError } from "../_internal/policy_error.ts";
 import { checkCryptoKey, describeType, hmacSha256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { decodeHex, firstNonHexIndex } from "../_internal/encoding.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 const SUBJECT = "HMAC secret";
 const SECRET_HEX_LENGTH = 64;
@@ -41,9 +42,9 @@ const SECRET_HEX_LENGTH = 64;
  * ```
  */
 export async function importHmacKey(
-  secret: string | CryptoKey,
+  secret: string | WebCryptoKey,
   usage: "sign" | "verify" = "verify",
-): Promise<CryptoKey> {
+): Promise<WebCryptoKey> {
   if (isCryptoKey(secret)) {
     return checkCryptoKey(secret, {
       subject: SUBJECT,

@@ -9,12 +9,13 @@ import type { SignatureAlgorithm } from "../engine/types.ts";
 import { importHmacKey } from "./import_hmac_key.ts";
 import { importPrivateKey } from "./import_private_key.ts";
 import { importPublicKey } from "./import_public_key.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** The key that verifies `algorithm` signatures: an ECDSA P-256 public key or an HMAC secret. */
 export function importVerifyKey(
   algorithm: SignatureAlgorithm,
-  key: string | CryptoKey,
-): Promise<CryptoKey> {
+  key: string | WebCryptoKey,
+): Promise<WebCryptoKey> {
   switch (algorithm) {
     case "ECDSA_SHA_256":
       return importPublicKey(key);
@@ -28,8 +29,8 @@ export function importVerifyKey(
 /** The key that makes `algorithm` signatures: an ECDSA P-256 private key or an HMAC secret. */
 export function importSignKey(
   algorithm: SignatureAlgorithm,
-  key: string | CryptoKey,
-): Promise<CryptoKey> {
+  key: string | WebCryptoKey,
+): Promise<WebCryptoKey> {
   switch (algorithm) {
     case "ECDSA_SHA_256":
       return importPrivateKey(key);

@@ -22,6 +22,7 @@ import {
 } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem, type PemBlock } from "./_pem.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 const SUBJECT = "ECDSA private key";
 
@@ -57,7 +58,7 @@ function invalidKey(problem: string): PolicyError {
  * await assert.rejects(importPrivateKey(publicKey), { code: "INVALID_KEY" });
  * ```
  */
-export async function importPrivateKey(key: string | CryptoKey): Promise<CryptoKey> {
+export async function importPrivateKey(key: string | WebCryptoKey): Promise<WebCryptoKey> {
   if (isCryptoKey(key)) {
     return checkCryptoKey(key, {
       subject: SUBJECT,

@@ -10,6 +10,7 @@ import { readChildren, readWhole, TAG } from "./_der.ts";
 import { keyAlgorithmProblem, p256PointProblem } from "./_key_algorithm.ts";
 import { describePemLabel, parsePem } from "./_pem.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 const SUBJECT = "ECDSA public key";
 
@@ -41,7 +42,7 @@ function invalidKey(problem: string): PolicyError {
  * await assert.rejects(importPublicKey(privateKey), { code: "INVALID_KEY" });
  * ```
  */
-export async function importPublicKey(key: string | CryptoKey): Promise<CryptoKey> {
+export async function importPublicKey(key: string | WebCryptoKey): Promise<WebCryptoKey> {
   if (isCryptoKey(key)) {
     return checkCryptoKey(key, {
       subject: SUBJECT,

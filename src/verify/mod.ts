@@ -28,6 +28,7 @@
  * @module
  */
 export * from "./signature_algorithms.ts";
+export * from "./web_crypto_key.ts";
 export * from "./import_public_key.ts";
 export * from "./import_private_key.ts";
 export * from "./import_hmac_key.ts";

@@ -13,6 +13,7 @@ import { signPayload } from "./sign_payload.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** Options of {@link signBundle}. */
 export interface SignBundleOptions {
@@ -22,7 +23,7 @@ export interface SignBundleOptions {
    * For `ECDSA_SHA_256`, PKCS#8 or SEC1 PEM text of a P-256 private key, or
    * a private `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
    */
-  key: string | CryptoKey;
+  key: string | WebCryptoKey;
   /** The identifier recorded in `signature.keyId` (not empty). */
   keyId: string;
 }

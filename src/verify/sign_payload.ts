@@ -10,6 +10,7 @@ import { ecdsaRawToDer } from "./_der.ts";
 import { encodeBase64 } from "../_internal/encoding.ts";
 import { importSignKey } from "./import_key.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /**
  * Signs `data` and returns the signature value as a bundle carries it:
@@ -38,8 +39,8 @@ import { subtleCrypto } from "../_internal/subtle_crypto.ts";
  */
 export async function signPayload(
   algorithm: SignatureAlgorithm,
-  key: string | CryptoKey,
-  data: BufferSource,
+  key: string | WebCryptoKey,
+  data: ArrayBuffer | ArrayBufferView<ArrayBuffer>,
 ): Promise<string> {
   const cryptoKey = await importSignKey(algorithm, key);
   if (algorithm === "HMAC_SHA256") {

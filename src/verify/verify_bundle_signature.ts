@@ -19,6 +19,7 @@ import {
 } from "./verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 export type { VerifyKeyOptions, VerifyKeySet } from "./verify_keys.ts";
 export { MAX_VERIFY_KEYS } from "./verify_keys.ts";
@@ -62,7 +63,7 @@ const REMOVED_MESSAGE =
 /** Imported keys per `verify` object, so that reloads do not import again. */
 const keyCache = new WeakMap<
   VerifyKeyOptions,
-  { algorithm: string; publicKey: string | CryptoKey; key: Promise<CryptoKey> }
+  { algorithm: string; publicKey: string | WebCryptoKey; key: Promise<WebCryptoKey> }
 >();
 
 /**
@@ -243,7 +244,7 @@ function describeKeys(keys: readonly VerifyKeyOptions[]): string {
   return keys.length === 1 ? `an ${algorithms} key is` : `${keys.length} keys (${algorithms}) are`;
 }
 
-function cachedKey(verify: VerifyKeyOptions): Promise<CryptoKey> {
+function cachedKey(verify: VerifyKeyOptions): Promise<WebCryptoKey> {
   const hit = keyCache.get(verify);
   if (hit?.algorithm === verify.algorithm && hit.publicKey === verify.publicKey) return hit.key;
   const key = importVerifyKey(verify.algorithm, verify.publicKey);

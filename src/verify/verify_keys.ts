@@ -8,6 +8,7 @@ import type { SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
 import { quote, unsupported } from "./import_key.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** One trusted key of `verify`. */
 export interface VerifyKeyOptions {
@@ -17,7 +18,7 @@ export interface VerifyKeyOptions {
    * For `ECDSA_SHA_256`, SPKI PEM text (`-----BEGIN PUBLIC KEY-----`) or a
    * public `CryptoKey`; for `HMAC_SHA256`, the 64-hex secret or a `CryptoKey`.
    */
-  publicKey: string | CryptoKey;
+  publicKey: string | WebCryptoKey;
   /**
    * The key's identifier. A signature whose `keyId` equals it is tried with
    * this key first; it is a hint only (the `keyId` is not signed), never a

@@ -10,6 +10,7 @@ import { ecdsaDerToRaw } from "./_der.ts";
 import { decodeBase64, decodeHex, isLowerHex64 } from "../_internal/encoding.ts";
 import { importVerifyKey } from "./import_key.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /**
  * Checks a signature value over `data` with WebCrypto's `verify` (for HMAC
@@ -50,8 +51,8 @@ import { subtleCrypto } from "../_internal/subtle_crypto.ts";
  */
 export async function verifyPayload(
   algorithm: SignatureAlgorithm,
-  key: string | CryptoKey,
-  data: BufferSource,
+  key: string | WebCryptoKey,
+  data: ArrayBuffer | ArrayBufferView<ArrayBuffer>,
   value: string,
 ): Promise<boolean> {
   const cryptoKey = await importVerifyKey(algorithm, key);

@@ -28,6 +28,7 @@ export async function publishBundle(root: string, text: string, mtime: Date): Pr
   await rename(temporary, `${folder}/bundle.json`);
 }
 
+// BEGIN nginxConfig (docs/remote.md shows its options and this function verbatim)
 /** What {@link nginxConfig} needs. */
 export interface NginxConfigOptions {
   /** Folder for nginx's pid file, error log and temporary files. */
@@ -40,7 +41,6 @@ export interface NginxConfigOptions {
   runtimeKey: string;
 }
 
-// BEGIN nginxConfig (docs/remote.md shows this function verbatim)
 /**
  * An nginx configuration that publishes bundles for the remote client:
  * only `GET /v1/<orgId>/<projectId>/<env>/bundle.json`, only with the right

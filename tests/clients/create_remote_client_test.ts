@@ -13,6 +13,7 @@ import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { withTempDir } from "../_openssl.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { type Fault, FaultServer } from "./_fault_server.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import {
   assertIso,
   bundleOf,
@@ -149,10 +150,11 @@ test("createRemoteClient() URL-encodes the scope and keeps the base path", async
 });
 
 test("a poll sends If-None-Match and a 304 is a success that changes nothing", async () => {
-  await using setup = await started();
+  const clock = new FakeClock();
+  await using setup = await started({ clock });
   const { server, client, recorder } = setup;
   const first = client.status();
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  clock.tick(5);
   const status = (await client.refresh()).status;
   assert.equal(server.requests.length, 2);
   assert.equal(server.lastRequest.headers.get("if-none-match"), '"v1"');

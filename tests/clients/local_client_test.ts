@@ -9,15 +9,8 @@ import {
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import {
-  hmacSecret,
-  numberedBundle,
-  signedText,
-  sleep,
-  symlink,
-  TARGET,
-  test,
-} from "./_helpers.ts";
+import { hmacSecret, numberedBundle, signedText, symlink, TARGET, test } from "./_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 const unsignedText = (n: number) => JSON.stringify(numberedBundle(n));
 
@@ -26,11 +19,14 @@ test("createLocalClient() reads the file once when watch is not set", async () =
     const bundlePath = `${dir}/bundle.json`;
     await Deno.writeTextFile(bundlePath, unsignedText(1));
     for (const watch of [undefined, false]) {
-      const options: LocalClientOptions = { bundlePath, allowUnsigned: true };
+      const clock = new FakeClock();
+      const options: LocalClientOptions = { bundlePath, allowUnsigned: true, clock };
       if (watch !== undefined) options.watch = watch;
       const client = await createLocalClient(options);
       await Deno.writeTextFile(bundlePath, unsignedText(2));
-      await sleep(50);
+      // No timer: nothing will ever read the file again.
+      assert.equal(clock.pending, 0);
+      clock.tick(60_000);
       assert.equal(client.evaluate({ target: TARGET }).ruleId, "rule-1");
       assert.equal(client.status().bundleVersion, 1);
       await client.close();

@@ -1,6 +1,7 @@
 // createLocalClient({ watch }): every way a bundle file changes in production,
-// what each failure reports, and that close() stops everything. Intervals are
-// short and every wait polls for its condition with a generous timeout.
+// what each failure reports, and that close() stops everything. The client's
+// timers run on a FakeClock: a test runs checks one by one (each resolves when
+// the check is over and the next one is scheduled), never sleeping.
 import assert from "node:assert/strict";
 import {
   createLocalClient,
@@ -11,24 +12,53 @@ import {
   signBundle,
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { statVersion } from "../../src/clients/_read_bundle_file.ts";
 import {
   hmacSecret,
   numberedBundle,
   signedText,
-  sleep,
   symlink,
   TARGET,
   test,
-  waitFor,
   withDigest,
   writeAtomic,
 } from "./_helpers.ts";
 
 const INTERVAL_MS = 10;
 
+/** More checks than any change needs to be seen (a rewrite caught half-way takes two). */
+const MAX_CHECKS = 50;
+
+/**
+ * Runs one check of the file on `clock`: fires the pending watch timer and
+ * resolves when the check is over (the client scheduled the next one); with
+ * a check already running, waits for its end.
+ */
+async function check(clock: FakeClock): Promise<void> {
+  // No timer pending: a check is running; its end is the next timer.
+  if (clock.pending === 0) return await clock.nextTimer();
+  assert.equal(clock.pending, 1, "one watch timer pending");
+  const next = clock.nextTimer();
+  clock.tick(INTERVAL_MS);
+  await next;
+}
+
+/** Runs checks until `condition` holds, failing after {@link MAX_CHECKS}. */
+async function checkUntil(
+  clock: FakeClock,
+  condition: () => boolean,
+  message: string,
+): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i === MAX_CHECKS) throw new Error(`not after ${MAX_CHECKS} checks: ${message}`);
+    await check(clock);
+  }
+}
+
 interface Watched {
   client: PolicyClient;
+  clock: FakeClock;
   dir: string;
   path: string;
   secret: string;
@@ -37,10 +67,14 @@ interface Watched {
   text(n: number, effect?: "allow" | "deny"): Promise<string>;
   /** The rule that decides at TARGET: `rule-<n>` of the bundle in force. */
   rule(): string | undefined;
-  /** Waits until the bundle in force is `rule-<n>`. */
+  /** Runs checks until the bundle in force is `rule-<n>`. */
   untilRule(n: number): Promise<void>;
-  /** Waits until `count` errors were reported. */
+  /** Runs checks until `count` errors were reported. */
   untilErrors(count: number): Promise<void>;
+  /** Runs checks until `condition` holds. */
+  until(condition: () => boolean, message: string): Promise<void>;
+  /** Runs `n` checks. */
+  checks(n: number): Promise<void>;
 }
 
 /**
@@ -65,29 +99,41 @@ async function watching(
     if (setup === undefined) await Deno.writeTextFile(path, await text(1));
     else path = await setup(dir, text);
     const errors: PolicyError[] = [];
+    // The wall clock starts at the real time: the files' times are real.
+    const clock = options.clock instanceof FakeClock
+      ? options.clock
+      : new FakeClock({ wallNow: Date.now() });
     const client = await createLocalClient({
       bundlePath: path,
       verify: { algorithm: "HMAC_SHA256", publicKey: secret },
       watch: { intervalMs: INTERVAL_MS },
+      clock,
       ...(!noOnError && { onError: (error: PolicyError) => void errors.push(error) }),
       ...clientOptions,
     });
     const rule = () => client.evaluate({ target: TARGET }).ruleId;
+    const until = (condition: () => boolean, message: string) =>
+      checkUntil(clock, condition, message);
     try {
       await fn({
         client,
+        clock,
         dir,
         path,
         secret,
         errors,
         text,
         rule,
-        untilRule: (n) => waitFor(() => rule() === `rule-${n}`, `rule-${n} in force`),
+        untilRule: (n) => until(() => rule() === `rule-${n}`, `rule-${n} in force`),
         untilErrors: (count) =>
-          waitFor(
+          until(
             () => errors.length >= count,
             `${count} errors, got ${errors.map((e) => e.code)}`,
           ),
+        until,
+        checks: async (n) => {
+          for (let i = 0; i < n; i++) await check(clock);
+        },
       });
     } finally {
       await client.close();
@@ -99,7 +145,7 @@ const codes = (errors: PolicyError[]) => errors.map((error) => error.code);
 
 test("watch does not read an unchanged file again, directly or through a symlink", async () => {
   for (const linked of [false, true]) {
-    await watching(async ({ path, text, untilRule }) => {
+    await watching(async ({ path, text, untilRule, checks }) => {
       const two = await text(2); // before counting: signing computes a digest too
       // Every load computes one digest: count them.
       let loads = 0;
@@ -107,11 +153,11 @@ test("watch does not read an unchanged file again, directly or through a symlink
         loads++;
         return digest(...args);
       }, async () => {
-        await sleep(20 * INTERVAL_MS);
+        await checks(20);
         assert.equal(loads, 0, "an unchanged file was loaded again");
         await writeAtomic(linked ? `${path}.target` : path, two);
         await untilRule(2);
-        await sleep(20 * INTERVAL_MS);
+        await checks(20);
         assert.equal(loads, 1);
       });
     }, {
@@ -146,7 +192,8 @@ test("watch sees a same-size in-place rewrite that leaves the file's stat unchan
   // the next second (its ctime then differs), the scenario is run again.
   let unchanged = false;
   for (let attempt = 0; attempt < 3 && !unchanged; attempt++) {
-    await sleep(1050 - (Date.now() % 1000));
+    // The file system's clock, not a timer of the client: wait for a new second to start.
+    await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
     await watching(async ({ path, text, untilRule }) => {
       const two = await text(2);
       const before = await Deno.stat(path);
@@ -223,11 +270,11 @@ test("watch sees an atomic rename that keeps the modification time and size (ino
 });
 
 test("watch reports a removed file once (BUNDLE_READ_ERROR), keeps the bundle and reloads it when restored", async () => {
-  await watching(async ({ path, text, rule, untilRule, untilErrors, errors }) => {
+  await watching(async ({ path, text, rule, untilRule, untilErrors, errors, checks }) => {
     await Deno.remove(path);
     await untilErrors(1);
     // Twenty more checks while it stays missing: no further report.
-    await sleep(20 * INTERVAL_MS);
+    await checks(20);
     assert.deepEqual(codes(errors), ["BUNDLE_READ_ERROR"]);
     assert.ok(errors[0]!.message.includes(path), errors[0]!.message);
     assert.equal(rule(), "rule-1");
@@ -306,73 +353,76 @@ test("watch keeps the bundle in force on truncated files: BUNDLE_PARSE_ERROR, CH
 });
 
 test("watch keeps the bundle in force on garbage, invalid, unsigned, foreign-signed and oversized files", async () => {
-  await watching(async ({ path, client, text, rule, untilRule, untilErrors, errors }) => {
-    const garbage = crypto.getRandomValues(new Uint8Array(512));
-    garbage[0] = 0xff; // never valid UTF-8
-    const foreign = await signedText(numberedBundle(2), hmacSecret());
-    const ecdsa = await crypto.subtle.generateKey(
-      { name: "ECDSA", namedCurve: "P-256" },
-      false,
-      ["sign", "verify"],
-    );
-    const steps: [string | Uint8Array, string][] = [
-      [garbage, "BUNDLE_PARSE_ERROR"],
-      ["not json at all", "BUNDLE_PARSE_ERROR"],
-      [JSON.stringify({ schemaVersion: 2, env: "test", policies: [] }), "BUNDLE_INVALID"],
-      [JSON.stringify(numberedBundle(2)), "BUNDLE_SIGNATURE_MISSING"],
-      [foreign, "BUNDLE_SIGNATURE_INVALID"],
-      [
-        JSON.stringify(
-          await signBundle(numberedBundle(2), {
-            algorithm: "ECDSA_SHA_256",
-            key: ecdsa.privateKey,
-            keyId: "ec",
-          }),
-        ),
-        "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
-      ],
-      [(await text(2)) + " ".repeat(4096), "BUNDLE_TOO_LARGE"],
-    ];
-    for (const [i, [content, code]] of steps.entries()) {
-      await writeAtomic(path, content);
-      await untilErrors(i + 1);
-      assert.equal(errors[i]!.code, code, errors[i]!.message);
-      assert.equal(rule(), "rule-1", `after ${code}`);
-    }
-    // The failed file is not read again while it stays unchanged: no new report.
-    await sleep(20 * INTERVAL_MS);
-    assert.equal(errors.length, steps.length);
-    // The path turned into a folder (a check between the two steps may
-    // report the file missing first).
-    await Deno.remove(path);
-    await Deno.mkdir(path);
-    await waitFor(
-      () => errors.some((e) => /is a folder/.test(e.message)),
-      "the folder reported",
-    );
-    assert.ok(
-      errors.slice(steps.length).every((e) => e.code === "BUNDLE_READ_ERROR"),
-      String(codes(errors)),
-    );
-    await Deno.remove(path);
-    await writeAtomic(path, await text(4));
-    await untilRule(4);
-    assert.equal(client.status().bundleVersion, 4);
-  }, { maxFileBytes: 4096 });
+  await watching(
+    async ({ path, client, text, rule, untilRule, untilErrors, errors, until, checks }) => {
+      const garbage = crypto.getRandomValues(new Uint8Array(512));
+      garbage[0] = 0xff; // never valid UTF-8
+      const foreign = await signedText(numberedBundle(2), hmacSecret());
+      const ecdsa = await crypto.subtle.generateKey(
+        { name: "ECDSA", namedCurve: "P-256" },
+        false,
+        ["sign", "verify"],
+      );
+      const steps: [string | Uint8Array, string][] = [
+        [garbage, "BUNDLE_PARSE_ERROR"],
+        ["not json at all", "BUNDLE_PARSE_ERROR"],
+        [JSON.stringify({ schemaVersion: 2, env: "test", policies: [] }), "BUNDLE_INVALID"],
+        [JSON.stringify(numberedBundle(2)), "BUNDLE_SIGNATURE_MISSING"],
+        [foreign, "BUNDLE_SIGNATURE_INVALID"],
+        [
+          JSON.stringify(
+            await signBundle(numberedBundle(2), {
+              algorithm: "ECDSA_SHA_256",
+              key: ecdsa.privateKey,
+              keyId: "ec",
+            }),
+          ),
+          "BUNDLE_SIGNATURE_ALGORITHM_MISMATCH",
+        ],
+        [(await text(2)) + " ".repeat(4096), "BUNDLE_TOO_LARGE"],
+      ];
+      for (const [i, [content, code]] of steps.entries()) {
+        await writeAtomic(path, content);
+        await untilErrors(i + 1);
+        assert.equal(errors[i]!.code, code, errors[i]!.message);
+        assert.equal(rule(), "rule-1", `after ${code}`);
+      }
+      // The failed file is not read again while it stays unchanged: no new report.
+      await checks(20);
+      assert.equal(errors.length, steps.length);
+      // The path turned into a folder (a check between the two steps may
+      // report the file missing first).
+      await Deno.remove(path);
+      await Deno.mkdir(path);
+      await until(
+        () => errors.some((e) => /is a folder/.test(e.message)),
+        "the folder reported",
+      );
+      assert.ok(
+        errors.slice(steps.length).every((e) => e.code === "BUNDLE_READ_ERROR"),
+        String(codes(errors)),
+      );
+      await Deno.remove(path);
+      await writeAtomic(path, await text(4));
+      await untilRule(4);
+      assert.equal(client.status().bundleVersion, 4);
+    },
+    { maxFileBytes: 4096 },
+  );
 });
 
 test("watch reloads a file whose bundleVersion changed but whose policies did not", async () => {
-  await watching(async ({ path, secret, client }) => {
+  await watching(async ({ path, secret, client, until }) => {
     const checksum = client.status().checksum;
     const bumped = { ...numberedBundle(1), bundleVersion: 9 };
     await writeAtomic(path, await signedText(bumped, secret));
-    await waitFor(() => client.status().bundleVersion === 9, "bundleVersion 9");
+    await until(() => client.status().bundleVersion === 9, "bundleVersion 9");
     assert.equal(client.status().checksum, checksum);
   });
 });
 
 test("evaluate() during reloads answers from the old or the new bundle, never a mix", async () => {
-  await watching(async ({ path, client, text, untilRule }) => {
+  await watching(async ({ path, client, text, until }) => {
     const checksums = new Map<string, string>(); // checksum -> rule id
     const texts: string[] = [];
     for (let n = 1; n <= 9; n++) {
@@ -381,34 +431,52 @@ test("evaluate() during reloads answers from the old or the new bundle, never a 
       checksums.set(JSON.parse(t).checksum, `rule-${n}`);
     }
     let seen = 1;
-    for (let n = 2; n <= 9; n++) {
-      await writeAtomic(path, texts[n - 1]!);
-      // Evaluate continuously until rule-n is in force.
-      while (true) {
-        const decision = client.evaluate({ target: TARGET });
-        const status = client.status();
-        const m = Number(decision.ruleId!.slice("rule-".length));
-        // The decision and the status come from the same bundle, …
-        assert.equal(checksums.get(status.checksum), decision.ruleId);
-        assert.equal(decision.decision, m % 2 === 0 ? "deny" : "allow");
-        // … which is the previous one or the new one.
-        assert.ok(m === seen || m === n, `rule-${m} while going from rule-${seen} to rule-${n}`);
-        if (m === n) break;
-        await sleep(1);
+    let next = 1;
+    let observed = 0;
+    /** One evaluation: the decision and the status from one bundle, the previous or the next. */
+    const observe = () => {
+      const decision = client.evaluate({ target: TARGET });
+      const status = client.status();
+      const m = Number(decision.ruleId!.slice("rule-".length));
+      // The decision and the status come from the same bundle, …
+      assert.equal(checksums.get(status.checksum), decision.ruleId);
+      assert.equal(decision.decision, m % 2 === 0 ? "deny" : "allow");
+      // … which is the previous one or the new one.
+      assert.ok(
+        m === seen || m === next,
+        `rule-${m} while going from rule-${seen} to rule-${next}`,
+      );
+      observed++;
+      return m;
+    };
+    // Evaluate in the middle of every reload too: inside its checksum digest.
+    await withDigest((digest) => async (...args) => {
+      observe();
+      const result = await digest(...args);
+      observe();
+      return result;
+    }, async () => {
+      for (let n = 2; n <= 9; n++) {
+        next = n;
+        await writeAtomic(path, texts[n - 1]!);
+        // Evaluate after every check until rule-n is in force.
+        await until(() => observe() === n, `rule-${n} in force`);
+        seen = n;
       }
-      seen = n;
-    }
-    await untilRule(9);
+    });
+    assert.ok(observed >= 8 * 3, `${observed} evaluations`);
   });
 });
 
 test("close() stops watching: later changes are not loaded and nothing is reported", async () => {
-  await watching(async ({ client, path, text, rule, errors }) => {
+  await watching(async ({ client, clock, path, text, rule, errors }) => {
     await client.close();
+    assert.equal(clock.pending, 0, "close() cleared the watch timer");
     await writeAtomic(path, await text(2));
-    await sleep(10 * INTERVAL_MS);
+    clock.tick(10 * INTERVAL_MS);
     await Deno.remove(path);
-    await sleep(10 * INTERVAL_MS);
+    clock.tick(10 * INTERVAL_MS);
+    assert.equal(clock.pending, 0);
     assert.equal(rule(), "rule-1");
     assert.deepEqual(errors, []);
     await client.close();
@@ -416,23 +484,27 @@ test("close() stops watching: later changes are not loaded and nothing is report
 });
 
 test("close() during a reload waits for it to finish, and the reload then changes nothing", async () => {
-  await watching(async ({ client, path, text, rule, errors }) => {
+  await watching(async ({ client, clock, path, text, rule, errors }) => {
     const two = await text(2);
     // Hold the reload inside the load pipeline (its checksum digest) until released.
     let release!: () => void;
     const gate = new Promise<void>((resolve) => release = resolve);
-    let entered = false;
+    let enter!: () => void;
+    const entered = new Promise<void>((resolve) => enter = resolve);
     await withDigest((digest) => async (...args) => {
-      entered = true;
+      enter();
       await gate;
       return await digest(...args);
     }, async () => {
       try {
         await writeAtomic(path, two);
-        await waitFor(() => entered, "a reload started");
+        clock.tick(INTERVAL_MS);
+        await entered;
         let closed = false;
         const closing = client.close().then(() => closed = true);
-        await sleep(5 * INTERVAL_MS);
+        // Everything close() could do without the reload is done within these turns.
+        for (let i = 0; i < 20; i++) await Promise.resolve();
+        clock.tick(10 * INTERVAL_MS);
         assert.equal(closed, false, "close() resolved while a reload was running");
         release();
         await closing;
@@ -452,15 +524,22 @@ test("close() racing with checks leaves no timer or file open", async () => {
     for (let i = 0; i < 10; i++) {
       const secret = hmacSecret();
       await writeAtomic(path, await signedText(numberedBundle(1), secret));
+      const clock = new FakeClock({ wallNow: Date.now() });
       const client = await createLocalClient({
         bundlePath: path,
         verify: { algorithm: "HMAC_SHA256", publicKey: secret },
         watch: { intervalMs: 1 },
         onError: () => {},
+        clock,
       });
       await writeAtomic(path, two);
-      await sleep(i % 3);
+      // 0, 1 or 2 checks started: close() comes before, during or between them.
+      for (let tick = 0; tick < i % 3; tick++) {
+        clock.tick(1);
+        await Promise.resolve();
+      }
       await client.close();
+      assert.equal(clock.pending, 0);
     }
   });
 });
@@ -468,9 +547,9 @@ test("close() racing with checks leaves no timer or file open", async () => {
 test("a throwing or rejecting onError does not stop watching", async () => {
   for (const kind of ["throw", "reject"] as const) {
     let calls = 0;
-    await watching(async ({ path, text, untilRule }) => {
+    await watching(async ({ path, text, untilRule, until }) => {
       await writeAtomic(path, "garbage");
-      await waitFor(() => calls === 1, "onError called");
+      await until(() => calls === 1, "onError called");
       await writeAtomic(path, await text(2));
       await untilRule(2);
     }, {
@@ -492,10 +571,10 @@ test("without onError a failed reload is written once to console.warn", async ()
   const warnings: string[] = [];
   console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
   try {
-    await watching(async ({ path, text, untilRule }) => {
+    await watching(async ({ path, text, untilRule, until, checks }) => {
       await writeAtomic(path, "garbage");
-      await waitFor(() => warnings.length === 1, "one warning");
-      await sleep(10 * INTERVAL_MS);
+      await until(() => warnings.length === 1, "one warning");
+      await checks(10);
       await writeAtomic(path, await text(2));
       await untilRule(2);
       assert.equal(warnings.length, 1);
@@ -509,39 +588,30 @@ test("without onError a failed reload is written once to console.warn", async ()
 });
 
 test("watch runs one check at a time: one poll timer, never overlapping", async () => {
-  const original = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
-  const live = new Set<unknown>();
-  let most = 0;
-  globalThis.setTimeout = ((handler: () => void, delay?: number) => {
-    if (delay !== INTERVAL_MS) return original.setTimeout(handler, delay);
-    const id = original.setTimeout(() => {
-      live.delete(id);
-      handler();
-    }, delay);
-    live.add(id);
-    most = Math.max(most, live.size);
-    return id;
-  }) as typeof setTimeout;
-  globalThis.clearTimeout = ((id?: number) => {
-    live.delete(id);
-    original.clearTimeout(id);
-  }) as typeof clearTimeout;
-  try {
-    await watching(async ({ path, secret, untilRule }) => {
-      // A large bundle makes each reload take a while.
-      const big = numberedBundle(2);
-      for (let i = 0; i < 3000; i++) {
-        big.policies.push({ ...structuredClone(big.policies[0]!), policyKey: `p-${i}` });
-      }
-      await writeAtomic(path, await signedText(big, secret));
-      await untilRule(2);
-      await writeAtomic(path, await signedText(numberedBundle(3), secret));
-      await untilRule(3);
-    });
-  } finally {
-    globalThis.setTimeout = original.setTimeout;
-    globalThis.clearTimeout = original.clearTimeout;
+  /** A FakeClock that records the most timers ever pending at once. */
+  class CountingClock extends FakeClock {
+    most = 0;
+    override setTimeout(callback: () => void, ms: number): number {
+      const id = super.setTimeout(callback, ms);
+      this.most = Math.max(this.most, this.pending);
+      return id;
+    }
   }
-  assert.equal(most, 1);
-  assert.equal(live.size, 0);
+  const clock = new CountingClock({ wallNow: Date.now() });
+  await watching(async ({ path, secret, untilRule }) => {
+    // A large bundle makes each reload take a while.
+    const big = numberedBundle(2);
+    for (let i = 0; i < 3000; i++) {
+      big.policies.push({ ...structuredClone(big.policies[0]!), policyKey: `p-${i}` });
+    }
+    await writeAtomic(path, await signedText(big, secret));
+    // Time runs on while the reload is in progress: no second check starts.
+    clock.tick(INTERVAL_MS);
+    for (let i = 0; i < 5; i++) clock.tick(INTERVAL_MS);
+    await untilRule(2);
+    await writeAtomic(path, await signedText(numberedBundle(3), secret));
+    await untilRule(3);
+  }, { clock });
+  assert.equal(clock.most, 1);
+  assert.equal(clock.pending, 0);
 });

@@ -35,7 +35,7 @@ test("nginx: the docs show nginxConfig() verbatim", async () => {
   assert.ok(snippet.length > 500);
   assert.ok(
     docs.includes(snippet),
-    "docs/remote.md must show nginxConfig() of tests/clients/_nginx.ts verbatim",
+    "docs/remote.md must show nginxConfig() and its options of tests/clients/_nginx.ts verbatim",
   );
 });
 

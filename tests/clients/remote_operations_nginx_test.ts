@@ -17,7 +17,7 @@ import {
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { FaultServer } from "./_fault_server.ts";
-import { sleep, waitFor } from "./_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { findNginx, publishBundle, startNginx } from "./_nginx.ts";
 import {
   bundleOf,
@@ -85,15 +85,24 @@ test(
       });
 
       const fleet: Member[] = [];
+      // Every member's timers on one fake clock: the test runs the local clients' checks.
+      const clock = new FakeClock({ wallNow: Date.now() });
       const start = async (name: string, verify: VerifyKeyOptions[]): Promise<Member> => {
         const errors: PolicyError[] = [];
         const onError = (error: PolicyError) => void errors.push(error);
         const client = name.startsWith("local")
-          ? await createLocalClient({ bundlePath, verify, watch: { intervalMs: 10 }, onError })
+          ? await createLocalClient({
+            bundlePath,
+            verify,
+            watch: { intervalMs: 10 },
+            onError,
+            clock,
+          })
           : await createRemoteClient(remoteOptions(server.baseUrl, {
             verify,
             poll: { intervalMs: 3_600_000 },
             onError,
+            clock,
           }));
         return { name, client, errors };
       };
@@ -110,7 +119,10 @@ test(
       const untilVersion = async (version: number) => {
         for (const { name, client } of fleet) {
           if (name.startsWith("remote")) await (client as RemoteClient).refresh();
-          await waitFor(() => client.status().bundleVersion === version, `${name} has ${version}`);
+          await clock.runUntil(
+            () => client.status().bundleVersion === version,
+            `${name} has ${version}`,
+          );
         }
       };
       try {
@@ -152,7 +164,7 @@ test(
         await rename(`${bundlePath}.tmp`, bundlePath);
         for (const { name, client, errors } of fleet) {
           if (name.startsWith("remote")) await (client as RemoteClient).refresh();
-          await waitFor(() => errors.length > 0, `${name} refuses the retired key`);
+          await clock.runUntil(() => errors.length > 0, `${name} refuses the retired key`);
           assert.deepEqual(errors.map((e) => e.code), ["BUNDLE_SIGNATURE_KEY_UNKNOWN"], name);
           assert.equal(client.status().bundleVersion, 2, name);
         }
@@ -175,14 +187,18 @@ test(
         root,
         runtimeKey: RUNTIME_KEY,
       });
+      const clock = new FakeClock();
       await using client = await createRemoteClient(remoteOptions(server.baseUrl, {
         poll: { intervalMs: 3_600_000 },
         maxStalenessMs: 300,
+        clock,
       }));
       assert.equal(client.evaluate({ target: TARGET }).decision, "allow");
       await rm(`${root}/v1/${SCOPE.orgId}/${SCOPE.projectId}/${SCOPE.env}/bundle.json`);
       assert.equal((await client.refresh()).error?.code, "REMOTE_NOT_FOUND");
-      await sleep(350);
+      clock.tick(300);
+      assert.equal(client.status().stale, false);
+      clock.tick(1);
       assert.equal(client.status().stale, true);
       assert.throws(() => client.evaluate({ target: TARGET }), { code: "BUNDLE_STALE" });
       await publish(root, V1);

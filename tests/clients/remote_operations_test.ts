@@ -13,7 +13,7 @@ import {
 } from "../../mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { withTempDir } from "../_openssl.ts";
-import { FakeClock } from "./_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { Recorder, remoteOptions, signedText, TARGET, test, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
@@ -98,7 +98,7 @@ test("a client started from its cache counts staleness from the cache file's tim
       clock.tick(30_000);
       await setup.client.refresh();
       // Each success records the confirmation as the file's modification time.
-      assert.equal((await stat(cachePath)).mtimeMs, clock.now());
+      assert.equal((await stat(cachePath)).mtimeMs, clock.wallNow());
     }
     // Restart 61 s after the last confirmation, while the origin is down.
     clock.tick(61_000);
@@ -108,9 +108,60 @@ test("a client started from its cache counts staleness from the cache file's tim
     assert.equal(status.stale, true);
     assert.throws(() => stale.client.evaluate({ target: TARGET }), { code: "BUNDLE_STALE" });
     // Within the bound, a cache start serves.
-    await utimes(cachePath, new Date(clock.now() - 1_000), new Date(clock.now() - 1_000));
+    await utimes(cachePath, new Date(clock.wallNow() - 1_000), new Date(clock.wallNow() - 1_000));
     await using fresh = await fakeClient({ clock, cachePath, maxStalenessMs: 60_000 }, answer(503));
     assert.equal(fresh.client.evaluate({ target: TARGET }).decision, "allow");
+  });
+});
+
+test("maxStalenessMs is measured on the monotonic clock: a wall clock stepped back or forward an hour changes nothing", async () => {
+  // Stepped back an hour: the bundle still goes stale after maxStalenessMs.
+  {
+    await using setup = await fakeClient({ maxStalenessMs: 60_000 }, ok(V1, '"v1"'), answer(503));
+    const { clock, client } = setup;
+    clock.stepWall(-3_600_000);
+    clock.tick(60_000);
+    assert.equal((await client.refresh()).outcome, "failed");
+    assert.equal(client.status().stale, false);
+    clock.tick(1);
+    assert.equal(client.status().stale, true);
+    assert.throws(() => client.evaluate({ target: TARGET }), { code: "BUNDLE_STALE" });
+  }
+  // Stepped forward an hour right after a good poll: still fresh.
+  {
+    await using setup = await fakeClient({ maxStalenessMs: 60_000 }, ok(V1, '"v1"'), answer(304));
+    const { clock, client } = setup;
+    assert.equal((await client.refresh()).outcome, "unchanged");
+    clock.stepWall(3_600_000);
+    assert.equal(client.status().stale, false);
+    assert.equal(client.evaluate({ target: TARGET }).decision, "allow");
+    // The times shown are wall-clock times.
+    assert.equal(
+      client.status().lastSuccessAt,
+      new Date(clock.wallNow() - 3_600_000).toISOString(),
+    );
+  }
+});
+
+test("a cache file whose modification time is in the future is not trusted: its age counts from start", async () => {
+  await withTempDir(async (dir) => {
+    const cachePath = `${dir}/cache.json`;
+    const clock = new FakeClock();
+    {
+      await using _ = await fakeClient({ clock, cachePath, maxStalenessMs: 60_000 });
+    }
+    // Someone sets the file's time to the year 2100.
+    const future = new Date(Date.UTC(2100, 0, 1));
+    await utimes(cachePath, future, future);
+    await using setup = await fakeClient({ clock, cachePath, maxStalenessMs: 60_000 }, answer(503));
+    const { client } = setup;
+    assert.equal(client.status().source, "cache");
+    assert.equal(client.status().stale, false);
+    assert.equal(client.evaluate({ target: TARGET }).decision, "allow");
+    // The bound ends maxStalenessMs after start, as if the file had been confirmed now.
+    clock.tick(60_001);
+    assert.equal(client.status().stale, true);
+    assert.throws(() => client.evaluate({ target: TARGET }), { code: "BUNDLE_STALE" });
   });
 });
 
@@ -235,7 +286,7 @@ test("a refused older bundle is a failed poll: onError, degraded after 3, not a 
   assert.equal(status.bundleVersion, 2);
   assert.equal(status.lastErrorCode, "BUNDLE_VERSION_ROLLBACK");
   assert.equal(status.rollbackRefused?.bundleVersion, 1);
-  assert.equal(status.rollbackRefused?.at, new Date(setup.clock.now()).toISOString());
+  assert.equal(status.rollbackRefused?.at, new Date(setup.clock.wallNow()).toISOString());
   assert.deepEqual(recorder.codes, Array(3).fill("BUNDLE_VERSION_ROLLBACK"));
   // The refused bundle's ETag is never sent back.
   assert.equal(setup.stub.calls.at(-1)!.headers.get("if-none-match"), '"v2"');
@@ -291,7 +342,7 @@ test("onDecision on the remote client: timestamps from its clock, sampling from 
   assert.equal(draws, 4);
   // 0.1 and 0.2 are under the rate: the first and third decisions are logged.
   assert.deepEqual(records.map((record) => record.request.context?.i), [0, 2]);
-  assert.equal(records[0]!.timestamp, new Date(setup.clock.now()).toISOString());
+  assert.equal(records[0]!.timestamp, new Date(setup.clock.wallNow()).toISOString());
   assert.equal(records[0]!.sampleRate, 0.5);
   assert.equal(records[0]!.bundle.bundleVersion, 1);
 });

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliIo, runCli } from "./_exports.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
+import type { Clock } from "../../src/_internal/clock.ts";
 
 const FIXTURES = new URL("../testdata/commands/", import.meta.url);
 /** The repository's `.tmp/` (ignored by git): scratch folders live there, so tests need no access outside the repository. */
@@ -86,7 +87,7 @@ export async function scratch(): Promise<Scratch> {
       stderr: (text) => void (stderr += text),
       env: (name) => env[name],
       cwd: options.cwd ?? wf,
-      now: () => options.now ?? NOW,
+      clock: fixedClock(options.now ?? NOW),
     };
     const code = options.command ? await options.command(args, io) : await runCli(args, io);
     return { code, stdout, stderr };
@@ -196,3 +197,17 @@ export async function draftWith(s: Scratch, rules: Record<string, unknown>[]): P
 
 /** A fixed 64-hex HMAC secret for tests. */
 export const HMAC_SECRET = "8f1e0c2b9a7d6e5f4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918f7e6d5c";
+
+/**
+ * The CLI's clock in tests: the calendar frozen at `at` (builds' `generatedAt`,
+ * licence dates), monotonic time frozen too (durations are 0), and real timers
+ * (the lock's waits, which wait for other commands).
+ */
+export function fixedClock(at: Date): Clock {
+  return {
+    now: () => 0,
+    wallNow: () => at.getTime(),
+    setTimeout: (callback, ms) => setTimeout(callback, ms),
+    clearTimeout: (handle) => clearTimeout(handle as number),
+  };
+}

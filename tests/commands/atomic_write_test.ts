@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { STALE_TEMPORARY_MS, writeFileAtomic } from "../../src/commands/_atomic_write.ts";
 import { exists, readJsonDocument } from "../../src/commands/_read_document.ts";
 import { scratch } from "./_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 Deno.test("writeFileAtomic() replaces a file through a temporary file and leaves nothing else", async () => {
   await using s = await scratch();
@@ -115,4 +116,19 @@ Deno.test("writeFileAtomic() removes the target's temporary files left by killed
   await Deno.utime(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"), old, old);
   await writeFileAtomic(key, "k", { overwrite: false, mode: 0o600 });
   assert.ok(!(await exists(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"))));
+});
+
+Deno.test("writeFileAtomic()'s sweep measures a temporary file's age against the injected clock's wallNow()", async () => {
+  await using s = await scratch();
+  const target = path.join(s.wf, "policy-bundle.json");
+  const temporary = path.join(s.wf, ".policy-bundle.json.0123456789ab.tmp");
+  await Deno.writeTextFile(temporary, "partial");
+  // Just written: young on the system clock, old on a clock a minute and a second ahead.
+  const now = Date.now();
+  const clock = new FakeClock({ wallNow: now });
+  await writeFileAtomic(target, "{}", { clock });
+  assert.ok((await Deno.stat(temporary)).isFile, "young: kept");
+  clock.stepWall(STALE_TEMPORARY_MS + 1_000);
+  await writeFileAtomic(target, "{}", { clock });
+  await assert.rejects(Deno.stat(temporary), Deno.errors.NotFound);
 });

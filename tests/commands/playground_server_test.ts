@@ -7,7 +7,7 @@ import {
   startPlaygroundServer,
 } from "../../src/commands/_playground_server.ts";
 import type { LiveState } from "../../src/_authoring/live_state.ts";
-import { FakeClock } from "../clients/_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { stateEvents } from "./_event_stream.ts";
 
 const CSP = "default-src 'none'; script-src 'sha256-x'; connect-src 'none'; base-uri 'none'";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { assertShape, scratch } from "./_helpers.ts";
-import { FakeClock } from "../clients/_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { stateEvents } from "./_event_stream.ts";
 import { servedPage } from "../../src/commands/_playground_server.ts";
 import { CLI, cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";

@@ -14,29 +14,55 @@ import {
 } from "../../src/commands/_working_folder_lock.ts";
 import { scratch } from "./_helpers.ts";
 import { DENO, explainIgnored } from "../faults/_policy_process.ts";
+import { FakeClock } from "../_fake_clock.ts";
+import { symlink } from "../clients/_helpers.ts";
 
 explainIgnored("working_folder_lock_test");
 
 const HOLDER = fileURLToPath(new URL("./testdata/hold_lock.ts", import.meta.url));
 
+/**
+ * Settles `promise` (a lock being taken on `clock`): each time the taker
+ * schedules its next wait, time moves to it. Event-driven: no real time.
+ */
+async function drive<T>(clock: FakeClock, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  const done = promise.then(() => settled = true, () => settled = true);
+  for (let turns = 0; !settled; turns++) {
+    assert.ok(turns < 100_000, "the taker never settled");
+    await Promise.race([done, clock.nextTimer()]);
+    if (!settled) clock.runNext();
+  }
+  return await promise;
+}
+
 Deno.test("lockWorkingFolder() makes a second taker wait, then refuses with WORKING_FOLDER_LOCKED naming the holder", async () => {
   await using s = await scratch();
-  const held = await lockWorkingFolder(s.wf, "build");
+  const clock = new FakeClock({ wallNow: Date.now() });
+  const held = await lockWorkingFolder(s.wf, "build", { clock });
   let waitedFor = "";
+  const start = clock.now();
   await assert.rejects(
-    lockWorkingFolder(s.wf, "policies add-rule", {
-      waitMs: 300,
-      onWait: (holder) => void (waitedFor = holder),
-    }),
+    drive(
+      clock,
+      lockWorkingFolder(s.wf, "policies add-rule", {
+        clock,
+        waitMs: 300,
+        onWait: (holder) => void (waitedFor = holder),
+      }),
+    ),
     (error: Error & { code?: string }) => {
       assert.equal(error.code, "WORKING_FOLDER_LOCKED");
       assert.match(error.message, /locked by 'policy build' \(process \d+, since /);
       return true;
     },
   );
+  assert.ok(clock.now() - start >= 300 && clock.now() - start < 400, `${clock.now() - start} ms`);
   assert.match(waitedFor, /'policy build'/);
-  const next = lockWorkingFolder(s.wf, "sign", { waitMs: 5_000 });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  let waiting!: () => void;
+  const waits = new Promise<void>((resolve) => waiting = resolve);
+  const next = lockWorkingFolder(s.wf, "sign", { waitMs: 5_000, onWait: () => waiting() });
+  await waits;
   await held.release();
   const second = await next; // taken as soon as the first is released
   await second.assertHeld();
@@ -56,6 +82,68 @@ Deno.test("lockWorkingFolder() takes over a lock file untouched for longer than 
   const lock = await lockWorkingFolder(s.wf, "build", { waitMs: 1_000 });
   await lock.assertHeld();
   await lock.release();
+});
+
+Deno.test("a dangling symbolic link at the lock's path is WRITE_ERROR naming it, at once (it used to spin forever)", async () => {
+  await using s = await scratch();
+  const file = path.join(s.wf, LOCK_FILE);
+  await symlink(path.join(s.wf, "nowhere"), file);
+  const clock = new FakeClock({ wallNow: Date.now() });
+  await assert.rejects(
+    drive(clock, lockWorkingFolder(s.wf, "build", { clock, waitMs: 1_000 })),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, "WRITE_ERROR");
+      assert.ok(error.message.includes(file), error.message);
+      assert.match(error.message, /symbolic link/);
+      return true;
+    },
+  );
+  assert.equal(clock.now(), 1_000, "no time waited");
+});
+
+Deno.test("a stale lock with a folder at .policy.lock.break is WRITE_ERROR naming the folder, never INTERNAL_ERROR", async () => {
+  for (const age of ["new", "old"] as const) {
+    await using s = await scratch();
+    const file = path.join(s.wf, LOCK_FILE);
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ pid: 1, command: "build", token: "0", since: "2020-01-01", flock: false }),
+    );
+    await Deno.mkdir(`${file}.break`);
+    if (age === "old") {
+      const old = new Date(Date.now() - 2 * STALE_LOCK_MS);
+      await Deno.utime(`${file}.break`, old, old);
+    }
+    // The wall clock says the lock file is long untouched: stale.
+    const clock = new FakeClock({ wallNow: Date.now() + STALE_LOCK_MS + 5_000 });
+    await assert.rejects(
+      drive(clock, lockWorkingFolder(s.wf, "build", { clock, waitMs: 1_000 })),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, "WRITE_ERROR", `${age}: ${error.message}`);
+        assert.ok(error.message.includes(`${file}.break`), error.message);
+        assert.match(error.message, /is a folder/);
+        return true;
+      },
+    );
+    await Deno.remove(`${file}.break`);
+  }
+});
+
+Deno.test("every path through the lock loop meets the deadline: a lock file holding no record waits, then WORKING_FOLDER_LOCKED", async () => {
+  await using s = await scratch();
+  const file = path.join(s.wf, LOCK_FILE);
+  // Garbage in the lock file, freshly written: not a record, not stale.
+  await Deno.writeTextFile(file, "not a lock record");
+  const clock = new FakeClock({ wallNow: Date.now() });
+  await assert.rejects(
+    drive(clock, lockWorkingFolder(s.wf, "build", { clock, waitMs: 500 })),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, "WORKING_FOLDER_LOCKED");
+      assert.match(error.message, /locked by another command/);
+      return true;
+    },
+  );
+  assert.ok(clock.now() - 1_000 >= 500 && clock.now() - 1_000 < 600);
 });
 
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";

@@ -9,6 +9,12 @@ import { createDecisionLogWriter } from "../../src/decision_log/mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { hmacSecret, numberedBundle, TARGET } from "../clients/_helpers.ts";
 import { test } from "../clients/_remote_fixtures.ts";
+import { FakeClock } from "../_fake_clock.ts";
+
+const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
+if (!MKFIFO) {
+  console.log("create_decision_log_writer_test.ts: FIFO test skipped, needs --allow-run=mkfifo");
+}
 
 function record(i: number): DecisionRecord {
   return {
@@ -107,27 +113,110 @@ test("a stream that fails like a full disk: evaluate goes on, the lines are coun
 test("a stalled stream: memory stops at maxBufferBytes, later lines are dropped, recording stays cheap", async () => {
   let release: () => void = () => {};
   let writes = 0;
+  let onWrite: () => void = () => {};
+  const nextWrite = () => new Promise<void>((resolve) => onWrite = resolve);
   const stream = new WritableStream<Uint8Array>({
     write() {
       writes++;
+      onWrite();
       return new Promise<void>((resolve) => release = resolve);
     },
   });
-  const log = createDecisionLogWriter({ stream, flushBytes: 1024, maxBufferBytes: 16 * 1024 });
+  let written = nextWrite();
+  const log = createDecisionLogWriter({
+    stream,
+    flushBytes: 1024,
+    maxBufferBytes: 16 * 1024,
+    clock: new FakeClock(),
+  });
   for (let i = 0; i < 10_000; i++) log.onDecision(record(i));
   const { dropped, bufferedBytes } = log.stats();
   assert.ok(bufferedBytes <= 16 * 1024, `buffered ${bufferedBytes}`);
   assert.ok(dropped > 9_000, `dropped ${dropped}`);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await written;
+  for (let i = 0; i < 20; i++) await Promise.resolve();
   assert.equal(writes, 1, "one write at a time");
+  written = nextWrite();
   release();
   const closing = log.close();
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The rest of the buffer goes in a second write.
+  await written;
   release();
   await closing;
   assert.equal(log.stats().bufferedBytes, 0);
   assert.equal(log.stats().written + log.stats().dropped, 10_000);
 });
+
+test("a stream that never accepts a write: flush() and close() settle after writeTimeoutMs, the lines reported lost", async () => {
+  const clock = new FakeClock();
+  let onWrite: () => void = () => {};
+  const written = new Promise<void>((resolve) => onWrite = resolve);
+  const stream = new WritableStream<Uint8Array>({
+    write() {
+      onWrite();
+      return new Promise<void>(() => {}); // never
+    },
+  });
+  const errors: PolicyError[] = [];
+  const log = createDecisionLogWriter({
+    stream,
+    clock,
+    writeTimeoutMs: 2_000,
+    onError: (error) => void errors.push(error),
+  });
+  for (let i = 0; i < 3; i++) log.onDecision(record(i));
+  let flushed = false;
+  const flushing = log.flush().then(() => flushed = true);
+  await written;
+  clock.tick(1_999);
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.equal(flushed, false, "the write still has time");
+  clock.tick(1);
+  await flushing;
+  assert.deepEqual(log.stats(), { written: 0, dropped: 3, failedWrites: 1, bufferedBytes: 0 });
+  assert.deepEqual(errors.map((e) => e.code), ["DECISION_LOG_WRITE_ERROR"]);
+  assert.match(errors[0]!.message, /could not write 3 lines: .*writeTimeoutMs \(2000 ms\)/);
+  // close() settles too, with the stream still stuck.
+  log.onDecision(record(4));
+  const closing = log.close();
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  clock.tick(2_000);
+  await closing;
+  assert.equal(log.stats().failedWrites, 2);
+  assert.equal(clock.pending, 0, "no timer left");
+});
+
+test(
+  "a named pipe at path (no reader): nothing hangs, the write fails at once as not a regular file",
+  async () => {
+    await withTempDir(async (dir) => {
+      const path = `${dir}/decisions.fifo`;
+      const { code } = await new Deno.Command("mkfifo", { args: [path] }).output();
+      assert.equal(code, 0);
+      const errors: PolicyError[] = [];
+      const clock = new FakeClock();
+      const log = createDecisionLogWriter({ path, clock, onError: (e) => void errors.push(e) });
+      log.onDecision(record(1));
+      // No clock tick: the failure does not wait for any timeout.
+      await log.flush();
+      await log.close();
+      assert.deepEqual(log.stats(), { written: 0, dropped: 1, failedWrites: 1, bufferedBytes: 0 });
+      assert.deepEqual(errors.map((e) => e.code), ["DECISION_LOG_WRITE_ERROR"]);
+      assert.ok(errors[0]!.message.includes(path), errors[0]!.message);
+      assert.match(errors[0]!.message, /not a regular file/);
+      // Nor is a folder at the path a log file.
+      const folder = createDecisionLogWriter({
+        path: dir,
+        clock,
+        onError: (e) => void errors.push(e),
+      });
+      folder.onDecision(record(2));
+      await folder.close();
+      assert.match(errors[1]!.message, /is a folder/);
+    });
+  },
+  { ignore: !MKFIFO },
+);
 
 test("a record that cannot be serialised is dropped alone", async () => {
   const chunks: Uint8Array[] = [];

@@ -12,7 +12,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { createRemoteClient } from "../../mod.ts";
 import { countDecisions, observeClient } from "../../examples/operations/otel_metrics.ts";
-import { FakeClock } from "../clients/_fake_clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { remoteOptions, TARGET, test, V1, V2 } from "../clients/_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "../clients/_stub_fetch.ts";
 

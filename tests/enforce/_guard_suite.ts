@@ -18,6 +18,7 @@ import {
   type ThrottleStore,
 } from "../../src/enforce/mod.ts";
 import { enforcementClient, readRateLimit, readRateLimitPolicy } from "./_fixtures.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 /** A server behind a guard. */
 export interface GuardServer extends AsyncDisposable {
@@ -43,7 +44,7 @@ export function guardSuite(framework: string, start: StartGuardServer): void {
     Deno.test(`${framework}: ${name}`, async () => {
       await using server = await start({
         client: enforcementClient(2, 60),
-        store: createMemoryStore({ now: () => 0 }),
+        store: createMemoryStore({ clock: new FakeClock({ now: 0 }) }),
       });
       await fn(server);
     });

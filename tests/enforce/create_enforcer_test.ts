@@ -14,6 +14,7 @@ import type { Decision, PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
 import { testSeed } from "../_random.ts";
 import { enforcementClient, readRateLimit, readRateLimitPolicy, TARGETS } from "./_fixtures.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 const client = enforcementClient(3, 60);
 const decide = (target: keyof typeof TARGETS, context: Record<string, unknown> = {}) =>
@@ -30,7 +31,7 @@ function asThrottle<R extends Decision["reason"]>(
 
 /** A memory store on a frozen clock that records the buckets it is asked about. */
 function recordingStore(now = 0): ThrottleStore & { buckets: string[] } {
-  const store = createMemoryStore({ now: () => now });
+  const store = createMemoryStore({ clock: new FakeClock({ now }) });
   const buckets: string[] = [];
   return {
     buckets,
@@ -122,21 +123,21 @@ Deno.test("enforce: a throttle admits its limit with RateLimit fields, then 429 
 });
 
 Deno.test("enforce: Retry-After is the time until the bucket admits again, not the window", async () => {
-  let now = 0;
-  const store = createMemoryStore({ now: () => now });
+  const clock = new FakeClock({ now: 0 });
+  const store = createMemoryStore({ clock });
   const enforcer = createEnforcer({ store });
   const context = { tenant: "acme" };
   for (const at of [0, 20_000, 40_000]) { // ms: one request at 0 s, 20 s and 40 s
-    now = at;
+    clock.tickTo(at);
     assert.ok((await enforcer.enforce(decide("throttle", context), context)).proceed);
   }
-  now = 50_000;
+  clock.tickTo(50_000);
   const over = refused(await enforcer.enforce(decide("throttle", context), context));
   // The request of 0 s is in slot 0 (3 s long), which leaves the window at 63 s.
   assert.equal(over.headers["retry-after"], "13");
-  now = 62_999;
+  clock.tickTo(62_999);
   assert.equal((await enforcer.enforce(decide("throttle", context), context)).proceed, false);
-  now = 63_000;
+  clock.tickTo(63_000);
   assert.ok((await enforcer.enforce(decide("throttle", context), context)).proceed);
 });
 
@@ -176,7 +177,7 @@ Deno.test("enforce: the key is read like a condition path: nested, ctx. prefix, 
 });
 
 Deno.test("enforce: a reload that changes the limit keeps the counts; a new window starts a new bucket", async () => {
-  const store = createMemoryStore({ now: () => 0 });
+  const store = createMemoryStore({ clock: new FakeClock({ now: 0 }) });
   const enforcer = createEnforcer({ store });
   const context = { tenant: "acme" };
   const at = (limit: number, windowSeconds: number) =>
@@ -281,7 +282,9 @@ Deno.test("enforce: no context value ever appears in a verdict", async () => {
       fc.string({ minLength: 6 }).filter((s) => /^[\w-]+$/.test(s) && !/^\d+$/.test(s)),
       fc.constantFrom(...Object.keys(TARGETS) as (keyof typeof TARGETS)[]),
       async (secret, target) => {
-        const enforcer = createEnforcer({ store: createMemoryStore({ now: () => 0 }) });
+        const enforcer = createEnforcer({
+          store: createMemoryStore({ clock: new FakeClock({ now: 0 }) }),
+        });
         const context = { tenant: secret, plan: secret, user: { id: secret } };
         for (let i = 0; i < 5; i++) {
           const verdict = await enforcer.enforce(decide(target, context), context);

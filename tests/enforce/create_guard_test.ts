@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { createGuard, createMemoryStore } from "../../src/enforce/mod.ts";
 import { enforcementClient, targetOfPath, TARGETS } from "./_fixtures.ts";
 import { guardSuite } from "./_guard_suite.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 guardSuite("createGuard (Deno.serve)", ({ client, store }) => {
   const guard = createGuard({
@@ -34,7 +35,7 @@ guardSuite("createGuard (Deno.serve)", ({ client, store }) => {
 Deno.test("createGuard: the plain guard answers refusals and null for requests that go on", async () => {
   const guard = createGuard({
     client: enforcementClient(1, 60),
-    store: createMemoryStore({ now: () => 0 }),
+    store: createMemoryStore({ clock: new FakeClock({ now: 0 }) }),
     target: (request) => targetOfPath(new URL(request.url).pathname),
   });
   assert.equal(await guard(new Request("http://localhost/allow")), null);

@@ -3,11 +3,12 @@
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../src/enforce/mod.ts";
 import { assertThrowsCode } from "../_assert_policy_error.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 const WINDOW = 60_000_000;
 
 Deno.test("createMemoryStore: buckets are independent and counted to their limit", async () => {
-  const store = createMemoryStore({ now: () => 0 });
+  const store = createMemoryStore({ clock: new FakeClock({ now: 0 }) });
   for (let i = 0; i < 3; i++) assert.ok((await store.hit("a", 3, WINDOW)).admitted);
   assert.equal((await store.hit("a", 3, WINDOW)).admitted, false);
   assert.deepEqual(await store.hit("b", 3, WINDOW), {
@@ -21,7 +22,7 @@ Deno.test("createMemoryStore: buckets are independent and counted to their limit
 });
 
 Deno.test("createMemoryStore: a new bucket beyond maxBuckets evicts the least recently used", async () => {
-  const store = createMemoryStore({ now: () => 0, maxBuckets: 2 });
+  const store = createMemoryStore({ clock: new FakeClock({ now: 0 }), maxBuckets: 2 });
   assert.ok((await store.hit("a", 1, WINDOW)).admitted);
   assert.ok((await store.hit("b", 1, WINDOW)).admitted);
   assert.equal((await store.hit("a", 1, WINDOW)).admitted, false, "a is used again: b is older");
@@ -38,13 +39,13 @@ Deno.test("createMemoryStore: memory stays bounded under many keys", async () =>
 });
 
 Deno.test("createMemoryStore: the clock is in milliseconds, counted in whole µs", async () => {
-  let now = 1_000.0004; // ms
-  const store = createMemoryStore({ now: () => now });
+  const clock = new FakeClock({ now: 1_000.0004 }); // ms
+  const store = createMemoryStore({ clock });
   const first = await store.hit("a", 1, 1_000_000);
   assert.equal(first.nowMicros, 1_000_000);
-  now += 1_049.999; // just before the slot of the first request leaves
+  clock.tick(1_049.999); // just before the slot of the first request leaves
   assert.equal((await store.hit("a", 1, 1_000_000)).admitted, false);
-  now += 0.002;
+  clock.tick(0.002);
   assert.ok((await store.hit("a", 1, 1_000_000)).admitted);
 });
 
@@ -55,7 +56,16 @@ Deno.test("createMemoryStore: the default clock is monotonic (performance.now)",
 });
 
 Deno.test("createMemoryStore: bad options are INVALID_OPTIONS", () => {
-  for (const options of [{ maxBuckets: 0 }, { maxBuckets: 1.5 }, { now: 5 }, { maxBucket: 5 }]) {
+  for (
+    const options of [
+      { maxBuckets: 0 },
+      { maxBuckets: 1.5 },
+      { now: () => 0 }, // replaced by clock
+      { clock: () => 0 },
+      { clock: { now: () => 0 } },
+      { maxBucket: 5 },
+    ]
+  ) {
     assertThrowsCode(() => createMemoryStore(options as never), "INVALID_OPTIONS");
   }
 });

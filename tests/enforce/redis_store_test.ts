@@ -18,6 +18,7 @@ import { enforcementClient, TARGETS } from "./_fixtures.ts";
 import { type ClientKind, connectClient } from "./_redis_clients.ts";
 import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 const found = await findRedisServer();
 if (!found.ok) {
@@ -83,14 +84,20 @@ test("Redis: the script is sent again when the server lost it (NOSCRIPT)", async
 test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang", async (server) => {
   await using client = await connectClient("redis", server.url);
   await using other = await connectClient("redis", server.url);
-  const store = createRedisStore(client.commands, { timeoutMs: 50 });
+  const clock = new FakeClock();
+  const store = createRedisStore(client.commands, { timeoutMs: 50, clock });
   await other.commands.send(["CLIENT", "PAUSE", "1000", "ALL"]);
   const first = store.hit("a", 2, 1e6);
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  clock.tick(30);
   const second = store.hit("b", 2, 1e6); // its deadline comes after the first's
+  assert.deepEqual(clock.pendingDelays(), [20], "one timer, for the oldest check");
+  clock.tick(20);
   const slow = await assertRejectsCode(first, "THROTTLE_STORE_UNAVAILABLE");
   assert.match(slow.message, /did not answer the throttle check within 50 ms/);
+  assert.deepEqual(clock.pendingDelays(), [30], "re-armed for the second");
+  clock.tick(30);
   await assertRejectsCode(second, "THROTTLE_STORE_UNAVAILABLE");
+  assert.equal(clock.pending, 0);
   await other.commands.send(["CLIENT", "UNPAUSE"]);
   assert.ok((await store.hit("c", 2, 1e6)).admitted, "answers again once Redis does");
   await client.commands.send(["SET", "policy:throttle:string", "not a hash"]);

@@ -118,6 +118,51 @@ Deno.test("what the types refuse: descriptors before narrowing, fields of other 
   assert.ok(incomplete && anonymous && stray);
 });
 
+/** The policy that decided: only the deny-by-default names none. */
+function policyOf(d: Decision): string {
+  switch (d.decision) {
+    case "throttle":
+    case "kill_switch":
+    case "custom":
+    case "allow":
+      return d.policyKey; // a string: only a policy's rule or default gives these
+    case "deny":
+      if (d.reason === "rule") return d.policyKey;
+      return d.policyKey ?? "(deny-by-default)";
+  }
+}
+
+Deno.test("a throttle, kill_switch, custom, allow or rule decision names its policy (policyKey: string)", () => {
+  assert.equal(policyOf(evaluate(compiled, request("slow"))), "api.export");
+  assert.equal(policyOf(evaluate(compiled, request("stop"))), "api.export");
+  assert.equal(policyOf(evaluate(compiled, request("tag"))), "api.export");
+  assert.equal(policyOf(evaluate(compiled, request("none"))), "api.export"); // the throttle default
+  const global = evaluate(compiled, { target: { ...target, action: "other" } });
+  assert.equal(policyOf(global), "(deny-by-default)");
+  assert.deepEqual(global, { decision: "deny", reason: "default" });
+
+  const d: Decision = evaluate(compiled, request("slow"));
+  if (d.reason === "rule") {
+    const key: string = d.policyKey;
+    assert.equal(key, "api.export");
+  }
+  if (d.decision === "throttle" || d.decision === "kill_switch") {
+    const key: string = d.policyKey;
+    assert.equal(key, "api.export");
+  }
+  if (d.decision === "deny" && d.reason === "default") {
+    // @ts-expect-error the deny-by-default may name no policy
+    const key: string = d.policyKey;
+    assert.ok(key);
+  }
+  // @ts-expect-error a policy's default names its policy
+  const unnamed: Decision = { decision: "throttle", reason: "default", throttle: d.throttle! };
+  // @ts-expect-error only a deny decides by default without a policy
+  const allowAll: Decision = { decision: "allow", reason: "default" };
+  const denyAll: Decision = { decision: "deny", reason: "default" };
+  assert.ok(unnamed && allowAll && denyAll);
+});
+
 Deno.test("a rule trace has its effect exactly when the rule fired", () => {
   const trace = traceEvaluation(compiled, request("slow"));
   const effects = trace.rules.map((rule: RuleTrace) => {

@@ -17,7 +17,8 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
-import { makeTempDir, test, waitFor, writeAtomic } from "../clients/_helpers.ts";
+import { makeTempDir, test, writeAtomic } from "../clients/_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { LONG } from "./_policy_process.ts";
 import { replayHint, seededRandom, testSeed } from "../_random.ts";
 
@@ -82,12 +83,26 @@ test(`a watching local client through ${STEPS} rapid atomic replacements mixed w
   };
   await writeValid(1);
   const errors: PolicyError[] = [];
+  // The watch runs on a fake clock: the seeded random decides when checks run,
+  // and whether the next write races with one in progress.
+  const clock = new FakeClock({ wallNow: Date.now() });
   const client = await createLocalClient({
     bundlePath,
     verify: { algorithm: "ECDSA_SHA_256", publicKey: good.publicKey },
     watch: { intervalMs: 1 },
     onError: (error) => errors.push(error),
+    clock,
   });
+  /** Starts up to two checks; each is awaited or left running as the next write happens. */
+  const checks = async () => {
+    for (let i = Math.floor(random.next() * 3); i > 0; i--) {
+      const next = clock.nextTimer();
+      if (clock.pending === 0) await next; // a check is running: let it end first
+      const ended = clock.nextTimer();
+      clock.tick(1);
+      if (random.next() < 0.5) await ended;
+    }
+  };
   const seen = new Set<number>();
   let samples = 0;
   const check = (where: string) => {
@@ -155,14 +170,17 @@ test(`a watching local client through ${STEPS} rapid atomic replacements mixed w
         await writeAtomic(bundlePath, await make());
       }
       kinds[kind] = (kinds[kind] ?? 0) + 1;
-      if (random.next() < 0.7) await new Promise((r) => setTimeout(r, random.next() * 3));
+      if (random.next() < 0.7) await checks();
       check(`after step ${step} (${kind})`);
       if (samplerError !== null) throw samplerError;
     }
     // Still watching: a last valid bundle is picked up.
     const last = next;
     await writeValid(last);
-    await waitFor(() => client.status().bundleVersion === last, "the last valid bundle is served");
+    await clock.runUntil(
+      () => client.status().bundleVersion === last,
+      "the last valid bundle is served",
+    );
     check("at the end");
   } finally {
     clearInterval(sampler);

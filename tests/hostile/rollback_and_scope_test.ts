@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createLocalClient, createRemoteClient, loadBundle, signBundle } from "../../mod.ts";
-import { makeTempDir, test, waitFor, writeAtomic } from "../clients/_helpers.ts";
+import { makeTempDir, test, writeAtomic } from "../clients/_helpers.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { FaultServer } from "../clients/_fault_server.ts";
 import { remoteOptions, V1, V2 } from "../clients/_remote_fixtures.ts";
 import { bundleOf, keys, rule, signedText, VERIFY } from "./_inputs.ts";
@@ -20,33 +21,40 @@ test("rollback: a watching local client refuses an older, validly signed bundle 
   const older = await signedText(bundleOf([rule("old")], { bundleVersion: 3 }));
   const errors: string[] = [];
   await writeAtomic(bundlePath, newer);
+  // Both clients watch on one fake clock: the test runs their checks.
+  const clock = new FakeClock({ wallNow: Date.now() });
   const client = await createLocalClient({
     bundlePath,
     verify: ecdsaVerify,
     watch: { intervalMs: 1 },
     onError: (error) => errors.push(error.code),
+    clock,
   });
   const deliberate = await createLocalClient({
     bundlePath,
     verify: ecdsaVerify,
     watch: { intervalMs: 1 },
     allowRollback: true,
+    clock,
   });
   try {
     assert.equal(client.status().bundleVersion, 7);
     await writeAtomic(bundlePath, older);
-    await waitFor(() => errors.length > 0, "the older bundle is refused");
+    await clock.runUntil(() => errors.length > 0, "the older bundle is refused");
     assert.deepEqual(errors, ["BUNDLE_VERSION_ROLLBACK"]);
     const status = client.status();
     assert.equal(status.bundleVersion, 7);
     assert.equal(status.rollbackRefused?.bundleVersion, 3);
-    await waitFor(() => deliberate.status().bundleVersion === 3, "allowRollback: in force");
+    await clock.runUntil(
+      () => deliberate.status().bundleVersion === 3,
+      "allowRollback: in force",
+    );
     // What it cannot stop: bundleVersion is outside the signature, so whoever can
     // write the file (or serve the bundle) raises it, and the old rules come back.
     const raised = JSON.parse(older);
     raised.bundleVersion = 8;
     await writeAtomic(bundlePath, JSON.stringify(raised));
-    await waitFor(
+    await clock.runUntil(
       () => client.status().bundleVersion === 8,
       "the relabelled old bundle is in force",
     );

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { activationUrl, requestLicense } from "../../src/license/mod.ts";
 import { activationServer, issueLicense, json } from "../_license.ts";
+import { FakeClock } from "../_fake_clock.ts";
 
 const KEY = "ACT-1234-SECRET";
 
@@ -83,15 +84,28 @@ Deno.test("requestLicense: no server, or no answer in time, is ACTIVATION_UNAVAI
   );
   let release!: () => void;
   const held = new Promise<void>((resolve) => release = resolve);
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => arrived = resolve);
   await using server = activationServer(async () => {
+    arrived();
     await held;
     return json({});
   });
   try {
-    await assert.rejects(
-      requestLicense({ apiUrl: server.url, activationKey: KEY, timeoutMs: 50 }),
-      { code: "ACTIVATION_UNAVAILABLE", message: /did not answer within 50 ms/ },
-    );
+    const clock = new FakeClock();
+    const request = requestLicense({
+      apiUrl: server.url,
+      activationKey: KEY,
+      timeoutMs: 50,
+      clock,
+    });
+    // The request reached the server (which holds it): then the time limit passes.
+    await reached;
+    clock.tick(50);
+    await assert.rejects(request, {
+      code: "ACTIVATION_UNAVAILABLE",
+      message: /did not answer within 50 ms/,
+    });
   } finally {
     release();
   }

@@ -1,6 +1,8 @@
 // Shared helpers of the Node tests: where the installed package is, how to
 // import it as a user would, and the shared test data.
-import { readFileSync } from "node:fs";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import process from "node:process";
@@ -59,4 +61,44 @@ export function readJson(path) {
 /** Reads a file of tests/testdata. */
 export function testdata(path) {
   return readJson(join(root, "tests", "testdata", path));
+}
+
+// A Node project as tsc --init and @tsconfig/node20 write it: Node's globals
+// from @types/node and no "DOM" in "lib". The declarations name no DOM-only
+// type (CryptoKey, BufferSource): docs/install.md "TypeScript".
+export const NODE_PROJECT = {
+  module: "NodeNext",
+  moduleResolution: "NodeNext",
+  lib: ["ES2023"],
+  types: ["node"],
+};
+
+/**
+ * Type-checks `source` (or every file of `{fileName: source}`) with tsc from the
+ * scratch project, in its folder `consumer-<name>`, under `compilerOptions`
+ * (strict, with exactOptionalPropertyTypes and the declarations of libraries
+ * checked, unless they say otherwise).
+ */
+export function typeCheck(name, source, compilerOptions) {
+  const dir = join(scratch, `consumer-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const files = typeof source === "string" ? { "consumer.ts": source } : source;
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        skipLibCheck: false,
+        target: "ES2022",
+        ...compilerOptions,
+      },
+      files: Object.keys(files),
+    }),
+  );
+  const tsc = join(scratch, "node_modules", "typescript", "bin", "tsc");
+  const result = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
+  assert.equal(result.status, 0, `tsc (${name}):\n${result.stdout}${result.stderr}`);
 }

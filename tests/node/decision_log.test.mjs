@@ -3,7 +3,7 @@
 // may throw into the caller or be an unhandled rejection (which would end
 // this process and fail the run).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -23,15 +23,34 @@ const record = (i) => ({
 test("/dev/full: every write fails with ENOSPC, is counted and reported, and nothing throws", {
   skip: existsSync("/dev/full") ? false : "no /dev/full on this system",
 }, async () => {
+  // The real device, through a Node stream: a path must be a regular file.
+  const device = createWriteStream("/dev/full");
+  device.on("error", () => {});
   const errors = [];
-  const log = createDecisionLogWriter({ path: "/dev/full", onError: (e) => errors.push(e) });
+  const log = createDecisionLogWriter({
+    stream: Writable.toWeb(device),
+    onError: (e) => errors.push(e),
+  });
   for (let i = 0; i < 100; i++) log.onDecision(record(i));
   await log.flush();
   log.onDecision(record(100));
   await log.close();
+  device.destroy();
   assert.deepEqual(log.stats(), { written: 0, dropped: 101, failedWrites: 2, bufferedBytes: 0 });
   assert.equal(errors[0].code, "DECISION_LOG_WRITE_ERROR");
   assert.match(errors[0].message, /ENOSPC/);
+});
+
+test("a device at path is refused at once as not a regular file, and nothing throws", {
+  skip: existsSync("/dev/full") ? false : "no /dev/full on this system",
+}, async () => {
+  const errors = [];
+  const log = createDecisionLogWriter({ path: "/dev/full", onError: (e) => errors.push(e) });
+  log.onDecision(record(0));
+  await log.close();
+  assert.deepEqual(log.stats(), { written: 0, dropped: 1, failedWrites: 1, bufferedBytes: 0 });
+  assert.equal(errors[0].code, "DECISION_LOG_WRITE_ERROR");
+  assert.match(errors[0].message, /\/dev\/full: it is not a regular file/);
 });
 
 test("a Node Writable through Writable.toWeb: lines written, then a failing stream is survived", async () => {

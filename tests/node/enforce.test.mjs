@@ -15,6 +15,9 @@ import { test } from "node:test";
 import { redisConfig } from "../_redis_config.mjs";
 import { importDependency, importPackage } from "./_package.mjs";
 
+/** A clock stopped at 0 (the memory store reads its monotonic now()). */
+const FROZEN = { now: () => 0, wallNow: () => 0, setTimeout: () => 0, clearTimeout() {} };
+
 const { compileBundle, createEvaluator } = await importPackage("./engine");
 const { createEnforcer, createGuard, createMemoryStore } = await importPackage("./enforce");
 const { expressGuard } = await importPackage("./enforce/express");
@@ -43,7 +46,7 @@ const client = { evaluate };
 test("the web guard decides on Node's Request and Response", async () => {
   const guard = createGuard({
     client,
-    store: createMemoryStore({ now: () => 0 }),
+    store: createMemoryStore({ clock: FROZEN }),
     target: () => TARGET,
     context: (request) => ({ tenant: request.headers.get("x-tenant") ?? undefined }),
   });

@@ -2,20 +2,23 @@
 // resolution, a plain ESM consumer, and a TypeScript consumer type-checked
 // against the shipped .d.ts files.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
   denoJson,
   importPackage,
   manifest,
+  NODE_PROJECT,
   packageDir,
   readJson,
   root,
   scratch,
   scratchRequire,
+  typeCheck,
 } from "./_package.mjs";
+import { codeExamples } from "../docs/_doc_examples.mjs";
 
 /** `npm:name@version` entries of deno.json "imports", by name. */
 const pinned = Object.fromEntries(
@@ -85,8 +88,9 @@ test("package.json: dependencies carry deno.json's versions; typescript is never
   for (const name of Object.keys(manifest.peerDependencies ?? {})) {
     assert.deepEqual(manifest.peerDependenciesMeta?.[name], { optional: true }, name);
   }
-  // The libraries of the enforcement adapters are optional peers, never dependencies.
-  for (const name of ["typescript", "hono", "express", "redis", "ioredis"]) {
+  // The libraries of the enforcement adapters (and Express's types) are optional peers, never
+  // dependencies.
+  for (const name of ["typescript", "hono", "express", "@types/express", "redis", "ioredis"]) {
     assert.ok(manifest.peerDependencies?.[name], `${name} is an optional peer`);
     assert.equal(manifest.dependencies?.[name], undefined);
   }
@@ -127,6 +131,32 @@ test("the package is bundled: the bin is one file, an export loads its file and 
     const stem = libraryExports[key].replace(/\.ts$/, "");
     const loaded = staticFiles(join(packageDir, `${stem}.js`));
     assert.ok(loaded.size <= 3, `${key} loads ${loaded.size} files: ${[...loaded]}`);
+  }
+});
+
+/**
+ * The bare specifiers the declarations of `file` import (TypeScript's own
+ * reading: imports, exports, `import()` types), following its relative imports.
+ */
+function declarationImports(file, seen = new Set(), bare = new Set()) {
+  if (seen.has(file)) return bare;
+  seen.add(file);
+  const ts = scratchRequire("typescript");
+  for (
+    const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles
+  ) {
+    if (/^\.\.?\//.test(fileName)) {
+      declarationImports(join(file, "..", fileName.replace(/\.js$/, ".d.ts")), seen, bare);
+    } else if (!fileName.startsWith("node:")) bare.add(fileName);
+  }
+  return bare;
+}
+
+test("only ./enforce/express's declarations import a library's types (express, from @types/express)", () => {
+  for (const key of moduleExports) {
+    const stem = libraryExports[key].replace(/\.ts$/, "");
+    const imported = [...declarationImports(join(packageDir, `${stem}.d.ts`))];
+    assert.deepEqual(imported, key === "./enforce/express" ? ["express"] : [], key);
   }
 });
 
@@ -233,10 +263,13 @@ import {
 import {
   generateEcdsaKeyPair,
   generateHmacSecret,
+  importHmacKey,
   type PemKeyPair,
   signBundle,
+  signPayload,
   verifyBundleSignature,
   type VerifyKeyOptions,
+  type WebCryptoKey,
 } from "${denoJson.name}/verify";
 
 const bundle: RuntimeBundleV1 = { schemaVersion: 1, env: "test", policies: [] };
@@ -286,7 +319,17 @@ function fired(rule: RuleTrace): string {
 const effects: string[] = traceEvaluation(compileBundle(bundle), request).rules.map(fired);
 const pair: PemKeyPair = await generateEcdsaKeyPair();
 const secret: string = generateHmacSecret();
-export { again, describe, effect, effects, header, limit, pair, secret, status, valid, wrong };
+// Keys cross both ways between the platform's WebCrypto and the package (DOM or not).
+const generated = await crypto.subtle.generateKey(
+  { name: "HMAC", hash: "SHA-256", length: 256 },
+  false,
+  ["sign", "verify"],
+);
+const checked: WebCryptoKey = await importHmacKey(generated, "verify");
+const data = new TextEncoder().encode("payload");
+const hex: string = await signPayload("HMAC_SHA256", generated, data);
+const matches: boolean = await crypto.subtle.verify("HMAC", checked, new Uint8Array(32), data);
+export { again, describe, effect, effects, header, hex, limit, matches, pair, secret, status, valid, wrong };
 `;
 
 /** Uses the root export and ./clients as well. */
@@ -300,34 +343,6 @@ const same: typeof evaluate = runtime.evaluate;
 await client[Symbol.asyncDispose]();
 export { origin, same };
 `;
-
-/**
- * Type-checks `source` (or every file of `{fileName: source}`) with tsc from the
- * scratch project under `compilerOptions`.
- */
-function typeCheck(name, source, compilerOptions) {
-  const dir = join(scratch, `consumer-${name}`);
-  mkdirSync(dir, { recursive: true });
-  const files = typeof source === "string" ? { "consumer.ts": source } : source;
-  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        skipLibCheck: false,
-        target: "ES2022",
-        ...compilerOptions,
-      },
-      files: Object.keys(files),
-    }),
-  );
-  const tsc = join(scratch, "node_modules", "typescript", "bin", "tsc");
-  const result = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
-  assert.equal(result.status, 0, `tsc (${name}):\n${result.stdout}${result.stderr}`);
-}
 
 /** Every enforcement subpath, with the adapters' libraries installed. */
 const ENFORCE_CONSUMER = `
@@ -348,6 +363,7 @@ import express from "express";
 import { createClient } from "redis";
 import { Redis } from "ioredis";
 import { createLocalClient } from "${denoJson.name}/clients";
+import type { Decision } from "${denoJson.name}/engine";
 
 declare const client: Awaited<ReturnType<typeof createLocalClient>>;
 const memory: ThrottleStore = createMemoryStore({ maxBuckets: 10 });
@@ -362,25 +378,31 @@ const guard = createGuard({ client, store: redis, target: () => ({ service: "s",
 const app = new Hono<{ Variables: HonoGuardVariables }>();
 app.use(honoGuard({ client, store: io, target: (c) => ({ service: "s", resource: c.req.path, action: "a" }) }));
 app.get("/", (c) => c.text(c.get("policyDecision").decision));
+// As docs/enforcement.md writes it: req is Express's Request, with no annotation, under a path
+// too (app.use's overloads give no contextual type there), and res.locals.policyDecision is typed.
 const server = express();
-server.use(expressGuard({
-  client,
-  target: (req: express.Request) => ({ service: "s", resource: req.path, action: "a" }),
-}));
+server.use(
+  "/invoices",
+  expressGuard({
+    client,
+    store: memory,
+    target: (req) => ({ service: "s", resource: req.path, action: req.method === "GET" ? "read" : "create" }),
+    context: (req) => ({ tenant: req.get("x-tenant"), id: req.params["id"], query: req.query }),
+  }),
+);
+server.use(expressGuard({ client, target: (req) => ({ service: "s", resource: req.path, action: "a" }) }));
+server.get("/invoices/export", (_req, res) => {
+  const decision: Decision | undefined = res.locals.policyDecision;
+  // @ts-expect-error the decision is typed (Decision | undefined), not any
+  const count: number = res.locals.policyDecision;
+  res.send(decision?.decision ?? String(count));
+});
+// @ts-expect-error the guard's callbacks get Express's Request: no such member
+expressGuard({ client, target: (req) => ({ service: "s", resource: req.pathh, action: "a" }) });
 export { guard, response };
 `;
 
-// The declarations name web types (CryptoKey, BufferSource) that @types/node 20
-// does not declare globally, so a Node project needs "DOM" in "lib" (or
-// skipLibCheck); docs/install.md says so.
-const NODE_PROJECT = {
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
-  lib: ["ES2022", "DOM"],
-  types: ["node"],
-};
-
-test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, DOM lib)", () => {
+test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, ES2023 lib, no DOM)", () => {
   typeCheck("node", FULL_CONSUMER, NODE_PROJECT);
 });
 
@@ -429,11 +451,11 @@ function listFiles(dir, prefix = "") {
   });
 }
 
-/** The ```ts code blocks of markdown text, but those marked `ignore`. */
+/** The TypeScript examples of markdown text that are compiled (docs/_doc_examples.mjs). */
 function codeBlocks(markdown) {
-  return [...markdown.matchAll(/```(ts|typescript)([^\n]*)\n([\s\S]*?)```/g)]
-    .filter((m) => !/\bignore\b/.test(m[2]))
-    .map((m) => m[3]);
+  return codeExamples(markdown)
+    .filter((example) => example.ignored === null && example.extension === ".ts")
+    .map((example) => example.code);
 }
 
 /** The code examples of the doc comments of a declaration file. */
@@ -503,10 +525,5 @@ test("the examples of the shipped .d.ts import the package by name, and they and
   for (const [file, code] of Object.entries(examples)) {
     assert.doesNotMatch(code, /from "\.\.?\//, `${file} imports a relative path`);
   }
-  typeCheck("examples", examples, {
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    lib: ["ES2022", "DOM"],
-    types: ["node"],
-  });
+  typeCheck("examples", examples, NODE_PROJECT);
 });

@@ -2,10 +2,11 @@
 // packs `npm/` with `npm pack`, installs the tarball into a scratch project
 // in a temporary folder (then the tools the tests use: typescript,
 // @types/node and esbuild, and the libraries of the enforcement adapters:
-// hono, express, redis and ioredis, at pinned versions), and runs every
-// `tests/node/*.test.mjs` with `node --test` (or those whose names start
-// with the arguments: `node tests/node/run.mjs playground`). The scratch
-// folder is removed afterwards unless POLICY_KEEP_SCRATCH=1.
+// hono, express with @types/express, redis and ioredis, @opentelemetry/api, and the browser
+// driver and accessibility checker of the playground's tests, at pinned versions), and runs every
+// `tests/node/*.test.mjs` with `node --test` (or those whose names start with the arguments:
+// `node tests/node/run.mjs playground`). The scratch folder is removed afterwards unless
+// POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
@@ -15,9 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-
-/** Express's types, for the TypeScript consumer of ./enforce/express (package.test.mjs). */
-const TYPES_EXPRESS_VERSION = "5.0.6";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "..", "..");
@@ -102,9 +100,14 @@ try {
     // The bundler of the npm build, for the browser bundle of the portable core
     // (portable.test.mjs, browser.test.mjs).
     `esbuild@${pinned(denoJson, "esbuild")}`,
-    `@types/express@${TYPES_EXPRESS_VERSION}`,
-    // The libraries the enforcement adapters take (optional peers), as deno.json pins them.
-    ...["hono", "express", "redis", "ioredis"].map((name) => `${name}@${pinned(denoJson, name)}`),
+    // Express's types, for the TypeScript consumers of ./enforce/express (package.test.mjs,
+    // docs_examples.test.mjs), as deno.json pins them for the Deno sources.
+    `@types/express@${pinned(denoJson, "@types/express")}`,
+    // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API of
+    // docs/operations.md's recipe (docs_examples.test.mjs), as deno.json pins them.
+    ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
+      `${name}@${pinned(denoJson, name)}`
+    ),
     // The browser driver and the accessibility checker of the playground's tests
     // (playground.test.mjs), which drive Debian's /usr/bin/chromium.
     ...["playwright-core", "axe-core"].map((name) => `${name}@${pinned(denoJson, name)}`),

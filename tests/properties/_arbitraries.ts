@@ -45,7 +45,8 @@ export const target = fc.record({
   action: fc.constantFrom("read", "write"),
 });
 
-const leaf = fc.oneof(
+/** One condition node: each operator, legacy `ne`, unknown operators and malformed nodes. */
+export const conditionLeaf: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({
     op: fc.constantFrom("eq", "neq", "ne"),
     path: fc.constantFrom(...PATHS),
@@ -72,7 +73,7 @@ const leaf = fc.oneof(
   }),
 );
 
-export const condition: fc.Arbitrary<unknown> = conditionFrom(leaf);
+export const condition: fc.Arbitrary<unknown> = conditionFrom(conditionLeaf);
 
 /**
  * Condition trees over `leaf`: and/or with `conditions` (of the given

@@ -12,15 +12,17 @@ import { analyzeSettings } from "../../src/commands/analyze.ts";
 import { parseRequests } from "../../src/commands/_requests.ts";
 import type { SchemaName } from "../../tools/build_schemas.ts";
 
-/** The runtime's verdict: the errors that refuse the document, and whether conditions are malformed. */
+/**
+ * The runtime's verdict: the errors that refuse the document, and the codes
+ * of the warnings of a document it accepts (which a schema must accept too:
+ * warnings are `policy validate`'s, not the schema's).
+ */
 export interface Verdict {
   /** `CODE at /pointer` of each error ("CODE" alone for documents checked by a parser). */
   errors: Issue[];
-  /** True when validation warned that a condition is malformed or uses an unknown operator. */
-  conditionWarnings: boolean;
+  /** The code of each warning (validation only). */
+  warnings: string[];
 }
-
-const CONDITION_WARNINGS = new Set(["CONDITION_MALFORMED", "CONDITION_UNKNOWN_OPERATOR"]);
 
 /** What the runtime says about `document` read as a document of kind `kind`. */
 export function runtimeVerdict(kind: SchemaName, document: unknown): Verdict {
@@ -56,20 +58,20 @@ export function runtimeVerdict(kind: SchemaName, document: unknown): Verdict {
 function fromValidation(result: { errors: Issue[]; warnings: Issue[] }): Verdict {
   return {
     errors: result.errors,
-    conditionWarnings: result.warnings.some((w) => CONDITION_WARNINGS.has(w.code)),
+    warnings: result.warnings.map((w) => w.code),
   };
 }
 
 function thrown(check: () => unknown): Verdict {
   try {
     check();
-    return { errors: [], conditionWarnings: false };
+    return { errors: [], warnings: [] };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== "string") throw error;
     return {
       errors: [{ code, message: (error as Error).message, path: "" }],
-      conditionWarnings: false,
+      warnings: [],
     };
   }
 }

@@ -18,11 +18,17 @@ import {
 } from "../../tools/build_schemas.ts";
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
-import { bundle as propertyBundle, condition, fc } from "../properties/_arbitraries.ts";
+import {
+  bundle as propertyBundle,
+  conditionFrom,
+  conditionLeaf,
+  fc,
+} from "../properties/_arbitraries.ts";
 import { bundle as lintBundle } from "../lint/_arbitraries.ts";
 import { draftWith, HMAC_SECRET, rule, scratch } from "../commands/_helpers.ts";
 import { hostileDocuments } from "../hostile/_corpus.ts";
 import { parseJson } from "../../src/engine/parse_json.ts";
+import { validateBundle } from "../../src/engine/validate_bundle.ts";
 import { replayHint, testSeed } from "../_random.ts";
 
 /** The seeds of the generated documents and of the hostile corpus (POLICY_TEST_SEED replays). */
@@ -54,11 +60,15 @@ interface Tally {
   accepted: number;
   refusedByBoth: number;
   deliberate: number;
+  /** Documents the runtime accepts with warnings, by warning code: the schema accepted each. */
+  warned: Map<string, number>;
 }
 
 /**
  * Checks that the schema of `kind` and the runtime agree on `document`,
  * except for the documented differences; counts the outcome in `tally`.
+ * A document the runtime accepts, with or without warnings, must pass the
+ * schema.
  */
 function checkAgreement(
   kind: SchemaName,
@@ -66,19 +76,19 @@ function checkAgreement(
   label: string,
   tally: Tally,
   validators = VALIDATORS,
-): void {
+): "accepted" | "refused" | "deliberate" {
   const schemaAccepts = validators[kind](document) as boolean;
   const verdict = runtimeVerdict(kind, document);
   const show = () => `${label} (${kind}): ${JSON.stringify(document)?.slice(0, 400)}`;
   if (!schemaAccepts) {
     assert.ok(
-      verdict.errors.length > 0 || verdict.conditionWarnings,
-      `the ${kind} schema refuses what the runtime accepts: ${
-        ajv.errorsText(validators[kind].errors)
-      }\n${show()}`,
+      verdict.errors.length > 0,
+      `the ${kind} schema refuses what the runtime accepts${
+        verdict.warnings.length > 0 ? ` with warnings (${verdict.warnings.join(", ")})` : ""
+      }: ${ajv.errorsText(validators[kind].errors)}\n${show()}`,
     );
     tally.refusedByBoth++;
-    return;
+    return "refused";
   }
   const undocumented = verdict.errors.filter((issue) => !isDeliberateDifference(issue));
   assert.deepEqual(
@@ -86,12 +96,19 @@ function checkAgreement(
     [],
     `the runtime refuses what the ${kind} schema accepts\n${show()}`,
   );
-  if (verdict.errors.length > 0) tally.deliberate++;
-  else tally.accepted++;
+  if (verdict.errors.length > 0) {
+    tally.deliberate++;
+    return "deliberate";
+  }
+  tally.accepted++;
+  for (const code of new Set(verdict.warnings)) {
+    tally.warned.set(code, (tally.warned.get(code) ?? 0) + 1);
+  }
+  return "accepted";
 }
 
 function newTally(): Tally {
-  return { accepted: 0, refusedByBoth: 0, deliberate: 0 };
+  return { accepted: 0, refusedByBoth: 0, deliberate: 0, warned: new Map() };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -197,6 +214,82 @@ Deno.test("schemas and runtime agree on every document of the fixture corpus", (
   // Not vacuous: valid documents are accepted, and the invalid ones of the corpus refused.
   assert.ok(tally.accepted > 100, `only ${tally.accepted} documents accepted`);
   assert.ok(tally.refusedByBoth > 20, `only ${tally.refusedByBoth} documents refused by both`);
+});
+
+/** A bundle whose one rule has `when`. */
+function bundleWhen(when: unknown): Record<string, unknown> {
+  return {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{
+      policyKey: "p",
+      activeVersion: 1,
+      rules: [{
+        id: "r",
+        status: "active",
+        priority: 1,
+        target: { service: "s", resource: "r", action: "a" },
+        effect: { type: "deny" },
+        when,
+      }],
+    }],
+  };
+}
+
+/**
+ * Conditions `validateBundle` accepts with a warning only (they evaluate to
+ * false), by the warning they get. A newer runtime's operator must not make
+ * this version's schema refuse the bundle (docs/bundle-format.md
+ * "Conditions").
+ */
+const WARNED_CONDITIONS: [unknown, string][] = [
+  [{ op: "matches", path: "email", value: ".*@acme\\.com$" }, "CONDITION_UNKNOWN_OPERATOR"],
+  [
+    { op: "startsWith", path: "plan", value: "pro", caseSensitive: false },
+    "CONDITION_UNKNOWN_OPERATOR",
+  ],
+  [
+    { op: "and", conditions: [{ op: "eq", path: "plan", value: "pro" }, { op: "near" }] },
+    "CONDITION_UNKNOWN_OPERATOR",
+  ],
+  [{ op: "eq", path: "plan" }, "CONDITION_MALFORMED"],
+  [{ op: "eq", path: 7, value: "pro" }, "CONDITION_MALFORMED"],
+  [{ op: "eq", path: "plan", value: { tier: "pro" } }, "CONDITION_MALFORMED"],
+  [{ op: "gt", path: "seats", value: "many" }, "CONDITION_MALFORMED"],
+  [{ op: "in", path: "plan", values: "pro" }, "CONDITION_MALFORMED"],
+  [{ op: "in", path: "plan", values: [["pro"], { p: 1 }] }, "CONDITION_MALFORMED"],
+  [{ op: "exists" }, "CONDITION_MALFORMED"],
+  [{ op: "and", conditions: [] }, "CONDITION_MALFORMED"],
+  [{ op: "or", args: "x" }, "CONDITION_MALFORMED"],
+  [{ op: "not" }, "CONDITION_MALFORMED"],
+  [{ op: "not", condition: [{ op: "exists", path: "plan" }] }, "CONDITION_MALFORMED"],
+  [{ op: 7, path: "plan" }, "CONDITION_MALFORMED"],
+  [{ path: "plan", value: "pro" }, "CONDITION_MALFORMED"],
+  [{ op: "or", conditions: [5, null, "plan"] }, "CONDITION_MALFORMED"],
+  ["plan == pro", "CONDITION_MALFORMED"],
+  [null, "CONDITION_MALFORMED"],
+  [[{ op: "exists", path: "plan" }], "CONDITION_MALFORMED"],
+];
+
+Deno.test("the schemas accept every condition validateBundle accepts with a warning (an unknown operator, a malformed condition)", () => {
+  for (const [when, code] of WARNED_CONDITIONS) {
+    const bundle = bundleWhen(when);
+    const result = validateBundle(bundle);
+    const show = JSON.stringify(when);
+    assert.deepEqual(result.errors, [], show);
+    assert.ok(result.warnings.some((w) => w.code === code), `${show}: warns ${code}`);
+    assert.ok(
+      VALIDATORS.bundle(bundle),
+      `bundle, ${show}: ${ajv.errorsText(VALIDATORS.bundle.errors)}`,
+    );
+    const rule = (bundle.policies as { rules: unknown[] }[])[0]!.rules[0];
+    assert.ok(VALIDATORS.rule(rule), `rule, ${show}: ${ajv.errorsText(VALIDATORS.rule.errors)}`);
+    const draft = { schemaVersion: "1.0", policies: bundle.policies };
+    assert.ok(
+      VALIDATORS.draft(draft),
+      `draft, ${show}: ${ajv.errorsText(VALIDATORS.draft.errors)}`,
+    );
+  }
 });
 
 /** Field names of the documents: added where they are not expected, they must be checked as the runtime does. */
@@ -310,6 +403,7 @@ const VALID: Record<SchemaName, unknown> = {
   draft: fixture("tests/testdata/commands/draft.json"),
   rule: fixture("examples/service/policy/rules/export-per-tenant.json"),
   suite: {
+    $schema: schemaUrl("suite"),
     name: "s",
     scenarios: [{
       name: "one",
@@ -319,6 +413,7 @@ const VALID: Record<SchemaName, unknown> = {
     }],
   },
   config: {
+    $schema: schemaUrl("config"),
     schemaVersion: 1,
     draft: { path: "d.json" },
     bundle: { path: "b.json" },
@@ -344,14 +439,83 @@ const VALID: Record<SchemaName, unknown> = {
   },
 };
 
+/**
+ * Conditions of every kind the runtime reads: well formed, in legacy
+ * spellings (`ne`, `args`, `arg`, from the shared leaves and trees), with
+ * unknown operators, and malformed, as `when` of a rule and anywhere in a
+ * tree.
+ */
+const anyCondition = conditionFrom(
+  fc.oneof(conditionLeaf, fc.constantFrom(...WARNED_CONDITIONS.map(([when]) => when))),
+);
+
+/** The optional top-level fields of a bundle, each present or not, in the forms the runtime accepts. */
+const optionalBundleFields = fc.record({
+  $schema: fc.constantFrom(schemaUrl("bundle"), "./bundle.schema.json"),
+  orgId: fc.constantFrom("acme", ""),
+  projectId: fc.constantFrom("storefront", ""),
+  generatedAt: fc.constantFrom("2026-01-01T00:00:00Z", "2026-01-01", "2026-02-03 04:05:06.7+02:00"),
+  bundleVersion: fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+  checksum: fc.constantFrom(`sha256:${"0".repeat(64)}`, `sha256:${"ab12".repeat(16)}`),
+  etag: fc.constantFrom('"v1"', 'W/"5-abc"', ""),
+  signature: fc.record({
+    algorithm: fc.constantFrom("ECDSA_SHA_256", "HMAC_SHA256", "ED25519"),
+    keyId: fc.constantFrom("signing-2026-01", ""),
+    value: fc.constantFrom("MEUCIQ==", ""),
+  }),
+}, { requiredKeys: [] });
+
+/** A generated bundle with optional top-level fields and any conditions in place of its rules' `when`. */
+const anyBundle = fc.tuple(
+  fc.oneof(propertyBundle, lintBundle),
+  optionalBundleFields,
+  fc.array(fc.option(anyCondition, { nil: undefined }), { maxLength: 8 }),
+).map(([bundle, fields, whens]) => {
+  const copy = { ...structuredClone(bundle), ...fields } as { policies: { rules: unknown[] }[] };
+  let i = 0;
+  for (const policy of copy.policies) {
+    policy.rules = policy.rules.map((rule) => {
+      const when = whens[i++];
+      return when === undefined ? rule : { ...(rule as object), when };
+    });
+  }
+  return copy;
+});
+
+/** Every property name the schema declares, anywhere in it. */
+function declaredProperties(schema: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) { for (const item of schema) declaredProperties(item, into); }
+  else if (isRecord(schema)) {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === "properties" && isRecord(value)) {
+        for (const name of Object.keys(value)) into.add(name);
+      }
+      declaredProperties(value, into);
+    }
+  }
+  return into;
+}
+
+/** Every key of every object in `value`. */
+function keysIn(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) { for (const item of value) keysIn(item, into); }
+  else if (isRecord(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      into.add(key);
+      keysIn(child, into);
+    }
+  }
+}
+
 Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and mutated documents`, () => {
   const tallies = new Map<SchemaName, Tally>(SCHEMA_NAMES.map((n) => [n, newTally()]));
-  const bundles = fc.oneof(propertyBundle, lintBundle);
   const check = (kind: SchemaName, document: unknown) =>
     checkAgreement(kind, document, "generated", tallies.get(kind)!);
+  /** The keys of the bundles both accept: every field the bundle schema declares must be among them. */
+  const acceptedKeys = new Set<string>();
   fc.assert(
-    fc.property(bundles.chain((b) => fc.tuple(fc.constant(b), mutated(b))), ([b, m]) => {
-      check("bundle", b);
+    fc.property(anyBundle.chain((b) => fc.tuple(fc.constant(b), mutated(b))), ([b, m]) => {
+      if (check("bundle", b) === "accepted") keysIn(b, acceptedKeys);
       check("bundle", m);
       const draft = { ...b, schemaVersion: "1.0", generatedAt: "2026-01-01T00:00:00Z" };
       delete (draft as Record<string, unknown>).env;
@@ -361,10 +525,16 @@ Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and m
     }),
     { seed: SEED, numRuns: 300 },
   );
+  const missing = [...declaredProperties(SCHEMAS.bundle)].filter((key) => !acceptedKeys.has(key));
+  assert.deepEqual(
+    missing,
+    [],
+    "every field of the bundle schema is generated in accepted bundles",
+  );
   // Conditions, the most intricate part, mutated as the when of a rule.
   const rule = (when: unknown) => ({ ...(VALID.rule as object), when });
   fc.assert(
-    fc.property(condition.chain((c) => fc.tuple(fc.constant(c), mutated(c))), ([c, m]) => {
+    fc.property(anyCondition.chain((c) => fc.tuple(fc.constant(c), mutated(c))), ([c, m]) => {
       check("rule", rule(c));
       check("rule", rule(m));
     }),
@@ -372,13 +542,20 @@ Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and m
   );
   for (const [kind, document] of Object.entries(VALID) as [SchemaName, unknown][]) {
     check(kind, document);
-    fc.assert(fc.property(mutated(document), (m) => check(kind, m)), {
+    fc.assert(fc.property(mutated(document), (m) => void check(kind, m)), {
       seed: SEED + 2,
       numRuns: 2000,
     });
   }
   for (const [kind, tally] of tallies) {
     assert.ok(tally.accepted > 0 && tally.refusedByBoth > 0, `${kind}: ${JSON.stringify(tally)}`);
+  }
+  // Not vacuous: the schemas accepted documents the runtime warns about.
+  for (const kind of ["bundle", "draft", "rule"] as const) {
+    const warned = tallies.get(kind)!.warned;
+    for (const code of ["CONDITION_UNKNOWN_OPERATOR", "CONDITION_MALFORMED"]) {
+      assert.ok((warned.get(code) ?? 0) > 10, `${kind}: ${code} ${warned.get(code) ?? 0} times`);
+    }
   }
 });
 

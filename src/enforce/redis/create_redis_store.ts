@@ -12,6 +12,8 @@ import {
   durationField,
   type Fields,
 } from "../../_internal/check_options.ts";
+import { type Clock, SYSTEM_CLOCK } from "../../_internal/clock.ts";
+import { clockField } from "../../_internal/check_options.ts";
 import { PolicyError } from "../../_internal/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { checkAndCount } from "./_check_and_count.ts";
@@ -35,6 +37,11 @@ export interface RedisStoreOptions {
    * disconnected may still run the check later, counting the request.
    */
   timeoutMs?: number;
+  /**
+   * The clock whose monotonic `now()` and timers bound each check. Default:
+   * the system clock.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -49,6 +56,7 @@ const REDIS_STORE_FIELDS: Fields = {
       typeof value === "string" ? undefined : `must be a string; got ${describeValue(value)}`,
   },
   timeoutMs: durationField,
+  clock: clockField,
 };
 
 /**
@@ -77,7 +85,11 @@ export function createRedisStore(
   options: RedisStoreOptions = {},
 ): ThrottleStore {
   checkOptions(options, REDIS_STORE_FIELDS, "createRedisStore");
-  const { prefix = DEFAULT_REDIS_PREFIX, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS } = options;
+  const {
+    prefix = DEFAULT_REDIS_PREFIX,
+    timeoutMs = DEFAULT_REDIS_TIMEOUT_MS,
+    clock = SYSTEM_CLOCK,
+  } = options;
   if (typeof redis?.send !== "function") {
     throw new PolicyError(
       "INVALID_OPTIONS",
@@ -88,15 +100,15 @@ export function createRedisStore(
   // Every check of this store has the same timeout, so deadlines come in call order: one timer,
   // for the oldest pending check, serves them all, and none is left once nothing is pending.
   const pending = new Set<{ deadline: number; fail(error: PolicyError): void }>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: unknown;
   const arm = () => {
     const oldest = pending.values().next().value;
     if (oldest === undefined || timer !== undefined) return;
-    timer = setTimeout(expire, Math.max(0, oldest.deadline - performance.now()));
+    timer = clock.setTimeout(expire, Math.max(0, oldest.deadline - clock.now()));
   };
   const expire = () => {
     timer = undefined;
-    const now = performance.now();
+    const now = clock.now();
     for (const check of pending) {
       if (check.deadline > now) break;
       pending.delete(check);
@@ -112,7 +124,7 @@ export function createRedisStore(
   const settle = (check: { deadline: number; fail(error: PolicyError): void }) => {
     if (!pending.delete(check)) return false; // timed out already
     if (pending.size === 0 && timer !== undefined) {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       timer = undefined;
     }
     return true;
@@ -120,7 +132,7 @@ export function createRedisStore(
   return {
     hit(bucket, limit, windowMicros) {
       return new Promise((resolve, reject) => {
-        const check = { deadline: performance.now() + timeoutMs, fail: reject };
+        const check = { deadline: clock.now() + timeoutMs, fail: reject };
         pending.add(check);
         arm();
         checkAndCount(redis, prefix + bucket, limit, windowMicros).then(

@@ -23,3 +23,5 @@ export * from "./types.ts";
 export * from "./create_redis_store.ts";
 export * from "./node_redis_commands.ts";
 export * from "./ioredis_commands.ts";
+// The library's one clock, the type of this module's `clock` options.
+export type { Clock } from "../../_internal/clock.ts";
