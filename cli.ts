@@ -51,6 +51,7 @@ const code = await runCli(process.argv.slice(2), {
   env: (name) => process.env[name],
   cwd: process.cwd(),
   clock: SYSTEM_CLOCK,
+  stdoutIsTerminal: process.stdout.isTTY === true,
   // The playground page of this distribution, beside this file in the repository and in the JSR
   // and npm packages (docs/playground.md, "Where the page comes from").
   playgroundPage: () => import("./dist/playground/page.js"),

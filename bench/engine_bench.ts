@@ -3,14 +3,8 @@
 // against JSON.parse (docs/performance.md "Reproduce"). One process: quick to
 // run, but every benchmark shares the JIT's feedback; `deno task bench:peers`
 // measures each pair in a fresh process.
-import {
-  compileBundle,
-  computeDigest,
-  createEvaluator,
-  createLocalClient,
-  traceEvaluation,
-  validateBundle,
-} from "../mod.ts";
+import { compileBundle, createEvaluator, createLocalClient, validateBundle } from "../mod.ts";
+import { computeDigest, traceEvaluation } from "../src/engine/mod.ts";
 import { QUERIES, scenarioById, scenarioRequests, SCENARIOS } from "./scenarios/mod.ts";
 
 for (const scenario of SCENARIOS) {

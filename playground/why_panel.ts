@@ -2,15 +2,16 @@
 /**
  * The Why view: the engine's trace of the request (`traceEvaluation`), the
  * candidates strongest first, each rule naming the target with its outcome,
- * and each rule's condition. Where the engine's trace explains a condition
- * leaf by leaf (the path, the value read, the outcome), each leaf shows it;
- * otherwise the condition is shown as written.
+ * and each rule's condition as the trace explains it, leaf by leaf (the
+ * path, the value read, the outcome), and which leaf made a `when` false; a
+ * disabled rule's condition, which nothing tested, as written.
  *
  * @module
  */
 import {
   type CandidateTrace,
   type EvaluationTrace,
+  formatConditionTrace,
   type RuleTrace,
   traceEvaluation,
 } from "../src/engine/mod.ts";
@@ -19,10 +20,7 @@ import { byId, h, linkButton, show, table } from "./_dom.ts";
 import { ruleKey, type RuleSite, ruleSites } from "./document_model.ts";
 import { decisionBadge, targetText } from "./request_panel.ts";
 import { decidedBy } from "./decision_kind.ts";
-import { type ConditionNode, conditionNode, tracedConditionNode } from "./condition_view.ts";
-
-/** A traced rule, with its condition's trace when the engine gives one. */
-type TracedRule = RuleTrace & { condition?: unknown; falseBecause?: unknown };
+import { type ConditionNode, tracedConditionNode, writtenConditionNode } from "./condition_view.ts";
 
 /** Wires the Why view to the app. */
 export function whyPanel(app: App): void {
@@ -78,7 +76,7 @@ export function whyPanel(app: App): void {
           }. Rules naming the target: ${trace.rulesSeen}; fired: ${trace.matchedCount}.`,
       ),
       ...candidates(trace, jump),
-      ...rules(trace.rules as TracedRule[], sites, jump),
+      ...rules(trace.rules, sites, jump),
     );
   }
 }
@@ -105,18 +103,18 @@ function candidates(
 }
 
 function rules(
-  traced: readonly TracedRule[],
+  traced: readonly RuleTrace[],
   sites: Map<string, RuleSite>,
   jump: (policyKey: string, ruleId: string) => Node | string,
 ): Node[] {
   if (traced.length === 0) return [];
   const rows = traced.map((r) => {
     const when = sites.get(ruleKey(r.policyKey, r.ruleId))?.rule.when;
-    const node = r.condition !== undefined && r.condition !== null
+    const node = r.condition !== null
       ? tracedConditionNode(r.condition)
       : when === undefined
       ? null
-      : conditionNode(when);
+      : writtenConditionNode(when);
     return h(
       "tr",
       null,
@@ -128,9 +126,9 @@ function rules(
         "td",
         null,
         node === null ? "(no condition)" : conditionList(node),
-        r.falseBecause === undefined || r.falseBecause === null
+        r.falseBecause === null
           ? null
-          : h("p", null, `false because ${tracedConditionNode(r.falseBecause).text}`),
+          : h("p", null, `false because ${formatConditionTrace(r.falseBecause)}`),
       ),
     );
   });
@@ -148,18 +146,12 @@ function conditionItem(node: ConditionNode): HTMLLIElement {
   const outcome = node.outcome === undefined
     ? null
     : h("span", { class: node.outcome ? "outcome-true" : "outcome-false" }, String(node.outcome));
-  const read = node.read === undefined ? null : h(
-    "span",
-    { class: "outcome-unknown" },
-    node.read.found ? ` (read ${JSON.stringify(node.read.value)})` : " (nothing there)",
-  );
   return h(
     "li",
     null,
     outcome,
     outcome === null ? "" : " ",
     node.text,
-    read,
     node.children.length === 0
       ? null
       : h("ul", { class: "condition" }, ...node.children.map(conditionItem)),

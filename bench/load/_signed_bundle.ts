@@ -1,11 +1,7 @@
 // A signed scenario bundle of about 8 MiB (the default maxFileBytes) and the
 // options that verify it.
-import {
-  generateEcdsaKeyPair,
-  importPublicKey,
-  type LoadBundleOptions,
-  signBundle,
-} from "../../mod.ts";
+import { generateEcdsaKeyPair, type LoadBundleOptions, signBundle } from "../../mod.ts";
+import { importPublicKey } from "../../src/verify/mod.ts";
 import { THREE_RULES } from "../scenarios/mod.ts";
 
 /** The largest bundle the default maxFileBytes accepts, less room for the signature. */

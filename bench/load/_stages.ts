@@ -5,8 +5,8 @@ import {
   type LoadBundleOptions,
   parseJson,
   type RuntimeBundleV1,
-  verifyPayload,
 } from "../../mod.ts";
+import { verifyPayload } from "../../src/verify/mod.ts";
 import { validateForLoad } from "../../src/engine/validate_bundle.ts";
 import { canonicalPayloadBytesOfParsed } from "../../src/engine/canonical_payload.ts";
 

@@ -1,15 +1,10 @@
 // The load pipeline as it was before loadBundle yielded between its steps:
 // parse, validate, canonical payload and compile run back to back, and the
 // only awaits are WebCrypto's. For comparison in the reload benchmark only.
-import {
-  assertValidBundle,
-  canonicalPayloadBytes,
-  compileBundle,
-  type LoadBundleOptions,
-  parseBundleBytes,
-  type RuntimeBundleV1,
-  verifyPayload,
-} from "../../mod.ts";
+import { compileBundle, type LoadBundleOptions, type RuntimeBundleV1 } from "../../mod.ts";
+import { assertValidBundle, canonicalPayloadBytes } from "../../src/engine/mod.ts";
+import { parseBundleBytes } from "../../src/verify/load_bundle.ts";
+import { verifyPayload } from "../../src/verify/mod.ts";
 
 export async function unyieldingLoad(bytes: Uint8Array, options: LoadBundleOptions) {
   const bundle = parseBundleBytes(bytes) as RuntimeBundleV1;

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Decision, EffectType, Issue, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../engine/types.ts";
+import type { Decision, EffectType, Issue, RuntimeBundleV1, Target } from "../engine/types.ts";
+import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { traceEvaluation } from "../engine/trace_evaluation.ts";
@@ -150,27 +150,26 @@ export interface SuiteRun {
 
 /**
  * Runs scenarios against a compiled bundle with the engine: each scenario's
- * decision against its expectation (the expected fields only), and which
- * active rules fired for some scenario (with the trace of each request).
- * `now` (monotonic milliseconds, `Clock.now`) times the run, in whole
- * milliseconds; without it durations are 0.
+ * decision against its expectation (the expected fields only). The rules
+ * that fired for a scenario (per its trace) are added to `exercised`, for
+ * {@link coverageOf}. `now` (monotonic milliseconds, `Clock.now`) times
+ * each scenario, in whole milliseconds; without it durations are 0.
  */
-export function runSuite(
+export function runScenarios(
   compiled: CompiledBundle,
   scenarios: readonly Scenario[],
-  options: { now?: () => number } = {},
-): SuiteRun {
+  options: { now?: () => number; exercised?: Set<string> } = {},
+): ScenarioResult[] {
   const now = options.now ?? (() => 0);
+  const exercised = options.exercised ?? new Set<string>();
   const evaluate = createEvaluator(compiled);
-  const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
-  const started = now();
   for (const scenario of scenarios) {
     const t0 = now();
     const request = { target: scenario.target, context: scenario.context };
     const actual = evaluate(request);
     for (const r of traceEvaluation(compiled, request).rules) {
-      if (r.outcome.startsWith("fired")) exercised.add(ruleKey(r.policyKey, r.ruleId));
+      if (r.effect !== undefined) exercised.add(ruleKey(r.policyKey, r.ruleId));
     }
     const e = scenario.expected;
     const mismatches: string[] = [];
@@ -186,9 +185,15 @@ export function runSuite(
       durationMs: Math.round(now() - t0),
     });
   }
-  const durationMs = Math.round(now() - started);
-  const passed = results.filter((r) => r.passed).length;
-  const active = compiled.bundle.policies.flatMap((p) =>
+  return results;
+}
+
+/** The active rules of a bundle, and those not in `exercised` (filled by {@link runScenarios}). */
+export function coverageOf(
+  bundle: RuntimeBundleV1,
+  exercised: ReadonlySet<string>,
+): SuiteRun["coverage"] {
+  const active = bundle.policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({
       policyKey: p.policyKey,
       ruleId: r.id,
@@ -196,13 +201,31 @@ export function runSuite(
   );
   const unexercised = active.filter((r) => !exercised.has(ruleKey(r.policyKey, r.ruleId)));
   return {
+    activeRules: active.length,
+    exercised: active.length - unexercised.length,
+    unexercised,
+  };
+}
+
+/**
+ * Runs one suite's scenarios ({@link runScenarios}) and sums them up: the
+ * counts, and the active rules no scenario made fire.
+ */
+export function runSuite(
+  compiled: CompiledBundle,
+  scenarios: readonly Scenario[],
+  options: { now?: () => number } = {},
+): SuiteRun {
+  const now = options.now ?? (() => 0);
+  const exercised = new Set<string>();
+  const started = now();
+  const results = runScenarios(compiled, scenarios, { now, exercised });
+  const durationMs = Math.round(now() - started);
+  const passed = results.filter((r) => r.passed).length;
+  return {
     results,
     summary: { scenarios: results.length, passed, failed: results.length - passed, durationMs },
-    coverage: {
-      activeRules: active.length,
-      exercised: active.length - unexercised.length,
-      unexercised,
-    },
+    coverage: coverageOf(compiled.bundle, exercised),
   };
 }
 

@@ -7,6 +7,17 @@
 import { suggest } from "./suggest.ts";
 import { isRecord } from "./guards.ts";
 import { PolicyError } from "./policy_error.ts";
+import { describeValue } from "./describe_value.ts";
+
+// Values are described by describe_value.ts (which the CLI's start-up
+// modules import alone); re-exported for the factories that check options.
+export {
+  describeValue,
+  looksLikeSecret,
+  REDACTED,
+  redactSecrets,
+  SECRET_NOT_SHOWN,
+} from "./describe_value.ts";
 
 /** The largest delay a timer accepts (setTimeout fires at once beyond it). */
 export const MAX_DELAY_MS = 2_147_483_647;
@@ -31,84 +42,16 @@ export function invalidOption(message: string): PolicyError {
 }
 
 /**
- * A value described for a message, the one way values given by a caller or
- * a user are quoted: strings quoted and cut to a short prefix (at most 60
- * characters in all), and not shown at all when they look like a secret
- * ({@link looksLikeSecret}: a value pasted into the wrong option or flag is
- * often one); numbers as they are; others by type.
+ * The default of an optional options parameter on a hot path: a call that
+ * passes none skips the check (`options === NO_OPTIONS`).
  */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") {
-    if (looksLikeSecret(value)) return SECRET_NOT_SHOWN;
-    const text = JSON.stringify(value.slice(0, 60));
-    return text.length > 60 ? `${text.slice(0, 56)}…"` : text;
-  }
-  if (typeof value === "number") return String(value);
-  return typeof value;
-}
-
-/** What {@link describeValue} says instead of a value that looks like a secret. */
-export const SECRET_NOT_SHOWN = "a value that looks like a secret (not shown)";
-
-/** What {@link redactSecrets} puts in place of text that looks like a secret. */
-export const REDACTED = "<not shown: looks like a secret>";
+export const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
- * A PEM block: a BEGIN line, then on the next lines its body up to the END
- * line (or the end of the text). A BEGIN line alone, as messages quote it
- * for guidance, is not key material.
+ * A field whose value the function checks itself, with its own codes and
+ * messages: listed so that the key is known (a typo of it is refused).
  */
-const PEM_TEXT =
-  /-----BEGIN [A-Z0-9 ]{1,40}-----[ \t]*\r?\n[\s\S]*?(?:-----END [A-Z0-9 ]{1,40}-----|$)/g;
-/** 32 or more hex digits: an HMAC secret or a similar key. */
-const HEX_RUN = /[0-9a-fA-F]{32,}/g;
-/** 32 or more characters of the base64 (and base64url) alphabet. */
-const BASE64_RUN = /[A-Za-z0-9+/=_-]{32,}/g;
-
-/**
- * True for a base64 run that looks random: upper case, lower case and
- * digits all present, and the kind of character changing between at least
- * 40 % of neighbours (random base64 changes at about 64 %; words, paths and
- * camelCase names far less often).
- */
-function randomLooking(run: string): boolean {
-  const kind = (c: string) =>
-    c >= "a" && c <= "z" ? 0 : c >= "A" && c <= "Z" ? 1 : c >= "0" && c <= "9" ? 2 : 3;
-  const seen = [0, 0, 0, 0];
-  let changes = 0;
-  for (let i = 0; i < run.length; i++) {
-    const k = kind(run[i]!);
-    seen[k]!++;
-    if (i > 0 && k !== kind(run[i - 1]!)) changes++;
-  }
-  return seen[0]! > 0 && seen[1]! > 0 && seen[2]! > 0 && changes >= 0.4 * (run.length - 1);
-}
-
-/**
- * `text` with everything that looks like key material replaced by
- * {@link REDACTED}: PEM text, runs of 32 or more hex digits (except a
- * `sha256:` checksum), and long random-looking base64. The CLI passes every
- * diagnostic it prints (errors, hints, warnings, notes) through it, so that a
- * secret pasted into a flag, a path or a configuration field is not printed
- * back, whatever message it ends up in.
- */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(PEM_TEXT, REDACTED)
-    .replace(
-      HEX_RUN,
-      (run, offset: number, whole: string) =>
-        run.length === 64 && whole.slice(offset - 7, offset) === "sha256:" ? run : REDACTED,
-    )
-    .replace(BASE64_RUN, (run) => randomLooking(run) ? REDACTED : run);
-}
-
-/** True when `text` holds something that looks like key material (see {@link redactSecrets}). */
-export function looksLikeSecret(text: string): boolean {
-  return redactSecrets(text) !== text;
-}
+export const checkedByCaller: Field = { check: () => undefined };
 
 /** `field` marked as required. */
 export function required(field: Field): Field {

@@ -1,4 +1,8 @@
 // This module is browser compatible.
+// The library's errors live in the kernel, not in the engine: the kernel's
+// option checker, WebCrypto access and error restating throw them, and the
+// kernel depends on no other folder (tests/architecture_test.ts). The engine
+// and every export re-export them unchanged.
 import type { Issue } from "./issue.ts";
 
 /**

@@ -1,46 +1,28 @@
 // The clients' options (docs/local-client.md "Options", docs/remote.md
 // "Options"): the fields both clients take, key material included, checked
 // with the library's one option checker (`_internal/check_options.ts`).
-import { isPolicyError } from "../_internal/policy_error.ts";
+import { EVALUATE_FIELDS } from "../engine/evaluate.ts";
 import {
   booleanField,
   bytesField,
   describeValue,
-  type Field,
   type Fields,
   functionField,
   objectField,
-  required,
   stringListField,
 } from "../_internal/check_options.ts";
 import { importVerifyKey } from "../verify/import_key.ts";
-import { verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
+import { verifyField, verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;
-
-/** The trusted key or keys: `{ algorithm, publicKey, keyId? }` or a list of them. */
-export const verifyField: Field = {
-  check: (value, name) => {
-    try {
-      verifyKeyList(value, name);
-      return undefined;
-    } catch (error) {
-      if (!isPolicyError(error, "INVALID_OPTIONS")) throw error;
-      return error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
-    }
-  },
-};
 
 /** The options every client accepts (see `ClientOptions`). */
 export const COMMON_FIELDS: Fields = {
   verify: verifyField,
   onError: functionField,
-  parseCustomEffect: booleanField,
-  contextPolicy: objectField(
-    { allowedKeys: required(stringListField(Number.MAX_SAFE_INTEGER)) },
-    "{ allowedKeys: string[] }",
-  ),
+  // parseCustomEffect and contextPolicy, as the engine's evaluator takes them.
+  ...EVALUATE_FIELDS,
   maxFileBytes: bytesField,
   allowRollback: booleanField,
   onDecision: functionField,

@@ -1,7 +1,6 @@
 // Reading the bundle file of the local client with node:fs/promises only (no
 // Deno namespace), so the same code runs on Deno and Node.
-import type { BigIntStats } from "node:fs";
-import { nodeFs } from "../_io/node_fs.ts";
+import { fileVersion } from "../_io/file_version.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
@@ -14,25 +13,6 @@ export interface BundleFile {
   version: string;
   /** The file's modification time, in milliseconds since the epoch. */
   mtimeMs: number;
-}
-
-/**
- * What identifies one state of a file: device, inode, size, and modification
- * and change times at the full precision the runtime gives (nanoseconds on
- * Node, milliseconds for the modification time on Deno). Any write, rename over
- * the path or symlink swap changes at least one of them.
- */
-export function fileVersion(stats: BigIntStats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
-}
-
-/**
- * The version of the file at `path` (following symlinks), without reading it.
- * Rejects with the raw file system error; see {@link readError}.
- */
-export async function statVersion(path: string): Promise<string> {
-  const { fs } = await nodeFs();
-  return fileVersion(await fs.stat(path, { bigint: true }));
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   required,
   stringField,
 } from "../_internal/check_options.ts";
-import { COMMON_FIELDS, importTrustedKeys, verifyField } from "./_check_client_options.ts";
+import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
+import { verifyField } from "../verify/verify_keys.ts";
 import {
   DEFAULT_MAX_BACKOFF_MS,
   DEFAULT_POLL_INTERVAL_MS,

@@ -29,13 +29,8 @@ import {
   stringField,
 } from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
-import {
-  type BundleFile,
-  racyBytes,
-  readBundleFile,
-  readError,
-  statVersion,
-} from "./_read_bundle_file.ts";
+import { type BundleFile, racyBytes, readBundleFile, readError } from "./_read_bundle_file.ts";
+import { statVersion } from "../_io/file_version.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";

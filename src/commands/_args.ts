@@ -5,9 +5,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { usageError } from "./_errors.ts";
+import { type ExitCode, usageError } from "./_errors.ts";
 import { didYouMean } from "../_internal/suggest.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
 
 /** One flag of a command. */
@@ -17,6 +17,8 @@ export interface FlagSpec {
   short?: string;
   /** Value placeholder for help, for example `<path>`. */
   value?: string;
+  /** A string flag that may be given more than once (read with `Session.strings`). */
+  multiple?: boolean;
   description: string;
 }
 
@@ -34,6 +36,12 @@ export interface CommandSpec {
   flags: FlagSpecs;
   /** Most positional arguments accepted (default 0). */
   maxPositionals?: number;
+  /**
+   * The exit code of an error the command stops with (default `exitCodeFor`,
+   * the one table). `simulate` uses `exitCodeWhenNotRun`: whatever stops it
+   * means its suite could not run, never that it failed.
+   */
+  exitCodeOf?: (code: string) => ExitCode;
 }
 
 /** The global flags (`docs/cli.md`, "Output, `--quiet`, `--verbose`"), accepted by every command. */
@@ -76,11 +84,17 @@ export interface GlobalOptions {
   version: boolean;
 }
 
+/** The value of a flag that was given. */
+export type FlagValue = string | true | readonly string[];
+
 /** The result of {@link parseCommandArgs}. */
 export interface ParsedArgs {
   global: GlobalOptions;
-  /** Command flags that were given: string value, or `true` for booleans. */
-  flags: ReadonlyMap<string, string | true>;
+  /**
+   * Command flags that were given: string value, `true` for booleans, every
+   * value in order for a flag that may be given more than once.
+   */
+  flags: ReadonlyMap<string, FlagValue>;
   positionals: string[];
 }
 
@@ -107,6 +121,7 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     tokens: true,
   });
   const values = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   const positionals: string[] = [];
   const help = `run 'policy ${spec.name} --help' for its flags`;
   for (const token of tokens) {
@@ -130,6 +145,13 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     }
     if (flag.type === "boolean" && token.inlineValue) {
       throw usageError(`flag --${token.name} takes no value`, help);
+    }
+    if (flag.multiple) {
+      const list = lists.get(token.name) ?? [];
+      list.push(token.value!);
+      lists.set(token.name, list);
+      values.set(token.name, token.value!);
+      continue;
     }
     if (values.has(token.name)) {
       throw usageError(`flag --${token.name} is given more than once`, help);
@@ -170,9 +192,9 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
       "keep one of them",
     );
   }
-  const flags = new Map<string, string | true>();
+  const flags = new Map<string, FlagValue>();
   for (const [name, value] of values) {
-    if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, value);
+    if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, lists.get(name) ?? value);
   }
   return { global, flags, positionals };
 }
@@ -245,7 +267,9 @@ function flagLines(flags: FlagSpecs): string[] {
   const rows = Object.entries(flags).map(([name, flag]) => {
     const short = flag.short === undefined ? "    " : `-${flag.short}, `;
     return [
-      `  ${short}--${name}${flag.value === undefined ? "" : ` ${flag.value}`}`,
+      `  ${short}--${name}${flag.value === undefined ? "" : ` ${flag.value}`}${
+        flag.multiple ? " …" : ""
+      }`,
       flag.description,
     ];
   });

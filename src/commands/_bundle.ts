@@ -103,12 +103,54 @@ async function throughPipeline<T extends { warnings: Issue[] }>(
   return loaded;
 }
 
+/**
+ * {@link loadBundleFile} for bundle text a command made itself
+ * (`simulate --draft`: what `build` would write), unsigned, `file` naming
+ * where it came from in messages. Its validation warnings are not printed:
+ * the draft's check printed them.
+ *
+ * @throws {PolicyError} `BUNDLE_TOO_LARGE` and the other load codes.
+ */
+export async function loadBundleText(
+  session: Session,
+  file: string,
+  text: string,
+): Promise<LoadedBundle> {
+  const maxFileBytes = (await session.config()).maxFileBytes;
+  try {
+    return await loadBundle(new TextEncoder().encode(text), { maxFileBytes, allowUnsigned: true });
+  } catch (error) {
+    throw isPolicyError(error) ? inFile(error, file) : error;
+  }
+}
+
 /** The same error, its message naming the file (and for `BUNDLE_INVALID`, how to list every issue). */
 export function inFile(error: PolicyError, file: string): PolicyError {
   const list = error.code === "BUNDLE_INVALID"
     ? `; run 'policy validate ${file}' for the list`
     : "";
-  return restateError(error, `${file}: ${error.message}${list}`);
+  return restateError(error, `${file}: ${inCliWords(error).message}${list}`);
+}
+
+/**
+ * Advice of the library's messages in its own terms (the `verify` option),
+ * by code: what the CLI says instead, in terms of key files.
+ */
+const LIBRARY_ADVICE: Readonly<Record<string, readonly [RegExp, string]>> = {
+  BUNDLE_SIGNATURE_KEY_UNKNOWN: [
+    /; add that key to verify if it is a new signing key$/,
+    "; if it is a new signing key, add it to the key file (a key file may hold several keys during a rotation)",
+  ],
+  BUNDLE_SIGNATURE_UNVERIFIED: [/; set verify: .*$/, ""],
+  BUNDLE_UNSIGNED: [/; sign it and configure verify: .*$/, ""],
+};
+
+/** The same error, its message advising in the CLI's words (flags, files) instead of the library's options. */
+export function inCliWords(error: PolicyError): PolicyError {
+  const advice = Object.hasOwn(LIBRARY_ADVICE, error.code) ? LIBRARY_ADVICE[error.code] : undefined;
+  if (advice === undefined) return error;
+  const message = error.message.replace(advice[0], advice[1]);
+  return message === error.message ? error : restateError(error, message);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import type { Env } from "../engine/types.ts";
-import { ENVS } from "../engine/types.ts";
+import { ENVS } from "../_internal/vocabulary.ts";
 import { CliError } from "./_errors.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";

@@ -32,6 +32,7 @@ export const CLI_ERROR_CODES = [
   "SUITE_INVALID",
   "REQUESTS_INVALID",
   "SIMULATION_FAILED",
+  "COVERAGE_BELOW_THRESHOLD",
   "CHANGE_DETECTED",
   "VALIDATION_FAILED",
   "PARITY_FAILED",
@@ -47,7 +48,7 @@ export const CLI_ERROR_CODES = [
 export type CliErrorCode = typeof CLI_ERROR_CODES[number];
 
 /** The exit codes (`docs/cli.md`, "Exit codes"). */
-export type ExitCode = 0 | 1 | 2 | 3;
+export type ExitCode = 0 | 1 | 2 | 3 | 4;
 
 /** Exit code 0: success. */
 export const EXIT_OK = 0;
@@ -57,12 +58,16 @@ export const EXIT_CHECK_FAILED = 1;
 export const EXIT_USAGE = 2;
 /** Exit code 3: licence refused. */
 export const EXIT_LICENSE = 3;
+/** Exit code 4: the checks passed, but fewer rules were exercised than a threshold asks. */
+export const EXIT_BELOW_THRESHOLD = 4;
 
 /**
  * THE table: error code → exit code. 1 = a check on a document failed;
  * 2 = the invocation, the configuration or an input file is wrong;
- * 3 = licence refused. A test checks that every code of the library and of
- * the CLI has an entry.
+ * 3 = licence refused; 4 = below a threshold. A test checks that every code
+ * of the library and of the CLI has an entry. A command whose own check is
+ * something else than its inputs (`simulate`) reads it through
+ * {@link exitCodeWhenNotRun}.
  */
 export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   // Checks that failed (1)
@@ -133,11 +138,26 @@ export const EXIT_CODES: Readonly<Record<string, ExitCode>> = Object.freeze({
   LICENSE_INVALID: 3,
   LICENSE_EXPIRED: 3,
   ACTIVATION_REFUSED: 3,
+  // Below a threshold (4)
+  COVERAGE_BELOW_THRESHOLD: 4,
 });
 
 /** The exit code of an error code; codes missing from the table count as a failed check. */
 export function exitCodeFor(code: string): ExitCode {
   return Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code]! : EXIT_CHECK_FAILED;
+}
+
+/**
+ * The exit code of an error that stopped a command whose check is its own
+ * (`simulate`: exit 1 is a scenario that failed, nothing else): a failed
+ * check of one of its inputs (a bundle that does not load or verify) means
+ * the check could not run, exit 2, like a missing key or a bad suite file;
+ * a licence refusal stays 3. So CI can tell "the suite failed" from "the
+ * suite could not run".
+ */
+export function exitCodeWhenNotRun(code: string): ExitCode {
+  const exit = exitCodeFor(code);
+  return exit === EXIT_CHECK_FAILED ? EXIT_USAGE : exit;
 }
 
 /** Every code the table must cover: the library's and the CLI's. */

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.ts";
-import { ENVS } from "../engine/types.ts";
+import { ENVS } from "../_internal/vocabulary.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";

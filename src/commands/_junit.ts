@@ -1,4 +1,12 @@
-/** JUnit XML for `simulate --suite --junit <path>`, the format CI systems read. */
+/**
+ * JUnit XML for `simulate --suite … --junit <path>`, the format CI systems
+ * read: one `testsuite` per suite file, one `testcase` per scenario run, a
+ * `failure` for each failed expectation, and, for a suite that could not
+ * run (its file, the bundle or the key), one `testcase` holding an `error`
+ * that says why (`docs/cli.md`, "simulate").
+ *
+ * @module
+ */
 
 /** One scenario result as JUnit sees it. */
 export interface JunitCase {
@@ -8,43 +16,78 @@ export interface JunitCase {
   failure: { message: string; details: string } | null;
 }
 
-/** A JUnit XML document with one test suite. */
-export function renderJunit(
-  suiteName: string,
-  cases: readonly JunitCase[],
-  durationMs: number,
-  timestamp: Date,
-): string {
-  const failures = cases.filter((c) => c.failure !== null).length;
+/** Why a suite could not run: an error code and its message. */
+export interface JunitError {
+  type: string;
+  message: string;
+}
+
+/** One suite file's results, or the reason it could not run. */
+export interface JunitSuite {
+  name: string;
+  /** When the suite started. */
+  timestamp: Date;
+  durationMs: number;
+  cases: readonly JunitCase[];
+  /** Set when the suite could not run: it then has one case, holding this error. */
+  error: JunitError | null;
+}
+
+/** The name of the case that carries a suite's {@link JunitSuite.error}. */
+export const NOT_RUN_CASE = "policy simulate could not run the suite";
+
+/** A JUnit XML document with one `testsuite` per suite. */
+export function renderJunit(suites: readonly JunitSuite[]): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const counts = suites.map((s) => ({
+    tests: s.error === null ? s.cases.length : 1,
+    failures: s.error === null ? s.cases.filter((c) => c.failure !== null).length : 0,
+    errors: s.error === null ? 0 : 1,
+  }));
+  const sum = (key: "tests" | "failures" | "errors") => counts.reduce((n, c) => n + c[key], 0);
+  const total = suites.reduce((ms, s) => ms + s.durationMs, 0);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="policy simulate" tests="${cases.length}" failures="${failures}" errors="0" time="${
-      seconds(durationMs)
-    }">`,
-    `  <testsuite name="${
-      attr(suiteName)
-    }" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${
-      seconds(durationMs)
-    }" timestamp="${timestamp.toISOString()}">`,
+    `<testsuites name="policy simulate" tests="${sum("tests")}" failures="${
+      sum("failures")
+    }" errors="${sum("errors")}" time="${seconds(total)}">`,
   ];
-  for (const c of cases) {
-    const open = `    <testcase name="${attr(c.name)}" classname="${attr(suiteName)}" time="${
-      seconds(c.durationMs)
-    }"`;
-    if (c.failure === null) {
-      lines.push(`${open}/>`);
-    } else {
+  suites.forEach((suite, i) => {
+    const { tests, failures, errors } = counts[i]!;
+    lines.push(
+      `  <testsuite name="${
+        attr(suite.name)
+      }" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${
+        seconds(suite.durationMs)
+      }" timestamp="${suite.timestamp.toISOString()}">`,
+    );
+    const open = (name: string, ms: number) =>
+      `    <testcase name="${attr(name)}" classname="${attr(suite.name)}" time="${seconds(ms)}"`;
+    if (suite.error !== null) {
       lines.push(
-        `${open}>`,
-        `      <failure message="${attr(c.failure.message)}" type="SIMULATION_FAILED">${
-          text(c.failure.details)
-        }</failure>`,
+        `${open(NOT_RUN_CASE, 0)}>`,
+        `      <error message="${attr(suite.error.message)}" type="${attr(suite.error.type)}">${
+          text(suite.error.message)
+        }</error>`,
         "    </testcase>",
       );
     }
-  }
-  lines.push("  </testsuite>", "</testsuites>");
+    for (const c of suite.error === null ? suite.cases : []) {
+      if (c.failure === null) {
+        lines.push(`${open(c.name, c.durationMs)}/>`);
+      } else {
+        lines.push(
+          `${open(c.name, c.durationMs)}>`,
+          `      <failure message="${attr(c.failure.message)}" type="SIMULATION_FAILED">${
+            text(c.failure.details)
+          }</failure>`,
+          "    </testcase>",
+        );
+      }
+    }
+    lines.push("  </testsuite>");
+  });
+  lines.push("</testsuites>");
   return lines.join("\n") + "\n";
 }
 

@@ -12,7 +12,7 @@
 import type { CliIo } from "./cli_io.ts";
 import type { Format } from "./_args.ts";
 import type { ErrorReport } from "./_errors.ts";
-import { redactSecrets } from "../_internal/check_options.ts";
+import { redactSecrets } from "../_internal/describe_value.ts";
 
 /** Version of every JSON document the CLI prints; bumped only on incompatible change. */
 export const FORMAT_VERSION = 1;

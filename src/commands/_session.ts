@@ -12,6 +12,7 @@ import type { CliIo } from "./cli_io.ts";
 import {
   type CommandSpec,
   detectFormat,
+  type FlagValue,
   type GlobalOptions,
   parseCommandArgs,
   renderHelp,
@@ -52,7 +53,13 @@ export class Session {
   readonly global: GlobalOptions;
   readonly spec: CommandSpec;
   readonly positionals: readonly string[];
-  readonly #flags: ReadonlyMap<string, string | true>;
+  readonly #flags: ReadonlyMap<string, FlagValue>;
+  readonly #parsed: ReturnType<typeof parseCommandArgs>;
+  /**
+   * Every file this run read or tried to read (documents, keys, the config
+   * file), absolute: what `simulate --watch` watches.
+   */
+  readonly filesRead: Set<string> = new Set();
   #workingFolder: Promise<WorkingFolder> | undefined;
   #config: Promise<ProjectConfig> | undefined;
   #lock: WorkingFolderLock | undefined;
@@ -69,6 +76,17 @@ export class Session {
     this.global = parsed.global;
     this.positionals = parsed.positionals;
     this.#flags = parsed.flags;
+    this.#parsed = parsed;
+  }
+
+  /**
+   * A new session of the same command line, with nothing resolved yet and a
+   * new printer: the next run of `simulate --watch`, which must see every
+   * file (config included) afresh.
+   */
+  again(): Session {
+    const out = new Output(this.io, this.global);
+    return new Session(this.io, out, this.spec, this.#parsed);
   }
 
   /** True when the flag was given. */
@@ -80,6 +98,12 @@ export class Session {
   string(flag: string): string | undefined {
     const value = this.#flags.get(flag);
     return typeof value === "string" ? value : undefined;
+  }
+
+  /** Every value of a flag that may be given more than once, in order (none: empty). */
+  strings(flag: string): readonly string[] {
+    const value = this.#flags.get(flag);
+    return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
   }
 
   /** The value of a required string flag. */
@@ -145,6 +169,7 @@ export class Session {
   config(): Promise<ProjectConfig> {
     this.#config ??= (async () => {
       const folder = await this.workingFolder();
+      this.filesRead.add(path.resolve(folder.path, this.global.config ?? "policy.config.json"));
       const config = await loadProjectConfig(folder.path, this.global.config);
       this.out.note(
         config.file === null
@@ -171,6 +196,7 @@ export class Session {
    */
   async readDocument(file: string, kind: DocumentKind): Promise<JsonDocument> {
     const limit = await this.#limit();
+    this.filesRead.add(file);
     const document = await readJsonDocument(file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return document;
@@ -179,6 +205,7 @@ export class Session {
   /** Reads the bytes of a document within `limits.maxFileBytes`; noted with `--verbose`. */
   async readBytes(file: string, kind: DocumentKind): Promise<Uint8Array> {
     const limit = await this.#limit();
+    this.filesRead.add(file);
     const bytes = await readDocumentBytes(file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return bytes;
@@ -233,6 +260,7 @@ export class Session {
   /** Reads a text document within `limits.maxFileBytes`; noted with `--verbose` (path only). */
   async readText(file: string, kind: DocumentKind): Promise<string> {
     const limit = await this.#limit();
+    this.filesRead.add(file);
     const value = await readTextDocument(file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return value;
@@ -282,7 +310,7 @@ export function defineCommand(
     } catch (error) {
       const report = describeError(error);
       out.error(report);
-      return exitCodeFor(report.code);
+      return (spec.exitCodeOf ?? exitCodeFor)(report.code);
     }
   };
 }

@@ -1,14 +1,18 @@
 /**
  * Simulation suites (`simulate --suite`, `diff --suite`) as the CLI reads
- * them: the check of `src/_authoring/suite.ts`, with the file's name in the
- * error.
+ * them: the check of `src/_authoring/suite.ts` with the file's name in the
+ * error, and which files `--suite` names (a file, or every `*.suite.json`
+ * below a folder).
  *
  * @module
  */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
 import type { Issue } from "../engine/types.ts";
+import { CliError } from "./_errors.ts";
+import { systemErrorCode } from "../_io/system_error.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { checkSuite, type Scenario } from "../_authoring/suite.ts";
-import { CliError } from "./_errors.ts";
 
 /**
  * Checks a suite document read from `file`. Unknown fields are returned as
@@ -33,4 +37,102 @@ export function parseSuite(
     );
   }
   return { name: name!, scenarios, warnings };
+}
+
+/** What a suite file's name ends with, for `--suite <folder>`. */
+export const SUITE_FILE_SUFFIX = ".suite.json";
+/** Most suite files one run takes. */
+export const MAX_SUITE_FILES = 1_000;
+/** Most folder entries `--suite <folder>` looks at (a folder of build output named by mistake). */
+export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
+
+/**
+ * The suite files that `--suite` values name, in order: a file as it is; a
+ * folder, every `*.suite.json` below it (symbolic links to folders are not
+ * followed), sorted by path. A file named twice runs once. `onFolder` is
+ * called with each folder looked at (`simulate --watch` watches them, so a
+ * new suite file is seen).
+ *
+ * @throws {CliError} `DOCUMENT_READ_ERROR` (a path that does not exist, a
+ * folder without suite files), `SUITE_INVALID` (too many files or entries).
+ */
+export async function suiteFiles(
+  paths: readonly string[],
+  onFolder: (folder: string) => void = () => {},
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const given of paths) {
+    let isFolder: boolean;
+    try {
+      isFolder = (await fs.stat(given)).isDirectory();
+    } catch {
+      // Not there (or unreadable): reading it as a file says which, with the usual code.
+      isFolder = false;
+    }
+    if (!isFolder) {
+      found.push(given);
+      continue;
+    }
+    const inFolder = await suiteFilesBelow(given, onFolder);
+    if (inFolder.length === 0) {
+      throw new CliError(
+        "DOCUMENT_READ_ERROR",
+        `no *${SUITE_FILE_SUFFIX} file below the folder ${given}`,
+        { hint: `name suite files like billing${SUITE_FILE_SUFFIX}, or pass the file itself` },
+      );
+    }
+    found.push(...inFolder);
+  }
+  const unique = [...new Set(found)];
+  if (unique.length > MAX_SUITE_FILES) {
+    throw new CliError(
+      "SUITE_INVALID",
+      `--suite names ${unique.length} suite files; at most ${MAX_SUITE_FILES} run at once`,
+    );
+  }
+  return unique;
+}
+
+/** Every `*.suite.json` below `folder`, sorted by path, without recursion. */
+async function suiteFilesBelow(
+  folder: string,
+  onFolder: (folder: string) => void,
+): Promise<string[]> {
+  const files: string[] = [];
+  const pending = [folder];
+  let entries = 0;
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    onFolder(current);
+    let listing;
+    try {
+      listing = await fs.readdir(current, { withFileTypes: true });
+    } catch (error) {
+      throw new CliError(
+        "DOCUMENT_READ_ERROR",
+        `cannot list the folder ${current} (${systemErrorCode(error) ?? "unreadable"})`,
+      );
+    }
+    for (const entry of listing) {
+      if (++entries > MAX_SUITE_FOLDER_ENTRIES) {
+        throw new CliError(
+          "SUITE_INVALID",
+          `the folder ${folder} holds over ${MAX_SUITE_FOLDER_ENTRIES} entries; name the folder of the suites`,
+        );
+      }
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.name.endsWith(SUITE_FILE_SUFFIX) && !entry.isDirectory()) files.push(full);
+    }
+  }
+  // By path, segment by segment: a folder's files come together.
+  const key = (file: string) => path.relative(folder, file).split(path.sep);
+  return files.sort((a, b) => compareSegments(key(a), key(b)));
+}
+
+function compareSegments(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  }
+  return a.length - b.length;
 }

@@ -3,20 +3,14 @@
  *
  * @module
  */
-import type { Env, RuntimeBundleV1, Signature } from "../engine/types.ts";
-import { ENVS } from "../engine/types.ts";
-import { computeDigest, sortBundleKeys } from "../engine/canonical_payload.ts";
+import type { Env } from "../engine/types.ts";
+import { ENVS } from "../_internal/vocabulary.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { readDraftDocument } from "./_draft.ts";
-import {
-  countRules,
-  type DraftDocument,
-  draftToBundle,
-  validateDraft,
-} from "../_authoring/draft.ts";
+import { countRules } from "../_authoring/draft.ts";
+import { bundleFromDraft, readValidDraft } from "./_build_bundle.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleText, checkParity } from "./_bundle.ts";
 import { exists } from "./_read_document.ts";
@@ -137,23 +131,18 @@ export const runBuild = defineCommand(
         );
       }
       const bundleVersion = requestedVersion ?? previous.next;
-      const base = draftToBundle(draft, { env, orgId, projectId });
       const generatedAt = new Date(session.io.clock.wallNow()).toISOString();
-      const { checksum, etag } = await computeDigest(base);
-      let signature: Signature | undefined;
-      if (signingKey !== null) signature = (await sign(base, signingKey)).signature;
-      const bundle: RuntimeBundleV1 = {
-        schemaVersion: 1,
-        env,
-        ...(orgId === undefined ? {} : { orgId }),
-        ...(projectId === undefined ? {} : { projectId }),
-        generatedAt,
-        bundleVersion,
-        checksum,
-        ...(signature === undefined ? {} : { signature }),
-        // Rules and defaults in canonical key order: such a bundle loads on the faster path.
-        policies: sortBundleKeys(base).policies,
-      };
+      const { bundle, checksum, etag } = await bundleFromDraft(
+        draft,
+        { env, orgId, projectId },
+        {
+          generatedAt,
+          bundleVersion,
+          ...(signingKey !== null &&
+            { sign: async (base) => (await sign(base, signingKey)).signature }),
+        },
+      );
+      const signature = bundle.signature;
       const text = bundleText(bundle);
 
       let parity: "passed" | "skipped" = "skipped";
@@ -211,34 +200,6 @@ export const runBuild = defineCommand(
     });
   },
 );
-
-/**
- * Reads the draft and checks it with the engine's rules.
- *
- * @throws {CliError} `DRAFT_INVALID`; read errors.
- */
-async function readValidDraft(session: Session, file: string): Promise<DraftDocument> {
-  const { value: document } = await readDraftDocument(session, file);
-  const result = validateDraft(document);
-  if (!result.valid) {
-    const first = result.errors[0]!;
-    throw new CliError(
-      "DRAFT_INVALID",
-      `the draft ${file} is invalid: ${first.message} (${first.code} at ${first.path || "/"})${
-        result.errors.length > 1 ? ` and ${result.errors.length - 1} more error(s)` : ""
-      }`,
-      { hint: `run 'policy validate' for the list` },
-    );
-  }
-  for (const w of result.warnings) session.out.warn(w.code, `${w.message} (at ${w.path || "/"})`);
-  if (session.global.strict && result.warnings.length > 0) {
-    throw new CliError(
-      "DRAFT_INVALID",
-      `the draft has ${result.warnings.length} warning(s), which --strict treats as failures`,
-    );
-  }
-  return document as DraftDocument;
-}
 
 /** What the build needs to know of the bundle already at its output path. */
 interface PreviousBundle {

@@ -22,14 +22,18 @@ export interface CliIo {
   /**
    * The clock (the library's one `Clock`): `wallNow()` for dates shown or
    * written (`generatedAt` of builds, licence dates), `now()` for durations
-   * (simulations) and the lock's waits, and its timers.
+   * (simulations) and the lock's waits, and its timers (`simulate --watch`
+   * polls on them: tests pass a fake clock and never wait on a real timer).
    */
   clock: Clock;
   /**
-   * Ends a command that runs until it is stopped (`policy playground`);
-   * without it, such a command runs until the process ends.
+   * Ends a command that runs until stopped (`simulate --watch`,
+   * `policy playground`) when it aborts; without it, such a command runs
+   * until the process ends.
    */
   signal?: AbortSignal;
+  /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */
+  stdoutIsTerminal?: boolean;
   /**
    * Loads the playground page of this distribution (`dist/playground/page.js`
    * beside `cli.ts`, docs/playground.md); `policy playground` refuses to

@@ -6,7 +6,7 @@
 import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { inspectBundleFile } from "./_bundle.ts";
+import { inCliWords, inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { countRules } from "../_authoring/draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
@@ -16,6 +16,7 @@ import {
   VERIFY_ALGORITHM_FLAG,
   verifyAlgorithm,
 } from "./_signing.ts";
+import { formatCondition } from "../engine/format_condition.ts";
 
 /** Shows a bundle or verifies its signature. */
 export const runInspect = defineCommand(
@@ -93,7 +94,7 @@ export const runInspect = defineCommand(
         keyId: bundle.signature?.keyId ?? null,
         keySource: key.source,
         code: failure?.code ?? null,
-        message: failure?.message ?? null,
+        message: failure === null ? null : inCliWords(failure).message,
       };
     } else if (failure?.code === "CHECKSUM_MISMATCH") {
       out.warn(failure.code, `${file}: ${failure.message}`);
@@ -161,6 +162,8 @@ function describePolicies(bundle: RuntimeBundleV1) {
       target: rule.target,
       effect: rule.effect.type,
       hasCondition: rule.when !== undefined,
+      when: rule.when ?? null,
+      condition: rule.when === undefined ? null : formatCondition(rule.when),
       thenEffect: effectType(rule.thenEffect),
       elseEffect: effectType(rule.elseEffect),
       description: rule.description ?? null,
@@ -198,7 +201,7 @@ function printPolicies(
       let effect = describeEffect(rule.effect.type, rule.effect);
       if (rule.when !== undefined) {
         const then = rule.thenEffect ?? rule.effect;
-        effect = `when ... then ${describeEffect(then.type, then)}${
+        effect = `when ${formatCondition(rule.when)} then ${describeEffect(then.type, then)}${
           rule.elseEffect === undefined
             ? ""
             : ` else ${describeEffect(rule.elseEffect.type, rule.elseEffect)}`

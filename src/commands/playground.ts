@@ -14,6 +14,7 @@ import { exists, readTextDocument } from "./_read_document.ts";
 import { type PlaygroundServer, startPlaygroundServer } from "./_playground_server.ts";
 import type { LiveFile, LiveState } from "../_authoring/live_state.ts";
 import { plural } from "./_describe.ts";
+import { suiteFiles } from "./_suite.ts";
 
 /** The port when `--port` is not given. */
 export const DEFAULT_PORT = 4010;
@@ -30,8 +31,8 @@ const SUITE_DEPTH = 3;
 /** Folders never searched for suites. */
 const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "npm", "build", "coverage"]);
 
-/** A suite file's name: `suite.json`, or ending in `.suite.json`, `-suite.json`, `_suite.json`. */
-const SUITE_NAME = /^(?:suite|.+[._-]suite)\.json$/;
+/** A suite file's name when none is named: `suite.json`, or `*.suite.json` as `simulate --suite <folder>` reads. */
+const SUITE_NAME = /^(?:suite|.+\.suite)\.json$/;
 
 /** Serves the playground. */
 export const runPlayground = defineCommand(
@@ -41,8 +42,8 @@ export const runPlayground = defineCommand(
     summary: [
       "Serves the playground page on http://127.0.0.1:<port>/ (default 4010), preloaded with",
       "the working folder's draft (else its bundle; or the file named) and its suites",
-      "(suite.json, *.suite.json, *-suite.json up to three folders deep; or --suite <file or",
-      "folder>), and pushes them to the page whenever one changes. Only this machine can",
+      "(suite.json and *.suite.json up to three folders deep; or --suite <file or folder>, a",
+      "folder's *.suite.json), and pushes them to the page whenever one changes. Only this machine can",
       "reach it; it never writes. --open starts the system's browser on it. Runs until",
       "stopped (Ctrl-C).",
     ].join("\n"),
@@ -55,7 +56,9 @@ export const runPlayground = defineCommand(
       suite: {
         type: "string",
         value: "<path>",
-        description: "the suite to follow: a file, or a folder whose .json files are suites",
+        multiple: true,
+        description:
+          "the suites to follow: a file, or every *.suite.json below a folder (repeatable)",
       },
       open: { type: "boolean", description: "open the page in the system's browser" },
     },
@@ -73,8 +76,9 @@ export const runPlayground = defineCommand(
         kind: "bundle" as const,
       }]
       : [{ file: await session.fromWorkingFolder(argument), kind: "document" as const }];
-    const suiteFlag = session.string("suite");
-    const suitePath = suiteFlag === undefined ? null : await session.fromWorkingFolder(suiteFlag);
+    const suitePaths = await Promise.all(
+      session.strings("suite").map((p) => session.fromWorkingFolder(p)),
+    );
     const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
       readLiveFile(folder, file, kind, config.maxFileBytes);
     const readState = async (): Promise<LiveState> => {
@@ -84,12 +88,12 @@ export const runPlayground = defineCommand(
         document = await read(file, kind);
         break;
       }
-      const suiteFiles = await findSuites(folder, suitePath);
+      const suites = await findSuites(folder, suitePaths);
       return {
         version: 1,
         workingFolder: folder,
         document,
-        suites: await Promise.all(suiteFiles.map((file) => read(file, "suite"))),
+        suites: await Promise.all(suites.map((file) => read(file, "suite"))),
       };
     };
 
@@ -231,19 +235,14 @@ async function readLiveFile(
 }
 
 /**
- * The suites followed: the one `--suite` names (a file, or the `.json`
- * files of a folder), else the files named like suites under the working
- * folder, at most {@link SUITE_DEPTH} folders deep (dot folders and
+ * The suites followed: those the `--suite` flags name (a file, or every
+ * `*.suite.json` below a folder, as `simulate --suite` reads them), else
+ * the files named `suite.json` or `*.suite.json` under the working folder,
+ * at most {@link SUITE_DEPTH} folders deep (dot folders and
  * {@link SKIPPED_FOLDERS} skipped); sorted, at most {@link MAX_SUITES}.
  */
-async function findSuites(folder: string, named: string | null): Promise<string[]> {
-  if (named !== null) {
-    const stat = await fs.stat(named).catch(() => null);
-    if (stat === null || !stat.isDirectory()) return [named];
-    const entries = await fs.readdir(named, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() && e.name.endsWith(".json"))
-      .map((e) => path.join(named, e.name)).sort().slice(0, MAX_SUITES);
-  }
+async function findSuites(folder: string, named: readonly string[]): Promise<string[]> {
+  if (named.length > 0) return (await suiteFiles(named)).slice(0, MAX_SUITES);
   const found: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
     let entries;

@@ -36,7 +36,7 @@ import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
 import type { CommandFunction } from "./_session.ts";
 import { didYouMean } from "../_internal/suggest.ts";
-import { describeValue } from "../_internal/check_options.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 
 /**
  * A command whose module is imported when it runs: a run of `policy` loads
@@ -116,7 +116,8 @@ function help(): string {
     ).join(", "),
     "",
     "Run 'policy <command> --help' for a command's flags. Exit codes: 0 success, 1 a check",
-    "failed, 2 usage or configuration error, 3 licence refused.",
+    "failed, 2 usage or configuration error (or a check that could not run), 3 licence",
+    "refused, 4 below a threshold (simulate --coverage-threshold).",
     "",
   ].join("\n");
 }

@@ -1,52 +1,79 @@
 /**
- * `policy simulate`: evaluates one request, or a suite of scenarios, with
- * the same engine as the SDK.
+ * `policy simulate`: evaluates one request, or suites of scenarios, with
+ * the same engine as the SDK, against the bundle or (`--draft`) the bundle
+ * the draft builds to; `--watch` runs again on every change
+ * (`docs/cli.md`, "simulate").
  *
  * @module
  */
+import * as path from "node:path";
 import { parseJson } from "../engine/parse_json.ts";
 import type { Target } from "../engine/types.ts";
-import type { CompiledBundle } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
-import { isPolicyError } from "../_internal/policy_error.ts";
-import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
-import { exitCodeFor, usageError, withHint } from "./_errors.ts";
+import { formatConditionTrace } from "../engine/format_condition.ts";
+import {
+  describeError,
+  type ExitCode,
+  exitCodeFor,
+  exitCodeWhenNotRun,
+  usageError,
+} from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { loadBundleFile, readBundleFileUnverified } from "./_bundle.ts";
-import { bundleDocument } from "./_documents.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeValue } from "../_internal/check_options.ts";
+import { describeThrown } from "../_internal/describe_thrown.ts";
+import { VERIFY_ALGORITHM_FLAG } from "./_signing.ts";
 import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
-import { renderJunit } from "./_junit.ts";
-import {
-  mergeSigningBlocks,
-  resolveVerifyKey,
-  VERIFY_ALGORITHM_FLAG,
-  verifyAlgorithm,
-} from "./_signing.ts";
+import { type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
 import type { Output } from "./_output.ts";
-import { parseSuite } from "./_suite.ts";
-import { describeOutcome, runSuite } from "../_authoring/suite.ts";
-import { describeThrown } from "../_internal/describe_thrown.ts";
+import { parseSuite, suiteFiles } from "./_suite.ts";
+import {
+  coverageOf,
+  describeOutcome,
+  runScenarios,
+  type Scenario,
+  type ScenarioResult as AuthoredScenarioResult,
+} from "../_authoring/suite.ts";
+import { scenarioFilter } from "./_scenario_filter.ts";
+import {
+  describeVerification,
+  type SimulationSource,
+  simulationSource,
+} from "./_simulate_source.ts";
+import { CLEAR_SCREEN, type FileStates, fileStates, waitForChange } from "./_watch.ts";
 
-/** Evaluates requests against the bundle. */
+/** Flags of one request; they cannot be combined with `--suite`. */
+const REQUEST_FLAGS = ["service", "resource", "action", "context", "trace"];
+/** Flags that only apply with `--suite`. */
+const SUITE_ONLY_FLAGS = ["junit", "run", "coverage-threshold"];
+
+/** Evaluates requests against the bundle or the draft. */
 export const runSimulate = defineCommand(
   {
     name: "simulate",
-    usage:
-      "simulate --service <s> --resource <r> --action <a> [--context <json>] [--trace full]\n       policy simulate --suite <path> [--junit <path>]",
-    summary: [
-      "Evaluates a request against the bundle with the same engine as the SDK and prints the",
-      "decision, reason, policy and rule; --trace full also lists the policies and rules seen,",
-      "each rule's outcome and the candidates. --suite runs a simulation suite (name,",
-      "scenarios[] of {name, target, context, expected: {decision, ruleId?, reason?}}),",
-      "prints each scenario's result, a summary and the active rules no scenario exercised,",
-      "and exits 1 when a scenario fails. When a verification key is configured (see",
-      "'policy inspect --help'; sign.signing wins over build.signing) the bundle's signature",
-      "is verified first. Paths resolve from the working folder.",
+    usage: [
+      "simulate --service <s> --resource <r> --action <a> [--context <json>] [--trace full]",
+      "       policy simulate --suite <file|folder>… [--run <regex>] [--coverage-threshold <percent>]",
+      "                       [--junit <path>]",
+      "       common: [--draft | --bundle <path>] [--public-key <path> | --skip-verify] [--watch]",
     ].join("\n"),
+    summary: [
+      "Evaluates a request with the same engine as the SDK and prints the decision, reason,",
+      "policy and rule; --trace full also lists the rules seen, each rule's outcome with its",
+      "condition explained leaf by leaf (the value read, the comparison, the outcome), and the",
+      "candidates. --suite runs simulation suites (a file, or every *.suite.json below a",
+      "folder; repeatable), prints each scenario's result, a summary and the active rules no",
+      "scenario exercised. --draft evaluates the draft as the bundle built from it would decide",
+      "(nothing is built or written). With a verification key (found as 'policy inspect' finds",
+      "it) the bundle's signature is verified first; without one a signed bundle is evaluated",
+      "unverified, with a warning (--strict: refused). Exit 1: a scenario failed; 2: the run",
+      "could not happen (bundle, key, suite file, flags); 4: below --coverage-threshold.",
+      "--watch runs again whenever a file it read changes, until interrupted. Paths resolve",
+      "from the working folder, --public-key from the current folder.",
+    ].join("\n"),
+    exitCodeOf: exitCodeWhenNotRun,
     flags: {
       service: { type: "string", value: "<service>", description: "target service" },
       resource: { type: "string", value: "<resource>", description: "target resource" },
@@ -56,12 +83,35 @@ export const runSimulate = defineCommand(
         value: "<json>",
         description: "context object as JSON (default {})",
       },
-      trace: { type: "string", value: "full", description: "print the full evaluation trace" },
-      suite: { type: "string", value: "<path>", description: "run a simulation suite" },
+      trace: {
+        type: "string",
+        value: "full",
+        description: "print the full evaluation trace, conditions included",
+      },
+      suite: {
+        type: "string",
+        value: "<path>",
+        multiple: true,
+        description: "run a suite file, or every *.suite.json below a folder (repeatable)",
+      },
+      run: {
+        type: "string",
+        value: "<regex>",
+        description: "with --suite: run only the scenarios whose name matches",
+      },
+      "coverage-threshold": {
+        type: "string",
+        value: "<percent>",
+        description: "with --suite: exit 4 when fewer active rules were exercised",
+      },
       junit: {
         type: "string",
         value: "<path>",
         description: "with --suite: also write JUnit XML to <path>",
+      },
+      draft: {
+        type: "boolean",
+        description: "evaluate the draft as the bundle built from it would decide",
       },
       bundle: {
         type: "string",
@@ -69,95 +119,126 @@ export const runSimulate = defineCommand(
         description:
           "bundle to evaluate, relative to the working folder (default: the configured one)",
       },
+      "public-key": {
+        type: "string",
+        value: "<path>",
+        description: "verification key file, relative to the current folder",
+      },
       "skip-verify": {
         type: "boolean",
         description: "do not verify the signature even when a key is configured",
       },
       ...VERIFY_ALGORITHM_FLAG,
+      watch: {
+        type: "boolean",
+        description: "run again whenever the draft, bundle, suites, keys or config change",
+      },
     },
   },
   async (session) => {
-    const single = ["service", "resource", "action", "context", "trace"].filter((f) =>
-      session.has(f)
-    );
-    if (session.has("suite")) {
-      if (single.length > 0) {
-        throw usageError(`--suite cannot be combined with --${single[0]}`);
-      }
-      return await runSuiteCommand(session);
-    }
-    if (session.has("junit")) throw usageError("--junit needs --suite");
-    return await runOne(session);
+    const options = simulationOptions(session);
+    if (session.has("watch")) return await watch(session, options);
+    return await runOnce(session, options);
   },
 );
 
-/** How the bundle's signature was treated. */
-interface Verification {
-  /**
-   * `verified` with the configured key; `unsigned`: no key is configured and
-   * the bundle has no signature (what a client with `allowUnsigned` loads);
-   * `skipped`: `--skip-verify`.
-   */
-  status: "verified" | "unsigned" | "skipped";
-  algorithm: string | null;
-  keyId: string | null;
-  keySource: string | null;
+/** What the flags ask for, checked before anything is read. */
+interface SimulationOptions {
+  suites: boolean;
+  filter: ((name: string) => boolean) | null;
+  threshold: number | null;
 }
 
 /**
- * Loads the bundle through the library's load pipeline with the key a
- * client would be given (the configured one), so the command accepts and
- * refuses exactly what that client would. `--skip-verify` is the explicit
- * way to evaluate a bundle whose signature cannot be checked; its checksum
- * must still match.
+ * Checks the flags together: every usage error comes out here, before any
+ * file is read (and before `--watch` starts).
+ *
+ * @throws {CliError} `USAGE_ERROR`.
  */
-async function prepare(
-  session: Session,
-): Promise<{ file: string; compiled: CompiledBundle; verification: Verification }> {
-  const config = await session.config();
-  const { file } = await bundleDocument(session);
-  const skip = session.has("skip-verify");
-  const algorithm = verifyAlgorithm(session);
-  const key = skip ? null : await resolveVerifyKey(session, {
-    signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
-    algorithm,
-  });
-  if (skip) session.out.note("signature verification skipped (--skip-verify)");
-  else if (key === null) session.out.note("no verification key configured");
-  else session.out.note(`verifying the signature with ${key.algorithm} key from ${key.source}`);
-  if (skip) {
-    // The pipeline, reporting integrity failures: only the checksum's stops the command.
-    const seen = await readBundleFileUnverified(session, file);
-    const verification: Verification = {
-      status: "skipped",
-      algorithm: null,
-      keyId: null,
-      keySource: null,
-    };
-    return { file, compiled: seen.compiled, verification };
+function simulationOptions(session: Session): SimulationOptions {
+  const given = (flags: readonly string[]) => flags.filter((f) => session.has(f));
+  const suites = session.has("suite");
+  if (suites && given(REQUEST_FLAGS).length > 0) {
+    throw usageError(`--suite cannot be combined with --${given(REQUEST_FLAGS)[0]}`);
   }
-  let loaded: LoadedBundle;
-  try {
-    loaded = await loadBundleFile(session, file, key);
-  } catch (error) {
-    if (isPolicyError(error, "BUNDLE_SIGNATURE_UNVERIFIED")) {
-      throw withHint(
-        error,
-        "configure the key clients verify it with (signature.publicKeyPath, POLICY_PUBLIC_KEY, POLICY_PUBLIC_KEY_PATH, or a signing block), or pass --skip-verify to evaluate it unverified",
+  if (!suites && given(SUITE_ONLY_FLAGS).length > 0) {
+    throw usageError(`--${given(SUITE_ONLY_FLAGS)[0]} needs --suite`);
+  }
+  if (session.has("draft")) {
+    const other = given(["bundle", "public-key", "skip-verify", "algorithm"]);
+    if (other.length > 0) {
+      throw usageError(
+        `--draft cannot be combined with --${other[0]}: the draft has no signature`,
+        "drop --draft to evaluate the bundle",
       );
     }
-    throw error;
   }
-  const signature = loaded.status.signature;
-  const verification: Verification = signature.status === "verified"
-    ? {
-      status: "verified",
-      algorithm: signature.algorithm,
-      keyId: signature.keyId,
-      keySource: key?.source ?? null,
+  if (session.has("public-key") && session.has("skip-verify")) {
+    throw usageError(
+      "--public-key names a key to verify with; it cannot be combined with --skip-verify",
+    );
+  }
+  if (session.has("watch") && session.out.json) {
+    throw usageError(
+      "--watch prints for people, run after run; it cannot be combined with --format json",
+      "run without --watch for one JSON document",
+    );
+  }
+  const trace = session.string("trace");
+  if (trace !== undefined && trace !== "full") {
+    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
+  }
+  const run = session.string("run");
+  const threshold = session.number("coverage-threshold") ?? null;
+  if (threshold !== null && !(threshold >= 0 && threshold <= 100)) {
+    throw usageError(`--coverage-threshold is a percentage from 0 to 100, not ${threshold}`);
+  }
+  if (!suites) {
+    for (const flag of ["service", "resource", "action"]) {
+      session.requireString(flag, "(or --suite)");
     }
-    : { status: "unsigned", algorithm: null, keyId: null, keySource: null };
-  return { file, compiled: loaded.compiled, verification };
+    parseContext(session.string("context"));
+  }
+  return { suites, filter: run === undefined ? null : scenarioFilter(run), threshold };
+}
+
+/** One run: a request or the suites. */
+async function runOnce(session: Session, options: SimulationOptions): Promise<number> {
+  return options.suites ? await runSuites(session, options) : await runOne(session);
+}
+
+/**
+ * `--watch`: runs, then waits for a change of any file the run read (or a
+ * folder it looked into for suites), and runs again, on a fresh session (the
+ * config is read again too), until the I/O's signal aborts; a run that fails
+ * prints its error and the watch goes on. Returns the last run's exit code.
+ */
+async function watch(session: Session, options: SimulationOptions): Promise<number> {
+  const io = session.io;
+  let run = session;
+  let previous: readonly string[] = [];
+  for (;;) {
+    // The files of the last run, as they are before this one: a change made while it runs is seen.
+    const before = await fileStates(previous);
+    if (io.stdoutIsTerminal) io.stdout(CLEAR_SCREEN);
+    let code: number;
+    try {
+      code = await runOnce(run, options);
+    } catch (error) {
+      const report = describeError(error);
+      run.out.error(report);
+      code = exitCodeWhenNotRun(report.code);
+    }
+    const files = [...run.filesRead].sort();
+    const since: Map<string, string> = new Map(await fileStates(files));
+    for (const [file, state] of before) if (since.has(file)) since.set(file, state);
+    run.out.aside(`watching ${plural(files.length, "file")} for changes (Ctrl-C to stop)`);
+    const changed = await waitForChange(io, since as FileStates);
+    if (changed === null) return code;
+    run = session.again();
+    run.out.aside(`${changed} changed: running again`);
+    previous = files;
+  }
 }
 
 async function runOne(session: Session): Promise<number> {
@@ -168,16 +249,13 @@ async function runOne(session: Session): Promise<number> {
     action: session.requireString("action", "(or --suite)"),
   };
   const context = parseContext(session.string("context"));
-  const trace = session.string("trace");
-  if (trace !== undefined && trace !== "full") {
-    throw usageError(`--trace takes 'full', not ${describeValue(trace)}`);
-  }
-  const { file, compiled, verification } = await prepare(session);
+  const { file, source, compiled, verification } = await simulationSource(session);
   const decision = createEvaluator(compiled)({ target, context });
-  const traced = trace === "full" ? traceEvaluation(compiled, { target, context }) : null;
+  const traced = session.has("trace") ? traceEvaluation(compiled, { target, context }) : null;
   out.result(
     {
       path: file,
+      source,
       verification,
       target,
       context,
@@ -190,7 +268,7 @@ async function runOne(session: Session): Promise<number> {
       out.line(`  reason: ${decision.reason}`);
       out.line(`  policy: ${decision.policyKey ?? "(none: deny by default)"}`);
       out.line(`  rule:   ${decision.ruleId ?? "(none)"}`);
-      out.info(`  bundle: ${file}`);
+      out.info(`  ${source}: ${file}`);
       out.info(`  signature: ${describeVerification(verification)}`);
       if (traced !== null) printTrace(out, traced);
     },
@@ -213,17 +291,6 @@ function parseContext(text: string | undefined): Record<string, unknown> {
   return value;
 }
 
-function describeVerification(v: Verification): string {
-  switch (v.status) {
-    case "verified":
-      return `verified (${v.algorithm}, key id ${v.keyId})`;
-    case "unsigned":
-      return "unsigned (no key configured, and the bundle has no signature)";
-    case "skipped":
-      return "not verified (--skip-verify)";
-  }
-}
-
 function printTrace(out: Output, trace: EvaluationTrace): void {
   out.line("trace:");
   out.line(
@@ -241,6 +308,10 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
         r.effect === undefined ? "" : ` -> ${r.effect}`
       }`,
     );
+    if (r.condition !== null) out.line(`      when: ${formatConditionTrace(r.condition)}`);
+    if (r.falseBecause !== null && r.falseBecause !== r.condition) {
+      out.line(`      false because: ${formatConditionTrace(r.falseBecause)}`);
+    }
   }
   out.line("  candidates (strongest first):");
   if (trace.candidates.length === 0) out.line("    (none)");
@@ -257,49 +328,138 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
   );
 }
 
-async function runSuiteCommand(session: Session): Promise<number> {
+/** The result of one scenario, with the suite file it comes from. */
+type ScenarioResult = { suitePath: string } & AuthoredScenarioResult;
+
+/** A suite file read: its path and name, and the scenarios `--run` selects. */
+interface LoadedSuite {
+  path: string;
+  name: string;
+  scenarios: Scenario[];
+  /** Scenarios `--run` left out. */
+  skipped: number;
+}
+
+/**
+ * Runs the suites: finds and checks every suite file, loads what is
+ * evaluated, runs the selected scenarios, reports, and with `--junit` writes
+ * the report, also when the suites could not run (an `<error>` saying why).
+ */
+async function runSuites(session: Session, options: SimulationOptions): Promise<number> {
   const out = session.out;
-  const suiteFile = await session.fromWorkingFolder(session.requireString("suite"));
   const junit = session.string("junit");
   const junitFile = junit === undefined ? null : await session.fromWorkingFolder(junit);
-  const suite = parseSuite(await session.readJson(suiteFile, "suite"), suiteFile, {
-    strict: session.global.strict,
-  });
-  for (const w of suite.warnings) {
-    session.out.warn(w.code, `${suiteFile}: ${w.message} (at ${w.path})`);
-  }
-  const { file, compiled, verification } = await prepare(session);
   const { clock } = session.io;
-  // When the suite ran (the JUnit report's timestamp), and its durations on the monotonic clock.
+  // When the suites ran (the JUnit report's timestamps), and durations on the monotonic clock.
   const startedAt = new Date(clock.wallNow());
-  const { results, summary, coverage } = runSuite(compiled, suite.scenarios, {
-    now: () => clock.now(),
+  const started = clock.now();
+  const given = await Promise.all(
+    session.strings("suite").map((p) => session.fromWorkingFolder(p)),
+  );
+  let files: string[] = given;
+  const loaded: LoadedSuite[] = [];
+  let evaluated: SimulationSource;
+  try {
+    files = await suiteFiles(given, (folder) => session.filesRead.add(folder));
+    for (const file of files) loaded.push(await readSuite(session, file, options));
+    evaluated = await simulationSource(session);
+  } catch (error) {
+    if (junitFile !== null) {
+      const wf = (await session.workingFolder()).path;
+      const report = describeError(error);
+      const why: JunitError = { type: report.code, message: report.message };
+      const suites = files.map((file): JunitSuite => ({
+        name: loaded.find((s) => s.path === file)?.name ?? path.relative(wf, file),
+        timestamp: startedAt,
+        durationMs: 0,
+        cases: [],
+        error: why,
+      }));
+      await writeJunit(session, junitFile, suites);
+    }
+    throw error;
+  }
+  const { file, source, compiled, verification } = evaluated;
+
+  const exercised = new Set<string>();
+  const results: ScenarioResult[] = [];
+  const timings: { startedAt: Date; durationMs: number }[] = [];
+  for (const suite of loaded) {
+    const suiteStartedAt = new Date(clock.wallNow());
+    const suiteStarted = clock.now();
+    const own = runScenarios(compiled, suite.scenarios, { now: () => clock.now(), exercised });
+    results.push(...own.map((r) => ({ suitePath: suite.path, ...r })));
+    timings.push({
+      startedAt: suiteStartedAt,
+      durationMs: Math.round(clock.now() - suiteStarted),
+    });
+  }
+  const durationMs = Math.round(clock.now() - started);
+  const passed = results.filter((r) => r.passed).length;
+  const skipped = loaded.reduce((n, s) => n + s.skipped, 0);
+  const summary = {
+    scenarios: results.length,
+    passed,
+    failed: results.length - passed,
+    skipped,
+    durationMs,
+  };
+  const suites = loaded.map((s) => {
+    const own = results.filter((r) => r.suitePath === s.path);
+    const ok = own.filter((r) => r.passed).length;
+    return {
+      path: s.path,
+      name: s.name,
+      scenarios: own.length,
+      passed: ok,
+      failed: own.length - ok,
+      skipped: s.skipped,
+    };
   });
-  const { durationMs } = summary;
-  const unexercised = coverage.unexercised;
+
+  const { activeRules, exercised: exercisedCount, unexercised } = coverageOf(
+    compiled.bundle,
+    exercised,
+  );
+  const percent = activeRules === 0 ? 100 : Math.floor(exercisedCount / activeRules * 1000) / 10;
+  const threshold = options.threshold;
+  const coverage = {
+    activeRules,
+    exercised: exercisedCount,
+    unexercised,
+    percent,
+    threshold,
+    belowThreshold: threshold !== null && percent < threshold,
+  };
 
   if (junitFile !== null) {
-    const xml = renderJunit(
-      suite.name,
-      results.map((r) => ({
-        name: r.name,
-        durationMs: r.durationMs,
-        failure: r.passed ? null : {
-          message: `expected ${describeOutcome(r.expected)}, got ${describeOutcome(r.actual)}`,
-          details: `expected: ${JSON.stringify(r.expected)}\nactual: ${JSON.stringify(r.actual)}`,
-        },
+    await writeJunit(
+      session,
+      junitFile,
+      loaded.map((s, i) => ({
+        name: s.name,
+        timestamp: timings[i]!.startedAt,
+        durationMs: timings[i]!.durationMs,
+        error: null,
+        cases: results.filter((r) => r.suitePath === s.path).map((r) => ({
+          name: r.name,
+          durationMs: r.durationMs,
+          failure: r.passed ? null : {
+            message: `expected ${describeOutcome(r.expected)}, got ${describeOutcome(r.actual)}`,
+            details: `expected: ${JSON.stringify(r.expected)}\nactual: ${JSON.stringify(r.actual)}`,
+          },
+        })),
       })),
-      durationMs,
-      startedAt,
     );
-    await writeFileAtomic(junitFile, xml, { createParents: true });
-    out.note(`wrote ${junitFile} (JUnit XML)`);
   }
 
+  const wf = (await session.workingFolder()).path;
   out.result(
     {
       path: file,
-      suite: { path: suiteFile, name: suite.name },
+      source,
+      suite: suites.length === 1 ? { path: suites[0]!.path, name: suites[0]!.name } : null,
+      suites,
       verification,
       scenarios: results,
       summary,
@@ -308,30 +468,79 @@ async function runSuiteCommand(session: Session): Promise<number> {
       warnings: out.warnings,
     },
     () => {
-      out.info(`suite "${suite.name}": ${plural(results.length, "scenario")} against ${file}`);
+      out.info(`${source}: ${file}`);
       out.info(`signature: ${describeVerification(verification)}`);
-      for (const r of results) {
-        if (r.passed) {
-          out.info(`PASS ${r.name}`);
-        } else {
-          out.line(`FAIL ${r.name}`);
-          out.line(`  expected: ${describeOutcome(r.expected)}`);
-          out.line(`  actual:   ${describeOutcome(r.actual)}`);
+      for (const s of suites) {
+        out.info(
+          `suite "${s.name}" (${path.relative(wf, s.path)}): ${plural(s.scenarios, "scenario")}${
+            s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`
+          }`,
+        );
+        for (const r of results) {
+          if (r.suitePath !== s.path) continue;
+          if (r.passed) {
+            out.info(`PASS ${r.name}`);
+          } else {
+            out.line(`FAIL ${r.name}`);
+            out.line(`  expected: ${describeOutcome(r.expected)}`);
+            out.line(`  actual:   ${describeOutcome(r.actual)}`);
+          }
         }
       }
       out.line(
-        `scenarios ${summary.scenarios}, passed ${summary.passed}, failed ${summary.failed} (${summary.durationMs} ms)`,
+        `scenarios ${summary.scenarios}, passed ${summary.passed}, failed ${summary.failed}${
+          skipped === 0 ? "" : `, left out by --run ${skipped}`
+        } (${summary.durationMs} ms)`,
       );
       out.info(
         `coverage: ${coverage.exercised} of ${
           plural(coverage.activeRules, "active rule")
-        } exercised${
+        } exercised (${percent}%)${
           unexercised.length === 0
             ? ""
             : `; not exercised: ${unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ")}`
         }`,
       );
+      if (coverage.belowThreshold) {
+        out.line(
+          `coverage ${percent}% is below --coverage-threshold ${threshold}%: exercise ${
+            unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ")
+          }`,
+        );
+      }
     },
   );
-  return summary.failed === 0 ? 0 : exitCodeFor("SIMULATION_FAILED");
+  const exit: ExitCode = summary.failed > 0
+    ? exitCodeFor("SIMULATION_FAILED")
+    : coverage.belowThreshold
+    ? exitCodeFor("COVERAGE_BELOW_THRESHOLD")
+    : 0;
+  return exit;
+}
+
+/** Reads and checks one suite file, printing its warnings; the scenarios `--run` selects. */
+async function readSuite(
+  session: Session,
+  file: string,
+  options: SimulationOptions,
+): Promise<LoadedSuite> {
+  const suite = parseSuite(await session.readJson(file, "suite"), file, {
+    strict: session.global.strict,
+  });
+  for (const w of suite.warnings) session.out.warn(w.code, `${file}: ${w.message} (at ${w.path})`);
+  const filter = options.filter;
+  const scenarios = filter === null
+    ? suite.scenarios
+    : suite.scenarios.filter((s) => filter(s.name));
+  return {
+    path: file,
+    name: suite.name,
+    scenarios,
+    skipped: suite.scenarios.length - scenarios.length,
+  };
+}
+
+async function writeJunit(session: Session, file: string, suites: JunitSuite[]): Promise<void> {
+  await writeFileAtomic(file, renderJunit(suites), { createParents: true });
+  session.out.note(`wrote ${file} (JUnit XML)`);
 }

@@ -1,6 +1,7 @@
 // This module is browser compatible.
 import type { Policy, RuntimeBundleV1, Target } from "../engine/types.ts";
 import { type RankEntry, rankings } from "./rankings.ts";
+import { booleanField, checkOptions } from "../_internal/check_options.ts";
 
 /** A field whose value changed; `null` stands for absent. */
 export interface FieldChange {
@@ -131,6 +132,7 @@ export function diffBundles(
   newBundle: RuntimeBundleV1,
   options: DiffOptions = {},
 ): BundleDiff {
+  checkOptions(options, { compareScope: booleanField }, "diffBundles");
   const scope = options.compareScope === false ? [] : changedFields(
     oldBundle as unknown as Record<string, unknown>,
     newBundle as unknown as Record<string, unknown>,

@@ -7,6 +7,28 @@
  * `policy diff` is built on them (docs/change-safety.md). Touches no file
  * system and no network.
  *
+ * @example What a change of effect does to recorded requests
+ * ```ts
+ * import { compareDecisions, diffBundles } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const target = { service: "search", resource: "index", action: "query" };
+ * const bundle = (type: "allow" | "deny") => ({
+ *   schemaVersion: 1 as const,
+ *   env: "prod" as const,
+ *   policies: [{
+ *     policyKey: "search",
+ *     activeVersion: 1,
+ *     rules: [{ id: "r", status: "active" as const, priority: 1, target, effect: { type } }],
+ *   }],
+ * });
+ * const diff = diffBundles(bundle("allow"), bundle("deny"));
+ * assert.equal(diff.changed, true);
+ * const comparison = compareDecisions(bundle("allow"), bundle("deny"), [{ target }]);
+ * assert.equal(comparison.changed, 1);
+ * assert.equal(comparison.changes[0]!.new.decision, "deny");
+ * ```
+ *
  * @module
  */
 export {

@@ -6,6 +6,31 @@
  * `target` and `context` get Express's `Request`. See docs/enforcement.md
  * "Guards".
  *
+ * @example An allowed request goes on, with the decision in `res.locals`
+ * ```ts
+ * import { expressGuard } from "./express_guard.ts";
+ * // @ts-types="@types/express"
+ * import type { Request, Response } from "express";
+ * import assert from "node:assert/strict";
+ *
+ * const guard = expressGuard({
+ *   client: { evaluate: () => ({ decision: "allow", reason: "default", policyKey: "p" }) },
+ *   target: () => ({ service: "billing", resource: "invoice", action: "read" }),
+ * });
+ * // Stand-ins with the few members the guard uses (Express's own req and res have them all).
+ * const req = {} as Request;
+ * const res = {
+ *   status() { return this; },
+ *   set() { return this; },
+ *   send() { return this; },
+ *   locals: {},
+ * } as unknown as Response;
+ * let nexted = false;
+ * await guard(req, res, () => void (nexted = true));
+ * assert.ok(nexted);
+ * assert.deepEqual(res.locals.policyDecision, { decision: "allow", reason: "default", policyKey: "p" });
+ * ```
+ *
  * @module
  */
 // @ts-types="@types/express"

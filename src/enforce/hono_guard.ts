@@ -4,6 +4,27 @@
  * dependency: this file imports nothing from it and types the few members
  * of its `Context` it uses itself. See docs/enforcement.md "Guards".
  *
+ * @example A denied request is answered 403 without calling the handlers
+ * ```ts
+ * import { honoGuard, type HonoContextLike } from "./hono_guard.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const guard = honoGuard({
+ *   client: { evaluate: () => ({ decision: "deny", reason: "default" }) },
+ *   target: (c) => ({ service: "billing", resource: "invoice", action: c.req.method }),
+ * });
+ * // The few members of Hono's Context the guard uses (Hono's own Context has them all).
+ * const c: HonoContextLike = {
+ *   req: { raw: new Request("http://x/invoices"), path: "/invoices", method: "GET", header: () => undefined },
+ *   set: () => {},
+ *   header: () => {},
+ * };
+ * let called = false;
+ * const response = await guard(c, async () => void (called = true));
+ * assert.equal(response?.status, 403);
+ * assert.equal(called, false);
+ * ```
+ *
  * @module
  */
 import type { Decision } from "../engine/types.ts";

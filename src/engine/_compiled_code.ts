@@ -7,6 +7,7 @@ import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
 import type { Test } from "./compile_condition.ts";
 import type { TracePlan } from "./_trace_plan.ts";
+import type { ExplainerCache } from "./_explain_condition.ts";
 
 /** Every target's program, where each starts, the paths their tests read, and each rule's test. */
 export interface CompiledCode {
@@ -23,6 +24,8 @@ export interface CompiledCode {
    * ruleIndex` pairs), replaced by the target's trace plan on its first trace.
    */
   tracePlans: TargetIndex<number[] | TracePlan> | null;
+  /** Made on the first trace: the explainers of the conditions traced so far, shared. */
+  explainers: ExplainerCache | null;
 }
 
 const compiledCode = new WeakMap<object, CompiledCode>();

@@ -1,18 +1,24 @@
 // This module is browser compatible.
 /**
  * What `traceEvaluation` needs to explain decisions at one target, ranked
- * once: the target's rules in bundle order with their tests, and every
- * candidate that can fire, in selection order, with its decision record.
- * A trace then runs each active rule's test once and walks these lists; it
- * never ranks or compiles again. Plans are made on a target's first trace
+ * once: the target's rules in bundle order with the explainers of their
+ * conditions (`_explain_condition.ts`), and every candidate that can fire,
+ * in selection order, with its decision record. A trace then runs each
+ * active rule's explainer once and walks these lists; it never ranks or
+ * compiles again. Plans are made on a target's first trace
  * (`trace_evaluation.ts` keeps them), so evaluation without traces pays
  * nothing for them, in time or memory.
  *
  * @module
  */
 import type { EffectType } from "./types.ts";
-import type { Test } from "./compile_condition.ts";
 import type { Candidate, RankedPolicy } from "./rank_target.ts";
+import {
+  type ExplainerCache,
+  explanationOf,
+  type ExplanationProgram,
+} from "./_explain_condition.ts";
+import type { PathTable } from "./_path_table.ts";
 import { type Code, pushRecord, RECORD_SIZE } from "./_target_program.ts";
 
 /** A rule naming the target. */
@@ -21,8 +27,11 @@ export interface PlannedRule {
   readonly ruleId: string;
   readonly priority: number;
   readonly active: boolean;
-  /** null when the rule has no `when`. */
-  readonly test: Test | null;
+  /**
+   * The program that tests the rule's `when` and explains it; null when the
+   * rule has no `when`, or is disabled (its condition is not tested).
+   */
+  readonly explain: ExplanationProgram | null;
   /** Index in `candidates` of what it gives without `when`, or when `when` is true. */
   readonly onTrue: number;
   /** Index in `candidates` of what it gives when `when` is false; -1: skipped. */
@@ -54,8 +63,15 @@ export interface TracePlan {
   readonly records: Code;
 }
 
-/** The plan of a target from its ranked policies. */
-export function planTrace(policies: readonly RankedPolicy[]): TracePlan {
+/**
+ * The plan of a target from its ranked policies; explainers read through
+ * `paths` and come from `explainers` when made before.
+ */
+export function planTrace(
+  policies: readonly RankedPolicy[],
+  paths: PathTable,
+  explainers: ExplainerCache,
+): TracePlan {
   // Candidates that can fire, by rank; disabled rules' candidates never do.
   const byRank: { candidate: Candidate; defaultOf: number }[] = [];
   policies.forEach((policy, p) => {
@@ -90,12 +106,15 @@ export function planTrace(policies: readonly RankedPolicy[]): TracePlan {
   const rules: PlannedRule[] = [];
   policies.forEach((policy, p) => {
     for (const ranked of policy.rules) {
+      const { when } = ranked.rule;
       rules.push({
         policyKey: policy.policyKey,
         ruleId: ranked.rule.id,
         priority: ranked.rule.priority,
         active: ranked.active,
-        test: ranked.test,
+        explain: ranked.active && ranked.test !== null
+          ? explanationOf(when, ranked.test, paths, explainers)
+          : null,
         onTrue: ranked.active ? indexOf.get(ranked.onTrue)! : -1,
         onFalse: ranked.active && ranked.onFalse !== null ? indexOf.get(ranked.onFalse)! : -1,
         policy: p,

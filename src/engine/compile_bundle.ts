@@ -5,6 +5,7 @@ import { sharedConditionCompiler, type Test } from "./compile_condition.ts";
 import { collectTargets, rankTarget } from "./rank_target.ts";
 import { emitProgram } from "./_target_program.ts";
 import { registerCompiledCode } from "./_compiled_code.ts";
+import { booleanField, checkOptions, type Fields } from "../_internal/check_options.ts";
 
 /** Version of the compiled form; changes when its shape does. */
 export const COMPILER_VERSION = 3;
@@ -36,6 +37,9 @@ export interface CompileOptions {
   skipValidation?: boolean;
 }
 
+/** The options of {@link compileBundle}, for the library's one option checker. */
+const COMPILE_FIELDS: Fields = { skipValidation: booleanField };
+
 /**
  * Validates a bundle and compiles it into an immutable index: an exact
  * target lookup (nested maps, no scanning), conditions compiled once into
@@ -57,6 +61,7 @@ export interface CompileOptions {
  * ```
  */
 export function compileBundle(document: unknown, options: CompileOptions = {}): CompiledBundle {
+  checkOptions(options, COMPILE_FIELDS, "compileBundle");
   if (!options.skipValidation) assertValidBundle(document);
   const bundle = document as RuntimeBundleV1;
   const policies = bundle.policies;
@@ -91,6 +96,7 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     ruleTests,
     ruleStarts,
     tracePlans: null,
+    explainers: null,
   });
   return compiled;
 }

@@ -5,6 +5,15 @@ import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
 import { runProgram } from "./_target_program.ts";
 import { compiledCodeOf } from "./_compiled_code.ts";
+import {
+  booleanField,
+  checkOptions,
+  type Fields,
+  NO_OPTIONS,
+  objectField,
+  required,
+  stringListField,
+} from "../_internal/check_options.ts";
 
 /** Options of {@link createEvaluator} and {@link evaluate}. */
 export interface EvaluateOptions {
@@ -16,6 +25,18 @@ export interface EvaluateOptions {
 
 /** Evaluates one request against a compiled bundle. */
 export type Evaluator = (request: EvaluationRequest) => Decision;
+
+/**
+ * The fields of {@link EvaluateOptions}, for the library's one option
+ * checker (the clients take the same two).
+ */
+export const EVALUATE_FIELDS: Fields = {
+  parseCustomEffect: booleanField,
+  contextPolicy: objectField(
+    { allowedKeys: required(stringListField(Number.MAX_SAFE_INTEGER)) },
+    "{ allowedKeys: string[] }",
+  ),
+};
 
 /**
  * Binds a compiled bundle and options into a fast evaluation function. The
@@ -55,8 +76,9 @@ export type Evaluator = (request: EvaluationRequest) => Decision;
  */
 export function createEvaluator(
   compiled: CompiledBundle,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): Evaluator {
+  if (options !== NO_OPTIONS) checkOptions(options, EVALUATE_FIELDS, "createEvaluator");
   const parse = options.parseCustomEffect === true;
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const { code, programs, paths } = compiledCodeOf(compiled);
@@ -86,7 +108,7 @@ export function createEvaluator(
 export function evaluate(
   compiled: CompiledBundle,
   request: EvaluationRequest,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): Decision {
   return createEvaluator(compiled, options)(request);
 }

@@ -1,3 +1,4 @@
+import { booleanField, checkOptions, NO_OPTIONS } from "../_internal/check_options.ts";
 // This module is browser compatible.
 /**
  * JSON exactly as written, on every runtime.
@@ -80,7 +81,8 @@ export class JsonParseError extends SyntaxError {
  * assert.throws(() => parseJson("root:x:0:0"), { name: "JsonParseError", line: 1, column: 1 });
  * ```
  */
-export function parseJson(text: string, options: ParseJsonOptions = {}): unknown {
+export function parseJson(text: string, options: ParseJsonOptions = NO_OPTIONS): unknown {
+  if (options !== NO_OPTIONS) checkOptions(options, { comments: booleanField }, "parseJson");
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,12 +1,16 @@
 // This module is browser compatible.
 import type { Decision, EffectType, EvaluationRequest } from "./types.ts";
 import type { CompiledBundle } from "./compile_bundle.ts";
-import type { EvaluateOptions } from "./evaluate.ts";
+import { EVALUATE_FIELDS, type EvaluateOptions } from "./evaluate.ts";
+import { checkOptions, NO_OPTIONS } from "../_internal/check_options.ts";
 import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
 import { collectTargets, rankTarget } from "./rank_target.ts";
 import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
 import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
+import type { ConditionTrace } from "./condition_trace.ts";
+import { decidingLeaf, explainCondition } from "./_explain_condition.ts";
+import type { PathTable } from "./_path_table.ts";
 
 /** What happened to one rule naming the target. */
 export type RuleOutcome = FiredRuleTrace["outcome"] | SkippedRuleTrace["outcome"];
@@ -23,6 +27,10 @@ export interface FiredRuleTrace {
   outcome: "fired" | "fired (when_true)" | "fired (when_false)";
   /** The effect the rule produced (always present). */
   effect: EffectType;
+  /** The rule's `when`, tested leaf by leaf; null when the rule has none. */
+  condition: ConditionTrace | null;
+  /** With `fired (when_false)`: the first leaf that made `when` false; otherwise null. */
+  falseBecause: ConditionTrace | null;
 }
 
 /** A rule that did not fire: disabled, or its `when` was false and it has no `elseEffect`. */
@@ -37,6 +45,13 @@ export interface SkippedRuleTrace {
   outcome: "skipped (when_false)" | "skipped (disabled)";
   /** Never present: the rule produced no effect. */
   effect?: never;
+  /** The rule's `when`, tested leaf by leaf; null for a disabled rule (nothing is tested). */
+  condition: ConditionTrace | null;
+  /**
+   * With `skipped (when_false)`: the first leaf (or malformed node) that made
+   * `when` false, also found in `condition`; null for a disabled rule.
+   */
+  falseBecause: ConditionTrace | null;
 }
 
 /**
@@ -78,12 +93,18 @@ export interface EvaluationTrace {
 }
 
 /**
- * Evaluates a request and explains it. Each active rule naming the target
- * is tested once, with the same compiled tests as `evaluate`, and the
- * decision is the first candidate that fires in selection order, as in
- * `evaluate`. What a trace walks is ranked once per target, on the target's
- * first trace (see `_trace_plan.ts`), so evaluation without traces pays
- * nothing for it, in time or memory.
+ * Evaluates a request and explains it, down to each condition's leaves: for
+ * every rule naming the target, its outcome and, when it has a `when`, the
+ * condition tree with each leaf's path, operator, operand, the value read
+ * (cut to a bound) and the outcome, and for a false `when` the first leaf
+ * that made it false (`docs/bundle-format.md`, "Traces"; `formatConditionTrace`
+ * renders them for people). Each active rule's
+ * condition is tested once, with the semantics of `evaluate`, every leaf
+ * included, and the decision is the first candidate that fires in selection
+ * order, as in `evaluate`. What a trace walks is ranked and its explainers
+ * made once per target, on the target's first trace (see `_trace_plan.ts`),
+ * so evaluation without traces pays nothing for it, in time or memory. The
+ * trace is plain JSON data.
  *
  * @example
  * ```ts
@@ -104,6 +125,7 @@ export interface EvaluationTrace {
  * const trace = traceEvaluation(compiled, { target });
  * assert.equal(trace.decision.decision, "allow");
  * assert.equal(trace.rules[0]!.outcome, "skipped (disabled)");
+ * assert.equal(trace.rules[0]!.condition, null);
  * assert.equal(trace.selected!.ruleId, "__default__");
  * assert.equal(trace.selected!.priority, -1);
  * ```
@@ -111,8 +133,9 @@ export interface EvaluationTrace {
 export function traceEvaluation(
   compiled: CompiledBundle,
   request: EvaluationRequest,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): EvaluationTrace {
+  if (options !== NO_OPTIONS) checkOptions(options, EVALUATE_FIELDS, "traceEvaluation");
   const allowed = options.contextPolicy ? new Set(options.contextPolicy.allowedKeys) : null;
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;
@@ -139,7 +162,7 @@ export function traceEvaluation(
   const mark = paths.open();
   let matchedCount: number;
   try {
-    matchedCount = traceRules(plan, context, fired, ruleTraces);
+    matchedCount = traceRules(plan, paths, context, fired, ruleTraces);
   } finally {
     paths.close(mark);
   }
@@ -172,6 +195,7 @@ export function traceEvaluation(
  */
 function traceRules(
   plan: TracePlan,
+  paths: PathTable,
   context: Record<string, unknown>,
   fired: number[],
   ruleTraces: RuleTrace[],
@@ -183,20 +207,44 @@ function traceRules(
     const rule = rules[i]!;
     const { policyKey, ruleId, priority } = rule;
     if (!rule.active) {
-      ruleTraces[i] = { policyKey, ruleId, priority, outcome: "skipped (disabled)" };
+      ruleTraces[i] = {
+        policyKey,
+        ruleId,
+        priority,
+        outcome: "skipped (disabled)",
+        condition: null,
+        falseBecause: null,
+      };
       continue;
     }
-    const result = rule.test === null ? null : rule.test(context);
+    const condition = rule.explain === null ? null : explainCondition(rule.explain, paths, context);
+    const result = condition === null ? null : condition.outcome;
+    const falseBecause = result === false ? decidingLeaf(condition!, false) : null;
     const chosen = result === false ? rule.onFalse : rule.onTrue;
     if (chosen < 0) {
-      ruleTraces[i] = { policyKey, ruleId, priority, outcome: "skipped (when_false)" };
+      ruleTraces[i] = {
+        policyKey,
+        ruleId,
+        priority,
+        outcome: "skipped (when_false)",
+        condition,
+        falseBecause,
+      };
       continue;
     }
     fired[chosen] = 1;
     fired[count + rule.policy] = 1;
     matched++;
     const outcome = result === null ? "fired" : result ? "fired (when_true)" : "fired (when_false)";
-    ruleTraces[i] = { policyKey, ruleId, priority, outcome, effect: candidates[chosen]!.decision };
+    ruleTraces[i] = {
+      policyKey,
+      ruleId,
+      priority,
+      outcome,
+      effect: candidates[chosen]!.decision,
+      condition,
+      falseBecause,
+    };
   }
   return matched;
 }
@@ -214,7 +262,8 @@ function planOf(
   const entry = index.get(service, resource, action);
   if (entry === undefined || !Array.isArray(entry)) return entry;
   const { ruleTests, ruleStarts } = code;
-  const plan = planTrace(rankTarget(policies, entry, (_, p, r) => ruleTests[ruleStarts[p]! + r]!));
+  const ranked = rankTarget(policies, entry, (_, p, r) => ruleTests[ruleStarts[p]! + r]!);
+  const plan = planTrace(ranked, code.paths, code.explainers ??= new Map());
   index.set(service, resource, action, plan);
   return plan;
 }

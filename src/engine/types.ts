@@ -387,11 +387,3 @@ export interface ContextPolicy {
   /** The top-level context keys `evaluate` accepts. */
   allowedKeys: readonly string[];
 }
-
-// The vocabulary as values, for callers that check or list effect types and environments.
-export {
-  COMPARISON_OPERATORS,
-  EFFECT_TYPES,
-  ENVS,
-  RULE_STATUSES,
-} from "../_internal/vocabulary.ts";

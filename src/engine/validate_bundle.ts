@@ -23,6 +23,12 @@ import {
   ORDERING_OPERATORS,
   RULE_STATUSES,
 } from "../_internal/vocabulary.ts";
+import {
+  checkOptions,
+  describeValue,
+  type Fields,
+  NO_OPTIONS,
+} from "../_internal/check_options.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;
@@ -269,12 +275,24 @@ const WARNING = 1;
  */
 export function validateBundle(
   document: unknown,
-  options: ValidateBundleOptions = {},
+  options: ValidateBundleOptions = NO_OPTIONS,
 ): ValidationResult {
+  if (options !== NO_OPTIONS) checkOptions(options, VALIDATE_FIELDS, "validateBundle");
   return result(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES));
 }
 
 /** Walks the document once, collecting its issues. */
+/** The options of `validateBundle`, for the library's one option checker. */
+const VALIDATE_FIELDS: Fields = {
+  maxIssues: {
+    check: (value) =>
+      typeof value === "number" && (Number.isSafeInteger(value) || value === Infinity) &&
+        value >= 0
+        ? undefined
+        : `must be a whole number of issues, 0 or more (or Infinity); got ${describeValue(value)}`,
+  },
+};
+
 function collect(document: unknown, maxIssues: number): Collector {
   const out = new Collector(maxIssues);
   if (!isRecord(document)) {
@@ -343,8 +361,9 @@ function collect(document: unknown, maxIssues: number): Collector {
  */
 export function assertValidBundle(
   document: unknown,
-  options: ValidateBundleOptions = {},
+  options: ValidateBundleOptions = NO_OPTIONS,
 ): Issue[] {
+  if (options !== NO_OPTIONS) checkOptions(options, VALIDATE_FIELDS, "assertValidBundle");
   return checked(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES)).warnings;
 }
 

@@ -18,6 +18,8 @@ import {
   type VerifyBundleSignatureOptions,
 } from "./verify_bundle_signature.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
+import { booleanField, bytesField, checkOptions, type Fields } from "../_internal/check_options.ts";
+import { verifyField } from "./verify_keys.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -31,15 +33,6 @@ export interface LoadBundleOptions extends VerifyBundleSignatureOptions {
   maxFileBytes?: number;
 }
 
-/**
- * The signature part of a client's status (`docs/local-client.md`,
- * "`status()`"): a loaded bundle is `verified`, with the signature's
- * algorithm and key id, or `unsigned`. The `missing` and `unverified` states
- * (`docs/errors.md`, "Loading a bundle") are load failures, never the state
- * of a loaded bundle.
- */
-export type SignatureStatus = BundleSignatureStatus;
-
 /** What a loaded bundle reports in `status()`. */
 export interface BundleStatus {
   /** The bundle's revision counter, or null when the bundle has none. */
@@ -50,8 +43,14 @@ export interface BundleStatus {
   etag: string;
   /** The bundle's environment. */
   env: string;
-  /** How the signature was checked. */
-  signature: SignatureStatus;
+  /**
+   * How the signature was checked (`docs/local-client.md`, "`status()`"): a
+   * loaded bundle is `verified`, with the signature's algorithm and key id,
+   * or `unsigned`. The `missing` and `unverified` states (`docs/errors.md`,
+   * "Loading a bundle") are load failures, never the state of a loaded
+   * bundle.
+   */
+  signature: BundleSignatureStatus;
   /** Number of policies. */
   policies: number;
 }
@@ -130,6 +129,7 @@ export async function loadBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
+  checkOptions(options, LOAD_FIELDS, "loadBundle");
   const { compiled, status, signature, warnings } = await runPipeline(source, options, false);
   return { compiled, status: { ...status, signature: signature! }, warnings };
 }
@@ -160,8 +160,16 @@ export async function inspectBundle(
   source: Uint8Array | string,
   options: LoadBundleOptions = {},
 ): Promise<InspectedBundle> {
+  checkOptions(options, LOAD_FIELDS, "inspectBundle");
   return await runPipeline(source, options, true);
 }
+
+/** The options of {@link loadBundle} and {@link inspectBundle}, for the one option checker. */
+const LOAD_FIELDS: Fields = {
+  verify: verifyField,
+  allowUnsigned: booleanField,
+  maxFileBytes: bytesField,
+};
 
 /** The one load pipeline; `report` returns integrity failures instead of throwing them. */
 async function runPipeline(

@@ -45,4 +45,12 @@ export {
   type VerifyKeyOptions,
   type VerifyKeySet,
 } from "./verify_bundle_signature.ts";
-export * from "./load_bundle.ts";
+export {
+  type BundleStatus,
+  DEFAULT_MAX_FILE_BYTES,
+  inspectBundle,
+  type InspectedBundle,
+  loadBundle,
+  type LoadBundleOptions,
+  type LoadedBundle,
+} from "./load_bundle.ts";

@@ -13,6 +13,7 @@ import { signPayload } from "./sign_payload.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { checkedByCaller, checkOptions } from "../_internal/check_options.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** Options of {@link signBundle}. */
@@ -27,6 +28,9 @@ export interface SignBundleOptions {
   /** The identifier recorded in `signature.keyId` (not empty). */
   keyId: string;
 }
+
+/** The options of {@link signBundle}: each value is checked by the function itself. */
+const SIGN_FIELDS = { algorithm: checkedByCaller, key: checkedByCaller, keyId: checkedByCaller };
 
 /**
  * Returns a copy of `bundle` with `checksum` (`sha256:` of the canonical
@@ -64,6 +68,8 @@ export async function signBundle<T extends RuntimeBundleV1>(
   bundle: T,
   options: SignBundleOptions,
 ): Promise<T & { checksum: string; signature: Signature }> {
+  // The checks below say what is wrong with each value; this refuses unknown keys.
+  checkOptions(options, SIGN_FIELDS, "signBundle");
   const { algorithm, key, keyId } = options;
   if (!isSignatureAlgorithm(algorithm)) throw unsupported(algorithm);
   if (typeof keyId !== "string" || keyId === "") {

@@ -19,6 +19,7 @@ import {
 } from "./verify_keys.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import { verifyPayload } from "./verify_payload.ts";
+import { checkedByCaller, checkOptions } from "../_internal/check_options.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 export type { VerifyKeyOptions, VerifyKeySet } from "./verify_keys.ts";
@@ -132,8 +133,16 @@ export function verifyBundleSignature(
   bundle: RuntimeBundleV1,
   options: VerifyBundleSignatureOptions = {},
 ): Promise<BundleSignatureStatus> {
+  try {
+    // Its own checks below say what is wrong with a value; this refuses unknown keys.
+    checkOptions(options, { verify: checkedByCaller, allowUnsigned: checkedByCaller }, CALLER);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return checkSignature(bundle, () => canonicalPayloadBytes(bundle), options);
 }
+
+const CALLER = "verifyBundleSignature";
 
 /**
  * {@link verifyBundleSignature} with the canonical payload supplied by the

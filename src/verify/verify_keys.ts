@@ -3,11 +3,12 @@
 // key"): one key or a list, checked once, shared by verifyBundleSignature
 // and the clients' option checker.
 import { isRecord } from "../_internal/guards.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
 import { quote, unsupported } from "./import_key.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
+import type { Field } from "../_internal/check_options.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** One trusted key of `verify`. */
@@ -112,3 +113,16 @@ export function namesNoConfiguredKey(
 ): boolean {
   return tried.every((key) => key.keyId !== undefined && key.keyId !== keyId);
 }
+
+/** The trusted key or keys: `{ algorithm, publicKey, keyId? }` or a list of them. */
+export const verifyField: Field = {
+  check: (value, name) => {
+    try {
+      verifyKeyList(value, name);
+      return undefined;
+    } catch (error) {
+      if (!isPolicyError(error, "INVALID_OPTIONS")) throw error;
+      return error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
+    }
+  },
+};

@@ -71,9 +71,9 @@ import {
   PolicyError,
   type RuntimeBundleV1,
   signBundle,
-  toHex,
   type VerifyKeyOptions,
 } from "../../mod.ts";
+import { toHex } from "../../src/_internal/encoding.ts";
 import type { ErrorCode } from "../../src/_internal/policy_error.ts";
 import { encodePem } from "../../src/verify/_pem.ts";
 

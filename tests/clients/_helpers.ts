@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type RuntimeBundleV1, signBundle, toHex } from "../../mod.ts";
+import { type RuntimeBundleV1, signBundle } from "../../mod.ts";
+import { toHex } from "../../src/_internal/encoding.ts";
 
 /**
  * Deno.test with the op and resource sanitizers on: Deno 2.9 turns them off

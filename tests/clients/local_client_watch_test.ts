@@ -13,7 +13,7 @@ import {
 } from "../../mod.ts";
 import { withTempDir } from "../_openssl.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { statVersion } from "../../src/clients/_read_bundle_file.ts";
+import { statVersion } from "../../src/_io/file_version.ts";
 import {
   hmacSecret,
   numberedBundle,

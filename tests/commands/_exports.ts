@@ -8,6 +8,7 @@ export {
   type CliErrorCode,
   EXIT_CODES,
   exitCodeFor,
+  exitCodeWhenNotRun,
 } from "../../src/commands/_errors.ts";
 export { FORMAT_VERSION } from "../../src/commands/_output.ts";
 export { ERROR_CODES } from "../../src/_internal/policy_error.ts";

@@ -205,18 +205,32 @@ Deno.test({
       "ci",
     ]);
     assert.equal(built.code, 0, built.stderr);
-    // Like a client, simulate needs the key of a signed bundle (here the HMAC secret, inline:
-    // a public-key variable holds an HMAC secret only with --algorithm HMAC_SHA256).
-    const unverified = await run(["simulate", "--suite", "suite_failing.json"]);
+    // Without its key, simulate evaluates a signed bundle and says it is unverified (the failed
+    // expectation still exits 1); --strict refuses it, and the suite could not run (exit 2).
+    const noKey = { POLICY_HMAC_SECRET: "" };
+    const unverified = await run(["simulate", "--suite", "suite_failing.json"], noKey);
     assert.equal(unverified.code, 1);
-    assert.match(unverified.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
-    assert.match(unverified.stderr, /hint: .*--skip-verify/);
-    const failing = await run(
-      ["simulate", "--suite", "suite_failing.json", "--algorithm", "HMAC_SHA256"],
-      { POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET },
+    assert.match(unverified.stderr, /\(SIGNATURE_NOT_VERIFIED\)/);
+    assert.match(
+      unverified.stdout,
+      /signature: unverified \(HMAC_SHA256, key id ci; no key configured\)/,
     );
+    const strict = await run(["simulate", "--suite", "suite_failing.json", "--strict"], noKey);
+    assert.equal(strict.code, 2);
+    assert.match(strict.stderr, /BUNDLE_SIGNATURE_UNVERIFIED/);
+    assert.match(strict.stderr, /hint: .*--skip-verify/);
+    // The secret in POLICY_HMAC_SECRET (as inspect reads it), or inline in a public-key variable
+    // with --algorithm HMAC_SHA256: verified, and the failed expectation exits 1.
+    const failing = await run(["simulate", "--suite", "suite_failing.json"]);
     assert.equal(failing.code, 1);
-    assert.match(failing.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
+    assert.match(failing.stdout, /signature: verified \(HMAC_SHA256, key id ci\)/);
+    const inline = await run(
+      ["simulate", "--suite", "suite_failing.json", "--algorithm", "HMAC_SHA256"],
+      { POLICY_HMAC_SECRET: "", POLICY_PUBLIC_KEY: env.POLICY_HMAC_SECRET },
+    );
+    assert.equal(inline.code, 1);
+    assert.match(inline.stdout, /signature: verified \(HMAC_SHA256, key id ci\)/);
+    assert.match(inline.stdout, /expected: allow \(rule paid-plans\)\n {2}actual: +deny/);
     const unknown = await run(["bulid", "--format", "json"]);
     assert.equal(unknown.code, 2);
     assert.equal(JSON.parse(unknown.stdout).error.code, "USAGE_ERROR");

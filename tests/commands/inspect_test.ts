@@ -32,6 +32,8 @@ const RULE_SHAPE = {
   target: "object",
   effect: "string",
   hasCondition: "boolean",
+  when: "object|null",
+  condition: "string|null",
   thenEffect: "string|null",
   elseEffect: "string|null",
   description: "string|null",
@@ -96,8 +98,29 @@ Deno.test("inspect shows metadata, policies and rules by default (and with --pol
       false,
     ]],
   );
+  // The condition tree as the bundle holds it, and in readable form.
+  assert.deepEqual(rules[1]!.when, {
+    op: "and",
+    conditions: [
+      { op: "eq", path: "plan", value: "free" },
+      { op: "gt", path: "seats", value: 5 },
+    ],
+  });
+  assert.deepEqual(rules.map((x) => x.condition), [
+    'ctx.plan in ["pro", "enterprise"]',
+    'plan == "free" and seats > 5',
+    null,
+  ]);
   const text = await s.run(["inspect", "--policies"]);
   assert.match(text.stdout, /policy billing\.invoice\.create \(active version 3, default deny\)/);
+  assert.match(
+    text.stdout,
+    /rule free-plan-many-seats \[active\] priority 20 billing\/invoice\/create: when plan == "free" and seats > 5 then deny\n/,
+  );
+  assert.match(
+    text.stdout,
+    /rule eu-only \[active\] priority 5 search\/index\/export: when region == "eu" then allow else deny\n/,
+  );
   assert.match(
     text.stdout,
     /rule per-tenant \[active\] priority 5 search\/index\/query: throttle \(100 per 60s by tenant\)/,

@@ -140,21 +140,25 @@ Deno.test("policy playground serves the page preloaded with the draft and the su
   }
 });
 
-Deno.test("policy playground <file> --suite <folder> follows that file and that folder's suites", async () => {
+Deno.test("policy playground <file> --suite <folder> --suite <file> follows that file and those suites", async () => {
   await using s = await scratch();
   const bundle = await s.write("release/bundle.json", await examples("bundle.json"));
   await s.write("policy-drafts.json", await examples("playground/billing-draft.json"));
-  const one = await s.write("checks/one.json", '{"name": "one", "scenarios": []}');
-  const two = await s.write("checks/two.json", '{"name": "two", "scenarios": []}');
-  await s.write("suite.json", "{}"); // not followed: --suite names the folder
+  const one = await s.write("checks/one.suite.json", '{"name": "one", "scenarios": []}');
+  const two = await s.write("checks/deeper/two.suite.json", '{"name": "two", "scenarios": []}');
+  await s.write("checks/notes.json", "{}"); // not a *.suite.json
+  const three = await s.write("three.suite.json", '{"name": "three", "scenarios": []}');
+  await s.write("suite.json", "{}"); // not followed: --suite names what is
   const { started, finished, stop } = playground(s.run, [
     "release/bundle.json",
     "--suite",
     "checks",
+    "--suite",
+    "three.suite.json",
   ]);
   const doc = await started;
   assert.equal(doc.document, bundle);
-  assert.deepEqual(doc.suites, [one, two]);
+  assert.deepEqual(doc.suites, [one, two, three]);
   stop();
   assert.equal((await finished).code, 0);
 });

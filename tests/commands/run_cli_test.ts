@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { CLI_ERROR_CODES, COMMANDS, ERROR_CODES, EXIT_CODES, exitCodeFor } from "./_exports.ts";
+import {
+  CLI_ERROR_CODES,
+  COMMANDS,
+  ERROR_CODES,
+  EXIT_CODES,
+  exitCodeFor,
+  exitCodeWhenNotRun,
+} from "./_exports.ts";
 import { assertError, assertShape, scratch } from "./_helpers.ts";
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 
@@ -74,11 +81,20 @@ Deno.test("runCli() with no command prints the command list and exits 2", async 
   assert.match(result.stdout, /Commands:/);
 });
 
-Deno.test("the exit-code table covers every library and CLI error code with 1, 2 or 3", () => {
+Deno.test("an error that stops simulate never exits 1, which means a scenario failed", () => {
+  for (const code of [...ERROR_CODES, ...CLI_ERROR_CODES]) {
+    const exit = exitCodeWhenNotRun(code);
+    assert.notEqual(exit, 1, code);
+    assert.equal(exit, exitCodeFor(code) === 1 ? 2 : exitCodeFor(code), code);
+  }
+});
+
+Deno.test("the exit-code table covers every library and CLI error code with 1, 2, 3 or 4", () => {
   for (const code of [...ERROR_CODES, ...CLI_ERROR_CODES]) {
     assert.ok(Object.hasOwn(EXIT_CODES, code), `${code} has an exit code`);
-    assert.ok([1, 2, 3].includes(exitCodeFor(code)));
+    assert.ok([1, 2, 3, 4].includes(exitCodeFor(code)));
   }
+  assert.equal(exitCodeFor("COVERAGE_BELOW_THRESHOLD"), 4);
   assert.equal(exitCodeFor("USAGE_ERROR"), 2);
   assert.equal(exitCodeFor("CONFIG_NOT_FOUND"), 2);
   assert.equal(exitCodeFor("BUNDLE_READ_ERROR"), 2);

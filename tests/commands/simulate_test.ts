@@ -6,6 +6,7 @@ import { createLocalClient } from "../../src/clients/mod.ts";
 const ONE_SHAPE = {
   formatVersion: "number",
   path: "string",
+  source: "string",
   verification: "object",
   target: "object",
   context: "object",
@@ -22,7 +23,9 @@ const VERIFICATION_SHAPE = {
 const SUITE_SHAPE = {
   formatVersion: "number",
   path: "string",
-  suite: "object",
+  source: "string",
+  suite: "object|null",
+  suites: "array",
   verification: "object",
   scenarios: "array",
   summary: "object",
@@ -31,6 +34,7 @@ const SUITE_SHAPE = {
   warnings: "array",
 };
 const SCENARIO_SHAPE = {
+  suitePath: "string",
   name: "string",
   passed: "boolean",
   expected: "object",
@@ -95,11 +99,54 @@ Deno.test("simulate --trace full lists policies, rules, outcomes and the selecte
     /billing\.invoice\.create\/paid-plans \(priority 10\): skipped \(when_false\)/,
   );
   assert.match(text.stdout, /legacy \(priority 1\): skipped \(disabled\)/);
+  // Each condition explained leaf by leaf, and the leaf that made it false.
+  assert.match(
+    text.stdout,
+    /free-plan-many-seats \(priority 20\): skipped \(when_false\)\n {6}when: plan == "free" ✓ and seats \(1\) > 5 ✗\n {6}false because: seats \(1\) > 5 ✗\n/,
+  );
+  assert.match(
+    text.stdout,
+    /paid-plans \(priority 10\): skipped \(when_false\)\n {6}when: ctx\.plan \("free"\) in \["pro", "enterprise"\] ✗\n {4}billing/,
+  );
   assert.match(
     text.stdout,
     /selected: billing\.invoice\.create\/__default__ \(deny, priority -1\)/,
   );
-  const r = await s.json(["simulate", ...target, "--trace", "full"]);
+  const r = await s.json([
+    "simulate",
+    ...target,
+    "--trace",
+    "full",
+    "--context",
+    '{"plan":"free","seats":1}',
+  ]);
+  const rules = (r.doc.trace as { rules: Record<string, unknown>[] }).rules;
+  assertShape(rules[1], {
+    policyKey: "string",
+    ruleId: "string",
+    priority: "number",
+    outcome: "string",
+    condition: "object",
+    falseBecause: "object",
+  }, "trace.rules[1]");
+  assert.deepEqual(rules[1]!.falseBecause, {
+    kind: "leaf",
+    op: "gt",
+    path: "seats",
+    operand: 5,
+    operandCount: null,
+    problem: null,
+    value: 1,
+    absent: false,
+    outcome: false,
+  });
+  assert.deepEqual(
+    (rules[1]!.condition as { conditions: { outcome: boolean }[] }).conditions.map((c) =>
+      c.outcome
+    ),
+    [true, false],
+  );
+  assert.deepEqual([rules[2]!.condition, rules[2]!.falseBecause], [null, null]);
   assertShape(r.doc.trace, {
     decision: "object",
     policiesSeen: "array",
@@ -131,32 +178,58 @@ Deno.test("simulate --suite reports each scenario, the summary and the rules no 
     scenarios: "number",
     passed: "number",
     failed: "number",
+    skipped: "number",
     durationMs: "number",
   }, "summary");
-  assert.deepEqual(r.doc.summary, { scenarios: 4, passed: 4, failed: 0, durationMs: 0 });
+  assert.deepEqual(r.doc.summary, {
+    scenarios: 4,
+    passed: 4,
+    failed: 0,
+    skipped: 0,
+    durationMs: 0,
+  });
+  assert.equal(r.doc.source, "bundle");
   assert.deepEqual(r.doc.suite, {
     path: path.join(s.wf, "tests/suite.json"),
     name: "billing and search",
   });
+  assert.deepEqual(r.doc.suites, [{
+    path: path.join(s.wf, "tests/suite.json"),
+    name: "billing and search",
+    scenarios: 4,
+    passed: 4,
+    failed: 0,
+    skipped: 0,
+  }]);
   for (const scenario of r.doc.scenarios as unknown[]) {
     assertShape(scenario, SCENARIO_SHAPE, "scenario");
   }
   assertShape(
     r.doc.coverage,
-    { activeRules: "number", exercised: "number", unexercised: "array" },
+    {
+      activeRules: "number",
+      exercised: "number",
+      unexercised: "array",
+      percent: "number",
+      threshold: "number|null",
+      belowThreshold: "boolean",
+    },
     "coverage",
   );
   assert.deepEqual(r.doc.coverage, {
     activeRules: 4,
     exercised: 3,
     unexercised: [{ policyKey: "search.query", ruleId: "eu-only" }],
+    percent: 75,
+    threshold: null,
+    belowThreshold: false,
   });
   const text = await s.run(["simulate", "--suite", "tests/suite.json"]);
   assert.match(text.stdout, /PASS pro plan may create invoices/);
   assert.match(text.stdout, /scenarios 4, passed 4, failed 0 \(0 ms\)/);
   assert.match(
     text.stdout,
-    /coverage: 3 of 4 active rules exercised; not exercised: search\.query\/eu-only/,
+    /coverage: 3 of 4 active rules exercised \(75%\); not exercised: search\.query\/eu-only/,
   );
 });
 
@@ -237,9 +310,9 @@ Deno.test("simulate verifies the bundle first when a key is configured, sign.sig
     keyId: "b",
     keySource: "environment variable SIGN_SECRET",
   });
-  // A verification failure stops the simulation with the load code (exit 1).
+  // A verification failure stops the simulation with the load code (exit 2: it could not run).
   const wrong = await s.json(["simulate", ...target], { env: { SIGN_SECRET: OTHER } });
-  assertError(wrong, 1, "BUNDLE_SIGNATURE_INVALID");
+  assertError(wrong, 2, "BUNDLE_SIGNATURE_INVALID");
   assert.equal((wrong.doc.error as { code: string }).code, "BUNDLE_SIGNATURE_INVALID");
   // The configured secret missing from the environment is a configuration error, unless skipped.
   assertError(await s.run(["simulate", ...target]), 2, "SIGNING_KEY_MISSING");
@@ -251,7 +324,7 @@ Deno.test("simulate with a configured key refuses an unsigned bundle (BUNDLE_SIG
   await using s = await built();
   await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"]);
   await s.write("policy.config.json", { signature: { publicKeyPath: "keys/public-key.pem" } });
-  assertError(await s.run(["simulate", ...target]), 1, "BUNDLE_SIGNATURE_MISSING");
+  assertError(await s.run(["simulate", ...target]), 2, "BUNDLE_SIGNATURE_MISSING");
 });
 
 Deno.test("simulate verifies an ECDSA bundle with the public half of the configured private key", async () => {
@@ -282,7 +355,7 @@ Deno.test("simulate --bundle evaluates another bundle, resolved from the working
   assert.equal(r.doc.path, path.join(s.wf, "elsewhere.json"));
 });
 
-Deno.test("simulate loads the bundle exactly as a local client given the same key would", async () => {
+Deno.test("simulate loads the bundle as a local client given the same key would, and evaluates a signed one without a key unverified", async () => {
   await using s = await built();
   await s.run(["keys", "generate", "--algorithm", "ECDSA_SHA_256", "--out-dir", "keys"]);
   const publicKey = await s.read("keys/public-key.pem");
@@ -302,13 +375,15 @@ Deno.test("simulate loads the bundle exactly as a local client given the same ke
   const tampered = signed.replace('"activeVersion":1', '"activeVersion":2');
   assert.notEqual(tampered, signed);
   const keyed = { POLICY_PUBLIC_KEY: publicKey };
+  // What a client does, and what simulate does: the same, except that simulate evaluates a
+  // signed bundle it has no key for (docs/cli.md "simulate"), saying it is unverified.
   for (
-    const [name, text, env, expected] of [
-      ["unsigned, no key", unsigned, {}, "loaded"],
-      ["unsigned, a key", unsigned, keyed, "BUNDLE_SIGNATURE_MISSING"],
-      ["signed, no key", signed, {}, "BUNDLE_SIGNATURE_UNVERIFIED"],
-      ["signed, its key", signed, keyed, "loaded"],
-      ["altered after signing", tampered, keyed, "CHECKSUM_MISMATCH"],
+    const [name, text, env, expected, simulates] of [
+      ["unsigned, no key", unsigned, {}, "loaded", "unsigned"],
+      ["unsigned, a key", unsigned, keyed, "BUNDLE_SIGNATURE_MISSING", "BUNDLE_SIGNATURE_MISSING"],
+      ["signed, no key", signed, {}, "BUNDLE_SIGNATURE_UNVERIFIED", "unverified"],
+      ["signed, its key", signed, keyed, "loaded", "verified"],
+      ["altered after signing", tampered, keyed, "CHECKSUM_MISMATCH", "CHECKSUM_MISMATCH"],
     ] as const
   ) {
     await Deno.writeTextFile(bundleFile, text);
@@ -323,10 +398,10 @@ Deno.test("simulate loads the bundle exactly as a local client given the same ke
       return "loaded";
     }, (error) => error.code as string);
     const outcome = simulated.code === 0
-      ? "loaded"
+      ? (simulated.doc.verification as { status: string }).status
       : (simulated.doc.error as { code: string }).code;
     assert.equal(client, expected, name);
-    assert.equal(outcome, client, name);
+    assert.equal(outcome, simulates, name);
   }
 });
 

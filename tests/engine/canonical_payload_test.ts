@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
+import { type RuntimeBundleV1, validateBundle } from "../../mod.ts";
 import {
   canonicalJson,
   canonicalJsonBytes,
   canonicalPayload,
   computeDigest,
-  type RuntimeBundleV1,
   sortBundleKeys,
-  validateBundle,
-} from "../../mod.ts";
+} from "../../src/engine/mod.ts";
 import fc from "fast-check";
 import { isCanonicallyOrdered } from "../../src/engine/_canonical_order.ts";
 import { Utf8Writer } from "../../src/engine/_utf8_writer.ts";

@@ -7,8 +7,8 @@ import {
   type EvaluationRequest,
   isPolicyError,
   PolicyError,
-  traceEvaluation,
 } from "../../mod.ts";
+import { traceEvaluation } from "../../src/engine/mod.ts";
 
 interface Fixture {
   bundle: unknown;
@@ -262,11 +262,24 @@ Deno.test("traceEvaluation() shows defaults as __default__ with priority -1", ()
     priority: -1,
     reason: "default",
   }]);
+  const member = {
+    kind: "leaf",
+    op: "eq",
+    path: "member",
+    operand: true,
+    operandCount: null,
+    problem: null,
+    value: null,
+    absent: true,
+    outcome: false,
+  };
   assert.deepEqual(trace.rules, [{
     policyKey: "p-default-deny",
     ruleId: "allow-members",
     priority: 1,
     outcome: "skipped (when_false)",
+    condition: member,
+    falseBecause: member,
   }]);
   const none = traceEvaluation(compiled, { target: { service: "x", resource: "y", action: "z" } });
   assert.equal(none.selected, null);

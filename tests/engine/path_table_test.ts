@@ -1,7 +1,8 @@
 // Context paths are read once per evaluation (src/engine/_path_table.ts):
 // what an evaluation remembers must never leak into another one.
 import assert from "node:assert/strict";
-import { compileBundle, createEvaluator, traceEvaluation } from "../../mod.ts";
+import { compileBundle, createEvaluator } from "../../mod.ts";
+import { traceEvaluation } from "../../src/engine/mod.ts";
 import { PathTable, readPath } from "../../src/engine/_path_table.ts";
 import { compiledCodeOf } from "../../src/engine/_compiled_code.ts";
 import { bundleOf, rule, TARGET } from "../hostile/_inputs.ts";

@@ -13,8 +13,8 @@ import {
   type Rule,
   type RuntimeBundleV1,
   type Target,
-  traceEvaluation,
 } from "../../mod.ts";
+import { traceEvaluation } from "../../src/engine/mod.ts";
 import { compileCondition } from "../../src/engine/compile_condition.ts";
 
 /** A small deterministic generator (mulberry32), so a failure names a reproducible seed. */

@@ -3,11 +3,11 @@ import {
   compileBundle,
   DEFAULT_MAX_ISSUES,
   isPolicyError,
-  LOAD_MAX_ISSUES,
   loadBundle,
   type PolicyError,
   validateBundle,
 } from "../../mod.ts";
+import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 
 interface ValidationFixture {
   cases: {

@@ -11,12 +11,12 @@
  */
 import assert from "node:assert/strict";
 import {
-  computeDigest,
   createLocalClient,
   type PolicyError,
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
+import { computeDigest } from "../../src/engine/mod.ts";
 import { makeTempDir, test, writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { LONG } from "./_policy_process.ts";

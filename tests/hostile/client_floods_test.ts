@@ -13,10 +13,10 @@ import * as path from "node:path";
 import {
   createLocalClient,
   createRemoteClient,
-  LOAD_MAX_ISSUES,
   type PolicyClient,
   type PolicyError,
 } from "../../mod.ts";
+import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 import { makeTempDir, writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { remoteOptions, TARGET as REMOTE_TARGET, V1 } from "../clients/_remote_fixtures.ts";

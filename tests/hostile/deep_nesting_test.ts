@@ -8,9 +8,7 @@
  */
 import assert from "node:assert/strict";
 import {
-  canonicalJson,
   compileBundle,
-  computeDigest,
   createEvaluator,
   createLocalClient,
   loadBundle,
@@ -18,6 +16,7 @@ import {
   signBundle,
   validateBundle,
 } from "../../mod.ts";
+import { canonicalJson, computeDigest } from "../../src/engine/mod.ts";
 import { makeTempDir } from "../clients/_helpers.ts";
 import { hostileTest } from "./_isolated.ts";
 import {

@@ -9,7 +9,6 @@
  */
 import assert from "node:assert/strict";
 import {
-  canonicalJson,
   compileBundle,
   createEvaluator,
   createLocalClient,
@@ -21,6 +20,7 @@ import {
   signBundle,
   validateBundle,
 } from "../../mod.ts";
+import { canonicalJson } from "../../src/engine/mod.ts";
 import { makeTempDir } from "../clients/_helpers.ts";
 import { hostileTest } from "./_isolated.ts";
 import {

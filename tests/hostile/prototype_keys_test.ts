@@ -6,13 +6,8 @@
  * check `({}).polluted` themselves.
  */
 import assert from "node:assert/strict";
-import {
-  canonicalJson,
-  createEvaluator,
-  loadBundle,
-  PolicyError,
-  traceEvaluation,
-} from "../../mod.ts";
+import { createEvaluator, loadBundle, PolicyError } from "../../mod.ts";
+import { canonicalJson, traceEvaluation } from "../../src/engine/mod.ts";
 import { hostileTest } from "./_isolated.ts";
 import { bundleOf, issueCodes, rejectsWith, rule, signedText, TARGET, VERIFY } from "./_inputs.ts";
 

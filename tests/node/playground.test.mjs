@@ -301,7 +301,10 @@ describe("the page opened as a file", { skip }, () => {
         ]),
       );
       const outage = rows.find((r) => r[0] === "incident.search/search-outage");
-      assert.match(outage[4], /ctx\.flags\.searchOutage exists/);
+      // The condition, leaf by leaf: the path, the value read there and the outcome.
+      assert.match(outage[4], /ctx\.flags\.searchOutage \(true\) exists ✓/);
+      const burst = rows.find((r) => r[0] === "search.catalog.query/eu-burst");
+      assert.match(burst[4], /region == "eu" ✓/);
       // A rule of the trace jumps to its place in the editor.
       await tab.locator("#why tbody").getByRole("button", {
         name: "incident.search/search-outage (show it in the editor)",

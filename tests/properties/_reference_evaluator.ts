@@ -86,6 +86,139 @@ export function referenceCondition(node: unknown, context: Obj): boolean {
   }
 }
 
+/** Traces cut strings longer than this, and show this many of an `in` list. */
+const MAX_STRING = 64;
+const MAX_VALUES = 16;
+
+/** A value as docs/bundle-format.md "Traces" says a trace shows it. */
+function traced(v: unknown): Json {
+  const summary = (type: string, length: number | null): Json => {
+    const text = previewText(v, 0);
+    return {
+      type,
+      preview: text.length > MAX_STRING ? `${text.slice(0, MAX_STRING)}…` : text,
+      length,
+    };
+  };
+  if (v === null || typeof v === "boolean") return v;
+  if (typeof v === "number") return Number.isFinite(v) ? v + 0 : summary("number", null);
+  if (typeof v === "string") return v.length <= MAX_STRING ? v : summary("string", v.length);
+  if (Array.isArray(v)) return summary("array", v.length);
+  if (typeof v === "object") return summary("object", null);
+  return summary(typeof v, null);
+}
+
+/** The whole JSON-like text of a preview, two levels of objects and arrays deep. */
+function previewText(v: unknown, depth: number): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number") return Number.isFinite(v) ? JSON.stringify(v) : String(v);
+  if (v === null || typeof v === "boolean" || typeof v === "bigint") return String(v);
+  if (typeof v !== "object") return typeof v;
+  if (Array.isArray(v)) {
+    if (depth >= 2) return v.length === 0 ? "[]" : "[…]";
+    return `[${v.map((x) => previewText(x, depth + 1)).join(", ")}]`;
+  }
+  if (!isPlain(v)) return "(not a plain object)";
+  if (depth >= 2) return "{…}";
+  const entries = Object.keys(v).map((k) =>
+    `${JSON.stringify(k)}: ${previewText(v[k], depth + 1)}`
+  );
+  return `{${entries.join(", ")}}`;
+}
+
+/**
+ * A condition explained against a context as docs/bundle-format.md "Traces" describes it: every
+ * node with its outcome, leaves with what they read, every child of and/or tested.
+ */
+export function referenceExplain(node: unknown, context: Obj): Json {
+  const invalid = (op: unknown, problem: string): Json => ({
+    kind: "invalid",
+    op: typeof op === "string" ? op : null,
+    problem,
+    outcome: false,
+  });
+  if (!isObj(node)) return invalid(null, "not an object");
+  const op = node.op;
+  if (typeof op !== "string") return invalid(null, "no op");
+  if (op === "and" || op === "or") {
+    const list = node.conditions !== undefined ? node.conditions : node.args;
+    if (!Array.isArray(list) || list.length === 0) {
+      return invalid(op, `${op} without a non-empty conditions list`);
+    }
+    const conditions = list.map((c) => referenceExplain(c, context)) as { outcome: boolean }[];
+    const outcome = op === "and"
+      ? conditions.every((c) => c.outcome)
+      : conditions.some((c) => c.outcome);
+    return { kind: op, conditions: conditions as Json[], outcome };
+  }
+  if (op === "not") {
+    const child = node.condition !== undefined ? node.condition : node.arg;
+    if (!isObj(child)) return invalid(op, "not without a condition");
+    const condition = referenceExplain(child, context) as { outcome: boolean };
+    return { kind: "not", condition: condition as Json, outcome: !condition.outcome };
+  }
+  const known = ["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists"].includes(op);
+  if (typeof node.path !== "string") {
+    return invalid(op, known ? `${op} without a string path` : `unknown operator ${op}`);
+  }
+  const read = resolve(context, node.path);
+  const leaf = (operand: Json, operandCount: number | null, problem: string | null): Json => ({
+    kind: "leaf",
+    op,
+    path: node.path as string,
+    operand,
+    operandCount,
+    problem,
+    value: read === undefined ? null : traced(read),
+    absent: read === undefined,
+    outcome: problem === null && referenceCondition(node, context),
+  });
+  const operandOf = (v: unknown): Json =>
+    v === undefined ? { type: "missing", preview: "(missing)", length: null } : traced(v);
+  const problem = (field: string, what: string, v: unknown) =>
+    `${field} is ${v === undefined ? "missing" : what}: always false`;
+  switch (op) {
+    case "eq":
+    case "neq":
+    case "ne":
+      return isPrimitive(node.value)
+        ? leaf(traced(node.value), null, null)
+        : leaf(operandOf(node.value), null, problem("value", "not a JSON primitive", node.value));
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return Number.isNaN(toNumber(node.value))
+        ? leaf(operandOf(node.value), null, problem("value", "not a number", node.value))
+        : leaf(traced(node.value), null, null);
+    case "in":
+      return Array.isArray(node.values)
+        ? leaf(node.values.slice(0, MAX_VALUES).map(traced), node.values.length, null)
+        : leaf(operandOf(node.values), null, problem("values", "not an array", node.values));
+    case "exists":
+      return leaf(null, null, null);
+    default:
+      return leaf(
+        operandOf(node.value !== undefined ? node.value : node.values),
+        null,
+        `unknown operator ${op}: always false`,
+      );
+  }
+}
+
+/** The first leaf (or invalid node), in order, whose outcome decided that `node` has `outcome`. */
+export function referenceDecidingLeaf(node: Json, outcome: boolean): Json {
+  const n = node as { kind: string; outcome: boolean; conditions?: Json[]; condition?: Json };
+  if (n.outcome !== outcome) return null;
+  if (n.kind === "leaf" || n.kind === "invalid") return node;
+  if (n.kind === "not") return referenceDecidingLeaf(n.condition!, !outcome);
+  for (const child of n.conditions!) {
+    const found = referenceDecidingLeaf(child, outcome);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 interface Candidate {
   effect: Obj;
   customField: "value" | "customEffect";
@@ -140,9 +273,19 @@ function referenceCandidates(
         priority: rule.priority as number,
       };
       if (rule.status !== "active") {
-        trace.rules.push({ ...seen, outcome: "skipped (disabled)" });
+        trace.rules.push({
+          ...seen,
+          outcome: "skipped (disabled)",
+          condition: null,
+          falseBecause: null,
+        });
         continue;
       }
+      const condition = rule.when === undefined ? null : referenceExplain(rule.when, context);
+      const explained = {
+        condition,
+        falseBecause: condition === null ? null : referenceDecidingLeaf(condition, false),
+      };
       let effect: unknown;
       let outcome: string;
       if (rule.when === undefined) {
@@ -156,12 +299,12 @@ function referenceCandidates(
         outcome = effect === undefined ? "skipped (when_false)" : "fired (when_false)";
       }
       if (effect === undefined) {
-        trace.rules.push({ ...seen, outcome });
+        trace.rules.push({ ...seen, outcome, ...explained });
         continue;
       }
       fired = true;
       trace.matchedCount++;
-      trace.rules.push({ ...seen, outcome, effect: (effect as Obj).type as string });
+      trace.rules.push({ ...seen, outcome, effect: (effect as Obj).type as string, ...explained });
       candidates.push({
         effect: effect as Obj,
         customField: "value",

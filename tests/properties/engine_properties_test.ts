@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import {
-  canonicalPayload,
   compileBundle,
   createEvaluator,
   isPolicyError,
   loadBundle,
   type RuntimeBundleV1,
   signBundle,
-  traceEvaluation,
   validateBundle,
   verifyBundleSignature,
 } from "../../mod.ts";
+import { canonicalPayload, traceEvaluation } from "../../src/engine/mod.ts";
 import { bundle, context, fc, target } from "./_arbitraries.ts";
 import { referenceEvaluate, referenceTrace } from "./_reference_evaluator.ts";
 import { reverseKeys } from "../_reverse_keys.ts";

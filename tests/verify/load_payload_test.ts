@@ -7,14 +7,8 @@
  * and computeDigest on random bundles in every key order.
  */
 import assert from "node:assert/strict";
-import {
-  canonicalPayloadBytes,
-  computeDigest,
-  inspectBundle,
-  parseJson,
-  type RuntimeBundleV1,
-  sortBundleKeys,
-} from "../../mod.ts";
+import { inspectBundle, parseJson, type RuntimeBundleV1 } from "../../mod.ts";
+import { canonicalPayloadBytes, computeDigest, sortBundleKeys } from "../../src/engine/mod.ts";
 import { validateForLoad } from "../../src/engine/validate_bundle.ts";
 import { canonicalPayloadBytesOfParsed } from "../../src/engine/canonical_payload.ts";
 import { isCanonicallyOrdered } from "../../src/engine/_canonical_order.ts";

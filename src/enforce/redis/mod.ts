@@ -5,7 +5,32 @@
  * (`nodeRedisCommands`) or `ioredis` (`ioredisCommands`); this module
  * imports neither. See docs/enforcement.md "Stores".
  *
- * @example
+ * @example When Redis does not answer, the enforcer applies `whenStoreFails`
+ * ```ts
+ * import { createRedisStore } from "./mod.ts";
+ * import { createEnforcer } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A client whose every command fails, as when Redis is unreachable.
+ * const unreachable = { send: () => Promise.reject(new Error("connect ECONNREFUSED")) };
+ * const errors: string[] = [];
+ * const enforcer = createEnforcer({
+ *   store: createRedisStore(unreachable),
+ *   whenStoreFails: "open",
+ *   onError: (error) => void errors.push(error.code),
+ * });
+ * const verdict = await enforcer.enforce({
+ *   decision: "throttle",
+ *   reason: "rule",
+ *   policyKey: "api",
+ *   ruleId: "per-tenant",
+ *   throttle: { limit: 10, windowSeconds: 60, key: "tenant" },
+ * }, { tenant: "acme" });
+ * assert.ok(verdict.proceed); // served, uncounted
+ * assert.deepEqual(errors, ["THROTTLE_STORE_UNAVAILABLE"]);
+ * ```
+ *
+ * @example With ioredis
  * ```ts ignore
  * import Redis from "ioredis";
  * import { createEnforcer } from "@policy/runtime/enforce";
