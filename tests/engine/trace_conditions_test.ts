@@ -12,7 +12,7 @@ import {
   MAX_TRACED_STRING,
   type Rule,
   traceEvaluation,
-} from "../../mod.ts";
+} from "../../src/engine/mod.ts";
 
 const target = { service: "billing", resource: "invoice", action: "create" };
 
