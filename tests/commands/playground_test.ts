@@ -158,7 +158,8 @@ Deno.test("policy playground <file> --suite <folder> --suite <file> follows that
   ]);
   const doc = await started;
   assert.equal(doc.document, bundle);
-  assert.deepEqual(doc.suites, [one, two, three]);
+  // In the order simulate --suite takes them: by path below the folder, then the file named.
+  assert.deepEqual(doc.suites, [two, one, three]);
   stop();
   assert.equal((await finished).code, 0);
 });
