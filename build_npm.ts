@@ -56,6 +56,21 @@ const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Peer dependencies that one export needs and imports statically (the
+ * OpenFeature SDKs of `./openfeature` and `./openfeature/web`,
+ * docs/openfeature.md): listed in `package.json` as optional peers with the
+ * versions the tests pin (deno.json "imports") as the lowest supported, and
+ * imported only by modules the exports named here reach, never by another
+ * export's modules, so that importing the root or `./engine` never loads
+ * them. Their exports are bundled as leaves (`tools/bundle_modules.ts`).
+ */
+const EXPORT_PEERS: Readonly<Record<string, { range: string; exports: readonly string[] }>> = {
+  "@openfeature/server-sdk": { range: "^1.23.0", exports: ["./openfeature"] },
+  "@openfeature/web-sdk": { range: "^1.10.0", exports: ["./openfeature/web"] },
+  "@openfeature/core": { range: "^1.12.0", exports: ["./openfeature", "./openfeature/web"] },
+};
+
+/**
  * Declaration files the npm package adds to a module's declarations, by the
  * module's source: global type augmentations, which JSR refuses in a package
  * (so they are in no module graph of the Deno sources). The build
@@ -311,7 +326,8 @@ interface ExternalImports {
  * every bare import must be mapped to `npm:<name>@<version>` in
  * `deno.json`'s `imports` and becomes a dependency with that version, or is
  * an optional peer (`OPTIONAL_PEERS`, all listed), which must only be
- * imported lazily.
+ * imported lazily, or the peer of an export (`EXPORT_PEERS`, all listed;
+ * see {@link checkExportPeers}).
  */
 function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalImports {
   const mapped = new Map<string, string>();
@@ -321,7 +337,10 @@ function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalI
   }
   const problems: string[] = [];
   const dependencies: Record<string, string> = {};
-  const peerDependencies: Record<string, string> = { ...OPTIONAL_PEERS };
+  const peerDependencies: Record<string, string> = {
+    ...OPTIONAL_PEERS,
+    ...Object.fromEntries(Object.entries(EXPORT_PEERS).map(([name, peer]) => [name, peer.range])),
+  };
   for (const [file, text] of files) {
     for (const { specifier, static: isStatic } of collectSpecifiers(file, text)) {
       if (specifier.startsWith("node:")) continue;
@@ -341,6 +360,8 @@ function checkImports(files: Map<string, string>, denoJson: DenoJson): ExternalI
           problems.push(
             `${file}: "${specifier}" is not mapped to npm:${name}@<version> in deno.json`,
           );
+        } else if (name in EXPORT_PEERS) {
+          // Statically imported where allowed: checkExportPeers checks where.
         } else if (name in OPTIONAL_PEERS) {
           if (isStatic && file.endsWith(".js")) {
             problems.push(
@@ -607,25 +628,76 @@ function readme(): string {
 }
 
 /**
+ * Fails when a module that an export reaches imports the peer of another
+ * export (`EXPORT_PEERS`): the root export or `./engine` would then load
+ * an SDK its users never installed.
+ */
+function checkExportPeers(files: ReadonlyMap<string, string>, entries: readonly EntryPoint[]) {
+  const problems: string[] = [];
+  for (const entry of entries.filter((e) => e.name !== "bin")) {
+    for (const file of reachable(files, [`${stem(entry.source)}.js`])) {
+      for (const { specifier } of collectSpecifiers(file, files.get(file)!)) {
+        const peer = EXPORT_PEERS[packageName(specifier)];
+        if (peer !== undefined && !peer.exports.includes(entry.name)) {
+          problems.push(`export "${entry.name}" reaches ${file}, which imports "${specifier}"`);
+        }
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new BuildError(`an export loads another export's peer:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+/** The exports that import a peer of their own (`EXPORT_PEERS`): the bundler's leaves. */
+function leafEntries(entries: readonly EntryPoint[]): string[] {
+  const names = new Set(Object.values(EXPORT_PEERS).flatMap((peer) => peer.exports));
+  return entries.filter((e) => names.has(e.name)).map((e) => `${stem(e.source)}.js`);
+}
+
+/**
+ * The modules that a leaf on the portable layer shares with the exports
+ * above that layer and no portable export reaches (the package's version,
+ * the bounded body reader): the bundler hoists them into the portable
+ * chunk, so that they are not a chunk of their own that the root export
+ * loads. They are portable: the leaf that reaches them uses no `node:`.
+ */
+function sharedWithLeaves(
+  files: ReadonlyMap<string, string>,
+  layers: readonly (readonly string[])[],
+  leaves: Readonly<Record<string, number>>,
+): string[] {
+  const reach = (entries: readonly string[]) => reachable(files, entries);
+  const portable = reach(layers[0] ?? []);
+  const above = reach(layers.slice(1).flat());
+  const fromLeaves = reach(Object.keys(leaves).filter((leaf) => leaves[leaf] === 0));
+  return [...fromLeaves].filter((file) => above.has(file) && !portable.has(file)).sort();
+}
+
+/** The code of `entry` (and all it reaches) imports a `node:` module, statically or lazily. */
+function usesNode(files: ReadonlyMap<string, string>, entry: string): boolean {
+  return [...reachable(files, [entry])].some((file) =>
+    collectSpecifiers(file, files.get(file)!).some(({ specifier }) => specifier.startsWith("node:"))
+  );
+}
+
+/**
  * The library's exports in two layers for the bundler: those whose code
  * runs anywhere (no `node:` import, static or lazy, in anything they reach:
  * the engine, verify, enforce, lint and diff), then those that use Node's
  * built-ins (the root export, the clients, the decision log). The portable
  * exports then share one chunk that never names `node:`, which browser
- * bundles of `./engine` rely on (docs/install.md).
+ * bundles of `./engine` rely on (docs/install.md). The exports with a peer
+ * of their own are not in a layer: they are leaves ({@link leafEntries}).
  */
 function libraryLayers(
   files: ReadonlyMap<string, string>,
   entries: readonly EntryPoint[],
 ): string[][] {
-  const usesNode = (entry: string): boolean =>
-    [...reachable(files, [entry])].some((file) =>
-      collectSpecifiers(file, files.get(file)!).some(({ specifier }) =>
-        specifier.startsWith("node:")
-      )
-    );
-  const library = entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.js`);
-  const portable = library.filter((file) => !usesNode(file));
+  const leaves = leafEntries(entries);
+  const library = entries.filter((e) => e.name !== "bin").map((e) => `${stem(e.source)}.js`)
+    .filter((file) => !leaves.includes(file));
+  const portable = library.filter((file) => !usesNode(files, file));
   return [portable, library.filter((file) => !portable.includes(file))];
 }
 
@@ -642,10 +714,17 @@ async function bundle(
   const emitted = new Map([...files].filter(([file]) => file.endsWith(".js")));
   const bin = entries.find((e) => e.name === "bin");
   let bundled: Map<string, string>;
+  const library = libraryLayers(emitted, entries);
+  // A leaf sits on the portable layer unless its code uses Node's built-ins.
+  const leaves = Object.fromEntries(
+    leafEntries(entries).map((leaf) => [leaf, usesNode(emitted, leaf) ? 1 : 0]),
+  );
   try {
     bundled = await bundleModules({
       files: emitted,
-      library: libraryLayers(emitted, entries),
+      library,
+      leaves,
+      hoist: sharedWithLeaves(emitted, library, leaves),
       ...(bin === undefined ? {} : { bin: `${stem(bin.source)}.js` }),
       external: [...Object.keys(imports.dependencies), ...Object.keys(imports.peerDependencies)],
       keep: [PLAYGROUND_PAGE],
@@ -767,6 +846,7 @@ async function build(): Promise<void> {
   const imports = checkImports(files, denoJson);
   await bundle(files, entries, imports);
   checkImports(files, denoJson);
+  checkExportPeers(files, entries);
   shipDeclarations(files, entries, denoJson);
   for (const entry of entries.filter((e) => e.name !== "bin")) {
     const specifier = entry.name === "."

@@ -2,33 +2,14 @@
 // without onDecision (docs/performance.md "Decision logs"): without the hook
 // the client hands out the engine's evaluator itself, so the first two must
 // be equal within noise.
-import { compileBundle, createEvaluator, createRemoteClient, signBundle } from "../mod.ts";
+import { compileBundle, createEvaluator } from "../mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "./scenarios/mod.ts";
+import { memoryClients } from "./_memory_client.ts";
 
 const N = 1_000;
-const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
-const bundle = { ...THREE_RULES.bundle(N), ...scope };
-const pair = await crypto.subtle.generateKey(
-  { name: "ECDSA", namedCurve: "P-256" },
-  false,
-  ["sign", "verify"],
-);
-const body = JSON.stringify(
-  await signBundle(bundle, { algorithm: "ECDSA_SHA_256", key: pair.privateKey, keyId: "bench" }),
-);
-
+const bundle = THREE_RULES.bundle(N);
 /** A remote client fed from memory (no network): the same object a service holds. */
-function client(extra: Record<string, unknown> = {}) {
-  return createRemoteClient({
-    baseUrl: "https://bench.invalid",
-    runtimeKey: "rk_bench",
-    ...scope,
-    verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
-    poll: { intervalMs: 2_147_483_647 },
-    fetch: () => Promise.resolve(new Response(body)),
-    ...extra,
-  });
-}
+const client = await memoryClients(bundle);
 
 const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));

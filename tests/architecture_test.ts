@@ -9,11 +9,11 @@
  *   declared in a `_` file;
  * - the layers, lowest first: `_internal`, then `_io` beside it → `engine` → `verify`,
  *   `lint`, `diff` → `clients`, `analyze` → `enforce`, `decision_log`,
- *   `license` → `commands` → `cli.ts`; a module imports only from its own
+ *   `license`, `openfeature` → `commands` → `cli.ts`; a module imports only from its own
  *   folder, from its own layer's folders it is allowed to, and from layers
  *   below, never from above;
  * - `_internal` depends on no other folder, `_io` on `_internal` alone;
- * - the portable exports (`./engine`, `./verify`, `./enforce`) reach no I/O:
+ * - the portable exports (`./engine`, `./verify`, `./enforce`, `./openfeature/web`) reach no I/O:
  *   no `node:` module and no use of the `Deno` namespace in any module their
  *   code loads (statically or lazily).
  *
@@ -119,7 +119,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["engine"],
   ["verify", "lint", "diff"],
   ["clients", "analyze", "_authoring"],
-  ["enforce", "decision_log", "license"],
+  ["enforce", "decision_log", "license", "openfeature"],
   ["commands"],
   ["."],
 ];
@@ -215,7 +215,7 @@ const EXPORTS = (JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT))) a
   exports: Record<string, string>;
 }).exports;
 
-for (const name of ["./engine", "./verify", "./enforce"]) {
+for (const name of ["./engine", "./verify", "./enforce", "./openfeature/web"]) {
   Deno.test(`${name} reaches no I/O: no node: module, no Deno namespace`, () => {
     const entry = EXPORTS[name]!.replace(/^\.\//, "");
     const files = runtimeClosure(entry);

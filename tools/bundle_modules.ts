@@ -13,7 +13,11 @@
  *   export is an instance of the other's classes (`PolicyError` is one
  *   class for `.` and `./engine`). Left to itself, code splitting makes one
  *   chunk per set of exports that share a module: nineteen, twelve of them
- *   for the root export, which then loaded 20 ms slower;
+ *   for the root export, which then loaded 20 ms slower. Leaves (the
+ *   exports of `build_npm.ts`'s `EXPORT_PEERS`) sit on a layer and import
+ *   none of each other: their own code stays in their own file (or a chunk
+ *   only leaves share), so the package they import loads with them and
+ *   with nothing else;
  * - the `policy` bin alone, one file with nothing shared: `policy simulate`
  *   reaches more than half of its code, and a bin of simulate alone started
  *   only about 5 ms faster (docs/performance.md), less than the chunks of a
@@ -38,6 +42,18 @@ export interface BundleInput {
    * layer reach (and the layers below do not) is one chunk.
    */
   library: readonly (readonly string[])[];
+  /**
+   * Library entries that no other entry imports (see above), each with the
+   * index of the layer it sits on: it imports the entries of that layer and
+   * those below.
+   */
+  leaves?: Readonly<Record<string, number>>;
+  /**
+   * Modules every entry imports too, so that they join the lowest layer's
+   * chunk: those a leaf shares with a higher layer only, which would
+   * otherwise be a chunk of their own that the higher layer's exports load.
+   */
+  hoist?: readonly string[];
   /** The bin's entry, bundled alone into one file (or none). */
   bin?: string;
   /** Bare specifiers left for Node to resolve (packages); `node:` built-ins always are. */
@@ -68,7 +84,8 @@ const ENTRY = "entry";
 export async function bundleModules(input: BundleInput): Promise<Map<string, string>> {
   const output = new Map<string, string>();
   try {
-    const library = await build(input, input.library.flat(), true);
+    const leaves = Object.keys(input.leaves ?? {});
+    const library = await build(input, [...input.library.flat(), ...leaves], true);
     const bin = input.bin === undefined ? [] : await build(input, [input.bin], false);
     for (const file of [...library, ...bin]) {
       const path = posix.relative("/", file.path.split("\\").join("/"));
@@ -110,18 +127,24 @@ async function build(
 
 /**
  * What esbuild bundles for the library entry `file` of layer `n`: its
- * exports, and an import of every entry of layers `0…n`. A module then
- * belongs to every entry of the lowest layer whose entries reach it and to
- * every entry above, and esbuild puts the modules of each layer in one
- * chunk. The imports add no code and change no behaviour: library modules
+ * exports, and an import of every entry of layers `0…n` (a leaf: of the
+ * layer it sits on and below). A module then belongs to every entry of the lowest layer
+ * whose entries reach it and to every entry above, and esbuild puts the
+ * modules of each layer in one chunk; a module only leaves reach stays with
+ * them. The imports add no code and change no behaviour: library modules
  * do nothing when they are evaluated but define.
  */
-function layeredEntry(file: string, layers: readonly (readonly string[])[]): string {
-  const n = layers.findIndex((layer) => layer.includes(file));
+function layeredEntry(file: string, input: BundleInput): string {
+  const layers = input.library;
+  const leaf = input.leaves?.[file];
+  const n = leaf ?? layers.findIndex((layer) => layer.includes(file));
   const below = layers.slice(0, n + 1).flat();
+  // Every entry imports the hoisted modules: they then belong to every entry,
+  // as the lowest layer's modules do, and esbuild puts them in its chunk.
+  const hoisted = input.hoist ?? [];
   return [
     `export * from ${JSON.stringify(`/${file}`)};`,
-    ...below.map((entry) => `import ${JSON.stringify(`/${entry}`)};`),
+    ...[...below, ...hoisted].map((entry) => `import ${JSON.stringify(`/${entry}`)};`),
   ].join("\n");
 }
 
@@ -160,7 +183,7 @@ function emittedModules(input: BundleInput, layered: boolean): esbuild.Plugin {
         return emitted(posix.join(posix.dirname(args.importer), args.path), args.importer);
       });
       build.onLoad({ filter: /.*/, namespace: ENTRY }, (args) => ({
-        contents: layeredEntry(args.path.slice(1), input.library),
+        contents: layeredEntry(args.path.slice(1), input),
         loader: "js",
       }));
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_SKIPPED_DIRECTORIES as SKIPPED_DIRECTORIES } from "../_io/find_files.ts";
 import { readdir, stat } from "node:fs/promises";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { basename, join, relative, sep } from "node:path";
@@ -27,17 +28,7 @@ import { loadTypeScript } from "./_load_typescript.ts";
  * assert.ok(DEFAULT_SKIPPED_DIRECTORIES.includes("node_modules"));
  * ```
  */
-export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [
-  "node_modules",
-  "bower_components",
-  "jspm_packages",
-  "dist",
-  "build",
-  "out",
-  "npm",
-  "coverage",
-  "storybook-static",
-];
+export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = SKIPPED_DIRECTORIES;
 
 /**
  * Default of {@link ScanSourceTreeOptions.maxFileBytes}: 8 MiB, as `limits.maxFileBytes`.

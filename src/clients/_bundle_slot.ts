@@ -77,10 +77,12 @@ export class BundleSlot {
     return rollbackError(candidate, inForce, what);
   }
 
-  /** Puts a newly loaded bundle in force. */
-  replace(loaded: LoadedBundle): void {
+  /** Puts a newly loaded bundle in force; returns the one it replaced. */
+  replace(loaded: LoadedBundle): LoadedBundle {
+    const previous = this.#current.loaded;
     this.#current = this.#prepare(loaded);
     this.#refused = null;
+    return previous;
   }
 
   #prepare(loaded: LoadedBundle): InForce {

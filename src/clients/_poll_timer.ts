@@ -1,6 +1,8 @@
 // This module is browser compatible.
-// The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter").
+// The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter"),
+// and its staleness timer while it has listeners (docs/remote.md "Events").
 import type { Clock } from "../_internal/clock.ts";
+import { MAX_DELAY_MS } from "../_internal/check_options.ts";
 
 /** At most one pending timer on a `Clock`, and when it is due. */
 export class PollTimer {
@@ -17,8 +19,13 @@ export class PollTimer {
     return this.#dueAt;
   }
 
-  /** Replaces the pending timer by one that calls `fire` after `delayMs`. */
-  schedule(delayMs: number, fire: () => void): void {
+  /**
+   * Replaces the pending timer by one that calls `fire` after `delayMs`, cut
+   * to {@link MAX_DELAY_MS}: a longer delay (an interval near the limit,
+   * jittered up) would make `setTimeout` fire at once, every millisecond.
+   */
+  schedule(delay: number, fire: () => void): void {
+    const delayMs = Math.min(delay, MAX_DELAY_MS);
     this.cancel();
     this.#dueAt = this.#clock.wallNow() + delayMs;
     const timer = {

@@ -2,7 +2,7 @@
 // One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
 import { PolicyError } from "../_internal/policy_error.ts";
-import { readBounded } from "../_internal/read_bounded.ts";
+import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
 import type { FetchFunction } from "./types.ts";
 
 /** What {@link requestBundle} needs. */
@@ -48,29 +48,12 @@ export async function requestBundle(request: BundleRequest): Promise<BundleAnswe
     body: null,
   };
   if (response.status !== 200) {
-    await discard(response);
+    await discardBody(response);
     return answer;
   }
-  answer.body = await readLimited(response, request.maxFileBytes);
+  const max = request.maxFileBytes;
+  answer.body = await readBodyLimited(response, max, (what) => tooLarge(what, max));
   return answer;
-}
-
-async function readLimited(response: Response, max: number): Promise<Uint8Array> {
-  const declared = response.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) {
-    await discard(response);
-    throw tooLarge(`declares ${Number(declared)} bytes`, max);
-  }
-  if (response.body === null) return new Uint8Array(0);
-  return await readBounded(
-    response.body,
-    max,
-    (total) => tooLarge(`is over ${max} bytes (stopped reading at ${total})`, max),
-  );
-}
-
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => {});
 }
 
 function tooLarge(what: string, max: number): PolicyError {

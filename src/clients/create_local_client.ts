@@ -18,6 +18,7 @@ import {
 } from "../verify/load_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "../_internal/call_safely.ts";
+import { ClientEvents } from "./_client_events.ts";
 import {
   booleanField,
   checkOptions,
@@ -33,7 +34,7 @@ import { type BundleFile, racyBytes, readBundleFile, readError } from "./_read_b
 import { statVersion } from "../_io/file_version.ts";
 import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import type { ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
+import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
@@ -246,6 +247,7 @@ class LocalClientImpl implements LocalClient {
   #timer: unknown;
   #polling: Promise<void> | undefined;
   #closed = false;
+  readonly #events = new ClientEvents();
 
   constructor(init: LocalClientInit) {
     this.#init = init;
@@ -270,8 +272,13 @@ class LocalClientImpl implements LocalClient {
     };
   }
 
+  subscribe(listener: ClientListener): () => void {
+    return this.#events.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#events.close();
     if (this.#timer !== undefined) {
       this.#init.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -355,7 +362,9 @@ class LocalClientImpl implements LocalClient {
       this.#report(asPolicyError(error, bundlePath));
       return;
     }
-    if (!this.#closed) this.#slot.replace(loaded);
+    if (this.#closed) return;
+    const previous = this.#slot.replace(loaded);
+    this.#events.reloaded(previous, loaded, () => this.status());
   }
 
   #report(error: PolicyError): void {

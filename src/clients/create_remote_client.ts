@@ -19,6 +19,7 @@ import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 import { acceptRemoteBundle } from "./_accept_remote_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "../_internal/call_safely.ts";
+import { ClientEvents } from "./_client_events.ts";
 import { touchCacheFile, writeCacheFile } from "./_cache_file.ts";
 import { type CachedBundle, loadCachedBundle, newerCachedBundle } from "./_cache_start.ts";
 import {
@@ -32,7 +33,13 @@ import { pollDelay } from "./_poll_delay.ts";
 import { DEGRADED_AFTER_FAILURES } from "./remote_defaults.ts";
 import { PollTimer } from "./_poll_timer.ts";
 import { type Origin, type RemoteConfig, resolveRemoteOptions } from "./_remote_options.ts";
-import type { ClientOptions, FetchFunction, PolicyClient, RemoteClientStatus } from "./types.ts";
+import type {
+  ClientListener,
+  ClientOptions,
+  FetchFunction,
+  PolicyClient,
+  RemoteClientStatus,
+} from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import type { Clock } from "../_internal/clock.ts";
 
@@ -247,10 +254,16 @@ class RemoteClientImpl implements RemoteClient {
   #polling: Promise<RefreshResult> | null = null;
   #closed = false;
   #closing: Promise<void> | null = null;
+  /** The listeners of `subscribe`, and what they were last told (kept only while there are some). */
+  readonly #events = new ClientEvents((listening) => this.#listeningChanged(listening));
+  #told = { degraded: false, stale: false };
+  /** With listeners and `maxStalenessMs`: fires when the bundle in force goes stale. */
+  readonly #staleTimer: PollTimer;
 
   constructor(config: RemoteConfig) {
     this.#config = config;
     this.#timer = new PollTimer(config.clock);
+    this.#staleTimer = new PollTimer(config.clock);
   }
 
   evaluate(request: EvaluationRequest): Decision {
@@ -262,6 +275,7 @@ class RemoteClientImpl implements RemoteClient {
     const bundle = this.#slot!.current.status;
     const refused = this.#slot!.rollbackRefused;
     const fromCache = this.#source === "cache";
+    const { degraded, stale } = this.#state();
     return {
       origin: "remote",
       bundleVersion: bundle.bundleVersion,
@@ -270,8 +284,8 @@ class RemoteClientImpl implements RemoteClient {
       env: bundle.env,
       signature: { ...bundle.signature },
       policies: bundle.policies,
-      degraded: fromCache || this.#failures >= DEGRADED_AFTER_FAILURES,
-      stale: this.#config.maxStalenessMs !== null && this.#stale(),
+      degraded,
+      stale,
       consecutiveFailures: this.#failures,
       lastSuccessAt: iso(this.#lastSuccessAt),
       lastErrorCode: this.#lastError?.code ?? null,
@@ -292,6 +306,10 @@ class RemoteClientImpl implements RemoteClient {
     return this.#polling;
   }
 
+  subscribe(listener: ClientListener): () => void {
+    return this.#events.subscribe(listener);
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
@@ -304,6 +322,8 @@ class RemoteClientImpl implements RemoteClient {
   async #shutdown(): Promise<void> {
     this.#closed = true;
     this.#timer.cancel();
+    this.#events.close();
+    this.#staleTimer.cancel();
     this.#controller?.abort(new Error("the remote client was closed"));
     // Wait for the aborted request (and a cache write) to settle, so that
     // nothing outlives close(): no timer, no socket, no file handle.
@@ -449,11 +469,12 @@ class RemoteClientImpl implements RemoteClient {
 
   /** Puts a bundle from an origin in force. */
   #install(loaded: LoadedBundle, bytes: Uint8Array, from: OriginSuccess): void {
-    this.#put(loaded, bytes);
+    const previous = this.#put(loaded, bytes);
     if (from.etag !== null) this.#etags.set(from.origin, from.etag);
     this.#source = "network";
     this.#servedBy = from.origin;
     this.#confirmed(this.#config.clock);
+    if (previous !== null) this.#events.reloaded(previous, loaded, () => this.status());
   }
 
   /** An origin confirmed the bundle in force now. */
@@ -464,6 +485,7 @@ class RemoteClientImpl implements RemoteClient {
 
   /** Puts the cache file's bundle in force: degraded until an origin confirms one. */
   #installFromCache(cached: CachedBundle): void {
+    // Only at start-up, before anyone can subscribe: no event.
     this.#put(cached.loaded, cached.bytes);
     this.#source = "cache";
     this.#servedBy = null;
@@ -478,19 +500,22 @@ class RemoteClientImpl implements RemoteClient {
     this.#cacheCurrent = true;
   }
 
-  #put(loaded: LoadedBundle, bytes: Uint8Array): void {
+  /** Puts a bundle in force; returns the one it replaced, or null for the first. */
+  #put(loaded: LoadedBundle, bytes: Uint8Array): LoadedBundle | null {
     const config = this.#config;
+    let previous: LoadedBundle | null = null;
     if (this.#slot === null) {
       this.#slot = new BundleSlot(loaded, config.slotOptions, {
         now: () => config.clock.wallNow(),
         random: () => config.random(),
       });
     } else {
-      this.#slot.replace(loaded);
+      previous = this.#slot.replace(loaded);
     }
     this.#bytes = bytes;
     this.#etags.clear();
     this.#cacheCurrent = false;
+    return previous;
   }
 
   /**
@@ -576,6 +601,7 @@ class RemoteClientImpl implements RemoteClient {
         status,
       };
     callSafely(this.#config.onPoll, result);
+    this.#checkState();
     return result;
   }
 
@@ -587,6 +613,63 @@ class RemoteClientImpl implements RemoteClient {
       servedBy: null,
       status: this.status(),
     };
+  }
+
+  /** The degraded and stale flags of `status()`. */
+  #state(): { degraded: boolean; stale: boolean } {
+    return {
+      degraded: this.#source === "cache" || this.#failures >= DEGRADED_AFTER_FAILURES,
+      stale: this.#config.maxStalenessMs !== null && this.#stale(),
+    };
+  }
+
+  /** The first listener came, or the last went. */
+  #listeningChanged(listening: boolean): void {
+    if (listening) {
+      // Listeners hear of changes from now on; the state so far is in status().
+      this.#told = this.#state();
+      this.#armStaleTimer();
+    } else {
+      this.#staleTimer.cancel();
+    }
+  }
+
+  /**
+   * Tells the listeners what changed since they were last told: `degraded`,
+   * `stale` (each when it turns true), `recovered` (when both turned false),
+   * then re-arms the staleness timer. Called after every poll and by that
+   * timer; does nothing without listeners.
+   */
+  #checkState(): void {
+    if (this.#closed || !this.#events.listening) return;
+    const was = this.#told;
+    const now = this.#told = this.#state();
+    if (now.degraded && !was.degraded) {
+      this.#events.emit(() => ({ type: "degraded", status: this.status() }));
+    }
+    if (now.stale && !was.stale) {
+      this.#events.emit(() => ({ type: "stale", status: this.status() }));
+    }
+    if ((was.degraded || was.stale) && !now.degraded && !now.stale) {
+      this.#events.emit(() => ({ type: "recovered", status: this.status() }));
+    }
+    this.#armStaleTimer();
+  }
+
+  /**
+   * Staleness comes with time, not with a poll: while there are listeners
+   * and the bundle in force is not stale yet, a timer on the client's clock
+   * fires 1 ms after it turns stale (re-armed at every confirmation).
+   */
+  #armStaleTimer(): void {
+    const max = this.#config.maxStalenessMs;
+    if (max === null || this.#closed || !this.#events.listening || this.#told.stale) {
+      this.#staleTimer.cancel();
+      return;
+    }
+    const due = this.#confirmedAt + max + 1 - this.#config.clock.now();
+    // The timer cuts a delay to what a timer can hold, and this re-arms when it fires early.
+    this.#staleTimer.schedule(Math.max(0, due), () => this.#checkState());
   }
 
   /** The bundle in force was last confirmed longer ago than `maxStalenessMs`. */

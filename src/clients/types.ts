@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
+import type { ContextPolicy, Decision, EvaluationRequest, Target } from "../engine/types.ts";
 import type { ErrorCode, PolicyError } from "../_internal/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
@@ -168,12 +168,59 @@ export type RemoteClientStatus =
  */
 export type ClientStatus = LocalClientStatus | RemoteClientStatus;
 
+/**
+ * A new bundle came into force (a watched file changed, a poll brought a new
+ * bundle). Sent after the replacement: `evaluate` in the listener already
+ * uses the new bundle.
+ */
+export interface ReloadEvent {
+  /** Always `reload`. */
+  type: "reload";
+  /** The bundle that was in force until now. */
+  previous: BundleStatus;
+  /**
+   * The targets whose decisions may differ between the two bundles, sorted
+   * (the `changedTargets` of `./diff`): empty when only metadata or
+   * formatting changed.
+   */
+  changedTargets: readonly Target[];
+  /** The client's status, with the new bundle in force. */
+  status: ClientStatus;
+}
+
+/**
+ * The remote client's state changed (docs/remote.md "Events"): `degraded`
+ * when `status().degraded` became true, `stale` when `status().stale` did
+ * (`evaluate` now throws `BUNDLE_STALE`), `recovered` when a successful poll
+ * cleared both.
+ */
+export interface ClientStateEvent {
+  /** Which change. */
+  type: "degraded" | "stale" | "recovered";
+  /** The client's status at the change. */
+  status: ClientStatus;
+}
+
+/** What a `subscribe` listener receives. Narrow on `type`. */
+export type ClientEvent = ReloadEvent | ClientStateEvent;
+
+/** A `subscribe` listener. What it throws, or rejects with, is ignored. */
+export type ClientListener = (event: ClientEvent) => void;
+
 /** A loaded, verified bundle to evaluate against, kept current by its client. */
 export interface PolicyClient extends AsyncDisposable {
   /** Evaluates one request against the bundle in force. Synchronous; no I/O. */
   evaluate(request: EvaluationRequest): Decision;
   /** The bundle in force and how it was verified. */
   status(): ClientStatus;
+  /**
+   * Calls `listener` with every {@link ClientEvent} of this client, synchronously,
+   * as it happens, until the returned function is called (or `close()`).
+   * Listeners cost nothing on `evaluate`; without listeners no event is built.
+   * A listener that throws or rejects changes nothing for the client or the
+   * other listeners.
+   */
+  subscribe(listener: ClientListener): () => void;
   /** Stops every timer and request so the process can exit. Idempotent. */
   close(): Promise<void>;
 }

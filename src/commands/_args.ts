@@ -9,14 +9,17 @@ import { type ExitCode, usageError } from "./_errors.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/describe_value.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../_internal/version.ts";
+import type { CommandFunction } from "./_session.ts";
 
 /** One flag of a command. */
 export interface FlagSpec {
   type: "string" | "boolean";
   /** One-letter alias. */
   short?: string;
-  /** Value placeholder for help, for example `<path>`. */
+  /** Value placeholder for help, for example `<path>`; `<path>` and `<dir>` complete file names. */
   value?: string;
+  /** The values the flag takes, for shell completion (help shows them in `description`). */
+  choices?: readonly string[];
   /** A string flag that may be given more than once (read with `Session.strings`). */
   multiple?: boolean;
   description: string;
@@ -42,6 +45,47 @@ export interface CommandSpec {
    * means its suite could not run, never that it failed.
    */
   exitCodeOf?: (code: string) => ExitCode;
+  /**
+   * What a positional argument is, for shell completion: file names, the
+   * command names (`help`), or one of a few words (`set-status active|disabled`).
+   */
+  positionals?: "files" | "commands" | readonly string[];
+  /**
+   * Two or three command lines that show the command at work, each starting
+   * with `policy <name>`; `--help` ends with them (a test parses each one
+   * with the command's flags).
+   */
+  examples: readonly string[];
+}
+
+/**
+ * What a command function says about itself, for help and shell completion
+ * (`_command_tree.ts`): its spec (a command made by {@link defineCommand}),
+ * its subcommands (a group made by {@link defineGroup}), or how to load it
+ * (a {@link lazy} command).
+ */
+export interface CommandInfo {
+  spec?: CommandSpec;
+  group?: GroupInfo;
+  load?: () => Promise<CommandFunction>;
+}
+
+/** A group of subcommands (`policies`, `keys`). */
+export interface GroupInfo {
+  name: string;
+  summary: string;
+  examples: readonly string[];
+  subcommands: Readonly<Record<string, { run: CommandFunction; summary: string }>>;
+}
+
+/**
+ * A command whose module is imported when it runs: a run of `policy` loads
+ * the modules of its own command only, not those of the others (start-up,
+ * docs/performance.md).
+ */
+export function lazy(load: () => Promise<CommandFunction>): CommandFunction {
+  const run: CommandFunction = async (args, io) => await (await load())(args, io);
+  return Object.assign(run, { load } satisfies CommandInfo);
 }
 
 /** The global flags (`docs/cli.md`, "Output, `--quiet`, `--verbose`"), accepted by every command. */
@@ -58,7 +102,12 @@ export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
     value: "<path>",
     description: "project config file, relative to the working folder (default policy.config.json)",
   },
-  format: { type: "string", value: "text|json", description: "output format (default text)" },
+  format: {
+    type: "string",
+    value: "text|json",
+    choices: ["text", "json"],
+    description: "output format (default text)",
+  },
   quiet: { type: "boolean", description: "print only essential output, JSON and errors" },
   verbose: {
     type: "boolean",
@@ -260,7 +309,13 @@ export function renderHelp(spec: CommandSpec): string {
     lines.push("Flags:", ...flagLines(spec.flags), "");
   }
   lines.push("Global flags:", ...flagLines(GLOBAL_FLAGS), "");
+  lines.push(...examplesSection(spec.examples));
   return lines.join("\n") + "\n";
+}
+
+/** The `Examples:` section that ends every help text. */
+export function examplesSection(examples: readonly string[]): string[] {
+  return ["Examples:", ...examples.map((e) => `  ${e}`), ""];
 }
 
 function flagLines(flags: FlagSpecs): string[] {

@@ -33,3 +33,19 @@ export function describeTarget(target: Target): string {
 export function plural(count: number, noun: string, nouns = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : nouns}`;
 }
+
+/**
+ * A rule of a draft in a few words (`active, priority 20, allow`), for a
+ * rule that may have been written by hand: missing fields read `?`.
+ */
+export function describeRuleBriefly(rule: unknown): string {
+  const r = (typeof rule === "object" && rule !== null ? rule : {}) as Record<string, unknown>;
+  const effect = (typeof r.effect === "object" && r.effect !== null ? r.effect : {}) as Record<
+    string,
+    unknown
+  >;
+  const type = typeof effect.type === "string" ? effect.type : "?";
+  return `${typeof r.status === "string" ? r.status : "?"}, priority ${
+    typeof r.priority === "number" ? r.priority : "?"
+  }, ${describeEffect(type, effect as EffectLike)}`;
+}

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Rule } from "../engine/types.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { DRAFT_SCHEMA_VERSION, type DraftDocument, type DraftPolicy } from "../_authoring/draft.ts";
 import { CliError } from "./_errors.ts";
@@ -44,7 +45,8 @@ export function findPolicy(draft: DraftDocument, policyKey: string): DraftPolicy
 
 /**
  * The policy of `draft` whose key is `policyKey`, for the commands that
- * edit one policy (`update-policy`, `add-rule`).
+ * edit one policy (`update-policy`, `add-rule`, `remove-rule`, `set-status`,
+ * `remove`, `rename`).
  *
  * @throws {CliError} `POLICY_NOT_FOUND`, naming the closest key the draft
  * has (a typo must not go unnoticed), with `hint` (what to do instead).
@@ -52,12 +54,45 @@ export function findPolicy(draft: DraftDocument, policyKey: string): DraftPolicy
 export function requirePolicy(draft: DraftDocument, policyKey: string, hint: string): DraftPolicy {
   const policy = findPolicy(draft, policyKey);
   if (policy !== undefined) return policy;
-  const keys = draft.policies.flatMap((p) =>
-    isRecord(p) && typeof p.policyKey === "string" ? [p.policyKey] : []
-  );
+  const keys = policyKeys(draft);
   throw new CliError(
     "POLICY_NOT_FOUND",
     `the draft has no policy ${describeValue(policyKey)}${didYouMean(policyKey, keys)}`,
+    { hint },
+  );
+}
+
+/** The keys of the draft's policies, in order (for "did you mean"). */
+export function policyKeys(draft: DraftDocument): string[] {
+  return draft.policies.flatMap((p) =>
+    isRecord(p) && typeof p.policyKey === "string" ? [p.policyKey] : []
+  );
+}
+
+/** The hint of a command that names a policy or a rule: where to see them. */
+export const LIST_HINT = "run 'policy policies list' for the draft's policies and their rules";
+
+/**
+ * The rule of `policy` whose id is `ruleId`, and its index, for the commands
+ * that edit one rule (`remove-rule`, `set-status`, `add-rule --replace`).
+ *
+ * @throws {CliError} `RULE_NOT_FOUND`, naming the closest id the policy has
+ * (a typo must not go unnoticed), with `hint`.
+ */
+export function requireRule(
+  policy: DraftPolicy,
+  ruleId: string,
+  hint: string = LIST_HINT,
+): { rule: Rule; index: number } {
+  const rules: unknown[] = Array.isArray(policy.rules) ? policy.rules : [];
+  const index = rules.findIndex((r) => isRecord(r) && r.id === ruleId);
+  if (index >= 0) return { rule: rules[index] as Rule, index };
+  const ids = rules.flatMap((r) => isRecord(r) && typeof r.id === "string" ? [r.id] : []);
+  throw new CliError(
+    "RULE_NOT_FOUND",
+    `policy ${describeValue(policy.policyKey)} has no rule ${describeValue(ruleId)}${
+      ids.length === 0 ? " (it has no rules)" : didYouMean(ruleId, ids)
+    }`,
     { hint },
   );
 }

@@ -10,10 +10,13 @@
 import * as path from "node:path";
 import type { CliIo } from "./cli_io.ts";
 import {
+  type CommandInfo,
   type CommandSpec,
   detectFormat,
+  examplesSection,
   type FlagValue,
   type GlobalOptions,
+  type GroupInfo,
   parseCommandArgs,
   renderHelp,
   splitCommand,
@@ -280,7 +283,7 @@ export function defineCommand(
   spec: CommandSpec,
   body: (session: Session) => Promise<number>,
 ): CommandFunction {
-  return async (args, io) => {
+  const run: CommandFunction = async (args, io) => {
     let out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
     try {
       let parsed: ReturnType<typeof parseCommandArgs>;
@@ -313,14 +316,13 @@ export function defineCommand(
       return (spec.exitCodeOf ?? exitCodeFor)(report.code);
     }
   };
+  return Object.assign(run, { spec } satisfies CommandInfo);
 }
 
 /** A command with subcommands (`policies`, `keys`): dispatches on the first positional. */
-export function defineGroup(
-  name: string,
-  summary: string,
-  subcommands: Readonly<Record<string, { run: CommandFunction; summary: string }>>,
-): CommandFunction {
+export function defineGroup(group: GroupInfo): CommandFunction {
+  const { name, summary, subcommands } = group;
+  const width = Math.max(...Object.keys(subcommands).map((sub) => sub.length)) + 2;
   const help = () =>
     [
       `Usage: policy ${name} <subcommand> [flags]`,
@@ -328,12 +330,16 @@ export function defineGroup(
       summary,
       "",
       "Subcommands:",
-      ...Object.entries(subcommands).map(([sub, { summary }]) => `  ${sub.padEnd(16)}${summary}`),
+      ...Object.entries(subcommands).map(([sub, { summary }]) =>
+        `  ${sub.padEnd(width)}${summary}`
+      ),
       "",
-      `Run 'policy ${name} <subcommand> --help' for its flags.`,
+      `Run 'policy ${name} <subcommand> --help' (or 'policy help ${name} <subcommand>') for its`,
+      "flags.",
       "",
+      ...examplesSection(group.examples),
     ].join("\n");
-  return async (args, io) => {
+  const run: CommandFunction = async (args, io) => {
     const { name: sub, rest } = splitCommand(args);
     if (sub !== undefined && Object.hasOwn(subcommands, sub)) {
       return await subcommands[sub]!.run(rest, io);
@@ -357,4 +363,5 @@ export function defineGroup(
     out.error(report);
     return exitCodeFor(report.code);
   };
+  return Object.assign(run, { group } satisfies CommandInfo);
 }

@@ -33,6 +33,7 @@ export const SIGNING_FLAGS: FlagSpecs = Object.freeze({
   "signing-algorithm": {
     type: "string",
     value: "<alg>",
+    choices: ["ECDSA_SHA_256", "HMAC_SHA256"],
     description: "ECDSA_SHA_256 or HMAC_SHA256 (else the signing block's algorithm)",
   },
   "signing-key-id": {
@@ -262,6 +263,7 @@ export const VERIFY_ALGORITHM_FLAG: FlagSpecs = Object.freeze({
   algorithm: {
     type: "string",
     value: "<alg>",
+    choices: ["ECDSA_SHA_256", "HMAC_SHA256"],
     description:
       "ECDSA_SHA_256 or HMAC_SHA256: what the verification key is; HMAC_SHA256 is needed to read a 64-hex secret from a public-key file or POLICY_PUBLIC_KEY",
   },

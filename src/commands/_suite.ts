@@ -7,10 +7,10 @@
  * @module
  */
 import * as fs from "node:fs/promises";
-import * as path from "node:path";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
+import { findFiles, FindFilesError } from "../_io/find_files.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { checkSuite, type Scenario } from "../_authoring/suite.ts";
 
@@ -93,46 +93,28 @@ export async function suiteFiles(
   return unique;
 }
 
-/** Every `*.suite.json` below `folder`, sorted by path, without recursion. */
+/** Every `*.suite.json` below `folder`, sorted by path (hidden folders included). */
 async function suiteFilesBelow(
   folder: string,
   onFolder: (folder: string) => void,
 ): Promise<string[]> {
-  const files: string[] = [];
-  const pending = [folder];
-  let entries = 0;
-  while (pending.length > 0) {
-    const current = pending.pop()!;
-    onFolder(current);
-    let listing;
-    try {
-      listing = await fs.readdir(current, { withFileTypes: true });
-    } catch (error) {
-      throw new CliError(
+  try {
+    return await findFiles(folder, (name) => name.endsWith(SUITE_FILE_SUFFIX), {
+      enter: () => true,
+      onFolder,
+      maxEntries: MAX_SUITE_FOLDER_ENTRIES,
+      unreadable: "throw",
+    });
+  } catch (error) {
+    if (!(error instanceof FindFilesError)) throw error;
+    throw error.reason === "unreadable"
+      ? new CliError(
         "DOCUMENT_READ_ERROR",
-        `cannot list the folder ${current} (${systemErrorCode(error) ?? "unreadable"})`,
+        `cannot list the folder ${error.folder} (${systemErrorCode(error.cause) ?? "unreadable"})`,
+      )
+      : new CliError(
+        "SUITE_INVALID",
+        `the folder ${folder} holds over ${MAX_SUITE_FOLDER_ENTRIES} entries; name the folder of the suites`,
       );
-    }
-    for (const entry of listing) {
-      if (++entries > MAX_SUITE_FOLDER_ENTRIES) {
-        throw new CliError(
-          "SUITE_INVALID",
-          `the folder ${folder} holds over ${MAX_SUITE_FOLDER_ENTRIES} entries; name the folder of the suites`,
-        );
-      }
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) pending.push(full);
-      else if (entry.name.endsWith(SUITE_FILE_SUFFIX) && !entry.isDirectory()) files.push(full);
-    }
   }
-  // By path, segment by segment: a folder's files come together.
-  const key = (file: string) => path.relative(folder, file).split(path.sep);
-  return files.sort((a, b) => compareSegments(key(a), key(b)));
-}
-
-function compareSegments(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
-  }
-  return a.length - b.length;
 }

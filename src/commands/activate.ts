@@ -61,6 +61,11 @@ export const runActivate = defineCommand(
       },
       status: { type: "boolean", description: "show the licence or grace period; write nothing" },
     },
+    examples: [
+      "policy activate --status",
+      "policy activate --key ACT-7F3K-99QX",
+      "policy activate --license-file license.json",
+    ],
   },
   async (session) => {
     const modes = ["key", "license-file", "status"].filter((f) => session.has(f));

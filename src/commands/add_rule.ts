@@ -7,7 +7,7 @@
 import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
+import { LIST_HINT, readDraftForEdit, requirePolicy, requireRule, saveDraft } from "./_draft.ts";
 import { validateDraft } from "../_authoring/draft.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { isRecord } from "../_internal/guards.ts";
@@ -18,13 +18,15 @@ import { withoutSchema } from "./_schema.ts";
 export const runAddRule = defineCommand(
   {
     name: "policies add-rule",
-    usage: "policies add-rule --policy-key <key> --rule-file <path>",
+    usage: "policies add-rule --policy-key <key> --rule-file <path> [--replace]",
     summary: [
       "Adds the rule in <path> (a Rule document: id, status, priority, target, effect, and",
       "optionally when, thenEffect, elseEffect, description) to a policy of the draft.",
       "The rule is checked with the same rules as validate; a rule id already used in the",
-      "policy is refused. With --strict, validation warnings (an unknown field, a target no",
-      "evaluation point uses) refuse the rule too. The rule file may have comments.",
+      "policy is refused (DUPLICATE_RULE_ID) unless --replace is given, which puts the new",
+      "rule in the place of the rule with its id (one must exist: RULE_NOT_FOUND otherwise).",
+      "With --strict, validation warnings (an unknown field, a target no evaluation point",
+      "uses) refuse the rule too. The rule file may have comments.",
     ].join("\n"),
     flags: {
       "policy-key": {
@@ -37,7 +39,15 @@ export const runAddRule = defineCommand(
         value: "<path>",
         description: "the Rule document (JSON), relative to the working folder",
       },
+      replace: {
+        type: "boolean",
+        description: "replace the policy's rule that has the same id",
+      },
     },
+    examples: [
+      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.json",
+      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.json --replace",
+    ],
   },
   async (session) => {
     const out = session.out;
@@ -57,20 +67,35 @@ export const runAddRule = defineCommand(
         } --defaults-effect <effect>'`,
       );
       const existing = Array.isArray(policy.rules) ? policy.rules : [];
-      // Validate the policy with the new rule after the existing ones, as a draft, so that a
-      // reused id and a target no evaluation point uses are reported; keep the new rule's issues.
-      const at = `/policies/0/rules/${existing.length}`;
+      const id = isRecord(rule) && typeof rule.id === "string" ? rule.id : undefined;
+      // --replace puts the rule where the rule of its id is (a rule without an id is reported
+      // by validation below); otherwise it goes after the existing ones.
+      const replacing = session.has("replace") && id !== undefined
+        ? requireRule(
+          policy,
+          id,
+          `--replace replaces the rule of the same id; leave it out to add the rule (${LIST_HINT})`,
+        )
+        : undefined;
+      const index = replacing?.index ?? existing.length;
+      const rules: unknown[] = [...existing];
+      rules[index] = rule;
+      // Validate the policy with the new rule in its place, as a draft, so that a reused id and
+      // a target no evaluation point uses are reported; keep the new rule's issues.
+      const at = `/policies/0/rules/${index}`;
       const result = validateDraft({
         schemaVersion: "1.0",
-        policies: [{ ...policy, rules: [...existing, rule] }],
+        policies: [{ ...policy, rules }],
       });
       const mine = (p: string) => p === at || p.startsWith(`${at}/`);
       const errors = result.errors.filter((e) => mine(e.path));
       const warnings = result.warnings.filter((w) => mine(w.path));
       const duplicate = errors.find((e) => e.code === "DUPLICATE_RULE_ID");
       if (duplicate !== undefined) {
-        throw new CliError("DUPLICATE_RULE_ID", duplicate.message, {
-          hint: "give the rule another id, or edit the existing rule in the draft",
+        throw new CliError("DUPLICATE_RULE_ID", `${duplicate.message}; the draft was not changed`, {
+          hint: `pass --replace to replace rule ${
+            describeValue(id)
+          } with this one, or give the rule another id`,
         });
       }
       const local = (p: string) => p.slice(at.length) || "/";
@@ -95,8 +120,7 @@ export const runAddRule = defineCommand(
       }
 
       const added = rule as Rule;
-      if (!Array.isArray(policy.rules)) policy.rules = [];
-      policy.rules.push(added);
+      policy.rules = rules as Rule[];
       await saveDraft(session, edit);
 
       const branch = (key: "thenEffect" | "elseEffect") => {
@@ -115,14 +139,19 @@ export const runAddRule = defineCommand(
           thenEffect: branch("thenEffect"),
           elseEffect: branch("elseEffect"),
           ruleCount: policy.rules.length,
+          replaced: replacing !== undefined,
           warnings: out.warnings,
         },
         () => {
           const disabled = added.status === "disabled";
           out.info(
-            `added ${
-              disabled ? "disabled " : ""
-            }rule ${added.id} to policy ${policyKey} in ${file}`,
+            replacing === undefined
+              ? `added ${
+                disabled ? "disabled " : ""
+              }rule ${added.id} to policy ${policyKey} in ${file}`
+              : `replaced rule ${added.id} of policy ${policyKey}${
+                disabled ? " with a disabled rule" : ""
+              } in ${file}`,
           );
           out.info(`  key:      ${policyKey}`);
           out.info(`  rule id:  ${added.id}`);

@@ -78,6 +78,11 @@ export const runAnalyze = defineCommand(
         description: "add to the existing draft a policy for each target it lacks",
       },
     },
+    examples: [
+      "policy analyze --source src",
+      "policy analyze --check --strict",
+      "policy analyze --merge",
+    ],
   },
   async (session) => {
     const out = session.out;

@@ -44,6 +44,7 @@ export const runBuild = defineCommand(
       env: {
         type: "string",
         value: "<env>",
+        choices: ["prod", "staging", "dev", "test"],
         description: "prod, staging, dev or test (else build.env)",
       },
       "org-id": { type: "string", value: "<id>", description: "orgId (else build.scope.orgId)" },
@@ -64,6 +65,11 @@ export const runBuild = defineCommand(
       },
       ...SIGNING_FLAGS,
     },
+    examples: [
+      "policy build",
+      "policy build --signed --ecdsa-private-key keys/private-key.pem --signing-key-id release-1",
+      "policy build --env staging --org-id acme --project-id shop --unsigned",
+    ],
   },
   async (session) => {
     const out = session.out;
@@ -99,18 +105,22 @@ export const runBuild = defineCommand(
       ? await signingSettings(session, config.build.signing, "build.signing")
       : null;
     const license = await requireToolkitLicense(session, "build");
-    for (
-      const [field, value, flag, key] of [
-        ["orgId", orgId, "--org-id", "build.scope.orgId"],
-        ["projectId", projectId, "--project-id", "build.scope.projectId"],
-      ] as const
-    ) {
-      if (value === undefined) {
-        out.warn(
-          "SCOPE_UNSET",
-          `${field} is not set; bundles delivered by the cloud control plane need it (pass ${flag} or set ${key})`,
-        );
-      }
+    // One warning for the scope, naming what is unset.
+    const unset = ([
+      ["orgId", orgId, "--org-id", "build.scope.orgId"],
+      ["projectId", projectId, "--project-id", "build.scope.projectId"],
+    ] as const).filter(([, value]) => value === undefined);
+    if (unset.length > 0) {
+      out.warn(
+        "SCOPE_UNSET",
+        `${unset.map(([field]) => field).join(" and ")} ${
+          unset.length === 1 ? "is" : "are"
+        } not set; bundles delivered by the cloud control plane need ${
+          unset.length === 1 ? "it" : "them"
+        } (pass ${unset.map(([, , flag]) => flag).join(" and ")} or set ${
+          unset.map(([, , , key]) => key).join(" and ")
+        })`,
+      );
     }
     const signingKey = settings === null ? null : await readSigningKey(session, settings);
     const { file: draftFile } = await draftDocument(session);

@@ -55,6 +55,12 @@ export const runDiff = defineCommand(
       },
     },
     maxPositionals: 2,
+    positionals: "files",
+    examples: [
+      "policy diff old-bundle.json policy-drafts.json",
+      "policy diff policy-bundle.json policy-drafts.json --requests decisions.jsonl --fail-on-change",
+      "policy diff old.json new.json --suite policy/suite.json",
+    ],
   },
   async (session) => {
     const out = session.out;

@@ -38,6 +38,11 @@ export const runImportPolicies = defineCommand(
       },
     },
     maxPositionals: 1,
+    positionals: "files",
+    examples: [
+      "policy policies import legacy-policies.json",
+      "policy policies import billing.wrapper.json --replace",
+    ],
   },
   async (session) => {
     const out = session.out;

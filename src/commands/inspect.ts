@@ -53,6 +53,11 @@ export const runInspect = defineCommand(
           "bundle to inspect, relative to the working folder (default: the configured one)",
       },
     },
+    examples: [
+      "policy inspect",
+      "policy inspect --signature --public-key keys/public-key.pem",
+      "policy inspect --bundle dist/policy-bundle.json --format json",
+    ],
   },
   async (session) => {
     const out = session.out;

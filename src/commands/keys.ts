@@ -28,13 +28,22 @@ export const runKeysGenerate = defineCommand(
       "64 hex characters; store it in an environment variable (POLICY_HMAC_SECRET).",
     ].join("\n"),
     flags: {
-      algorithm: { type: "string", value: "<alg>", description: "ECDSA_SHA_256 or HMAC_SHA256" },
+      algorithm: {
+        type: "string",
+        value: "<alg>",
+        choices: ["ECDSA_SHA_256", "HMAC_SHA256"],
+        description: "ECDSA_SHA_256 or HMAC_SHA256",
+      },
       "out-dir": {
         type: "string",
         value: "<dir>",
         description: "ECDSA_SHA_256: folder for the key files (created if missing)",
       },
     },
+    examples: [
+      "policy keys generate --algorithm ECDSA_SHA_256 --out-dir keys",
+      "policy keys generate --algorithm HMAC_SHA256 --format json",
+    ],
   },
   async (session) => {
     const out = session.out;
@@ -106,9 +115,17 @@ export const runKeysGenerate = defineCommand(
 );
 
 /** Dispatches `keys generate`. */
-export const runKeys = defineGroup("keys", "Creates signing keys.", {
-  generate: {
-    run: runKeysGenerate,
-    summary: "write an ECDSA P-256 key pair, or print a new HMAC secret",
+export const runKeys = defineGroup({
+  name: "keys",
+  summary: "Creates signing keys.",
+  subcommands: {
+    generate: {
+      run: runKeysGenerate,
+      summary: "write an ECDSA P-256 key pair, or print a new HMAC secret",
+    },
   },
+  examples: [
+    "policy keys generate --algorithm ECDSA_SHA_256 --out-dir keys",
+    "policy keys generate --algorithm HMAC_SHA256",
+  ],
 });

@@ -7,7 +7,6 @@
  * @module
  */
 import * as path from "node:path";
-import * as fs from "node:fs/promises";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists, readTextDocument } from "./_read_document.ts";
@@ -15,6 +14,7 @@ import { type PlaygroundServer, startPlaygroundServer } from "./_playground_serv
 import type { LiveFile, LiveState } from "../_authoring/live_state.ts";
 import { plural } from "./_describe.ts";
 import { suiteFiles } from "./_suite.ts";
+import { findFiles, FindFilesError } from "../_io/find_files.ts";
 
 /** The port when `--port` is not given. */
 export const DEFAULT_PORT = 4010;
@@ -25,11 +25,8 @@ export const POLL_INTERVAL_MS = 1000;
 /** At most this many suites are found and followed. */
 export const MAX_SUITES = 50;
 
-/** How deep under the working folder suites are looked for. */
-const SUITE_DEPTH = 3;
-
-/** Folders never searched for suites. */
-const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "npm", "build", "coverage"]);
+/** The most entries of the working folder looked through for suites (a folder of build output). */
+const MAX_FOLDER_ENTRIES = 20_000;
 
 /** A suite file's name when none is named: `suite.json`, or `*.suite.json` as `simulate --suite <folder>` reads. */
 const SUITE_NAME = /^(?:suite|.+\.suite)\.json$/;
@@ -63,6 +60,11 @@ export const runPlayground = defineCommand(
       open: { type: "boolean", description: "open the page in the system's browser" },
     },
     maxPositionals: 1,
+    examples: [
+      "policy playground --open",
+      "policy playground release/policy-bundle.json --port 0",
+      "policy playground --suite policy/suites --suite smoke.suite.json",
+    ],
   },
   async (session) => {
     const port = portOf(session.string("port"));
@@ -237,36 +239,28 @@ async function readLiveFile(
 /**
  * The suites followed: those the `--suite` flags name (a file, or every
  * `*.suite.json` below a folder, as `simulate --suite` reads them), else
- * the files named `suite.json` or `*.suite.json` under the working folder,
- * at most {@link SUITE_DEPTH} folders deep (dot folders and
- * {@link SKIPPED_FOLDERS} skipped); sorted, at most {@link MAX_SUITES}.
+ * the files named `suite.json` or `*.suite.json` below the working folder
+ * (hidden folders, dependencies and build output skipped, as `findFiles`
+ * does for a project); sorted by path, at most {@link MAX_SUITES}.
+ *
+ * @throws {CliError} `SUITE_INVALID` when the working folder holds over
+ * {@link MAX_FOLDER_ENTRIES} entries to look through; the errors of `suiteFiles`.
  */
 async function findSuites(folder: string, named: readonly string[]): Promise<string[]> {
   if (named.length > 0) return (await suiteFiles(named)).slice(0, MAX_SUITES);
-  const found: string[] = [];
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    let entries;
-    try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    for (const entry of entries) {
-      if (found.length >= MAX_SUITES) return;
-      if (entry.isFile() && SUITE_NAME.test(entry.name)) found.push(path.join(dir, entry.name));
-    }
-    if (depth >= SUITE_DEPTH) return;
-    for (const entry of entries) {
-      if (found.length >= MAX_SUITES) return;
-      if (!entry.isDirectory() || entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name)) {
-        continue;
-      }
-      await walk(path.join(dir, entry.name), depth + 1);
-    }
-  };
-  await walk(folder, 0);
-  return found;
+  try {
+    const found = await findFiles(folder, (name) => SUITE_NAME.test(name), {
+      maxEntries: MAX_FOLDER_ENTRIES,
+    });
+    return found.slice(0, MAX_SUITES);
+  } catch (error) {
+    if (!(error instanceof FindFilesError)) throw error;
+    throw new CliError(
+      "SUITE_INVALID",
+      `the working folder ${folder} holds over ${MAX_FOLDER_ENTRIES} entries to look through for suites`,
+      { hint: "name the suites to follow with --suite" },
+    );
+  }
 }
 
 /** Resolves when `signal` aborts; never without one (the process ends the command). */

@@ -24,31 +24,18 @@
  * @module
  */
 import type { CliIo } from "./cli_io.ts";
-import {
-  detectFormat,
-  GLOBAL_FLAGS,
-  splitCommand,
-  versionText,
-  wantsHelp,
-  wantsVersion,
-} from "./_args.ts";
+import { detectFormat, lazy, splitCommand, versionText, wantsHelp, wantsVersion } from "./_args.ts";
 import { describeError, exitCodeFor, usageError } from "./_errors.ts";
 import { Output } from "./_output.ts";
-import type { CommandFunction } from "./_session.ts";
+import type { CommandTable } from "./_command_tree.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/describe_value.ts";
 
-/**
- * A command whose module is imported when it runs: a run of `policy` loads
- * the modules of its own command only, not those of the other ten
- * (start-up, docs/performance.md).
- */
-function lazy(load: () => Promise<CommandFunction>): CommandFunction {
-  return async (args, io) => await (await load())(args, io);
-}
+/** The `help` command's module, which also prints the top-level help. */
+const loadHelp = () => import("./help.ts");
 
 /** Every command: name → function and one-line summary. */
-export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: string }>> = {
+export const COMMANDS: CommandTable = {
   "working-folder": {
     run: lazy(async () => (await import("./working_folder.ts")).runWorkingFolder),
     summary: "show, set, reset the working folder; init an empty draft",
@@ -59,7 +46,11 @@ export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: 
   },
   policies: {
     run: lazy(async () => (await import("./policies.ts")).runPolicies),
-    summary: "edit the draft: update-policy, add-rule",
+    summary: "edit the draft's policies and rules",
+  },
+  fmt: {
+    run: lazy(async () => (await import("./fmt.ts")).runFmt),
+    summary: "format the draft, rule files, suites and config the way the CLI writes them",
   },
   validate: {
     run: lazy(async () => (await import("./validate.ts")).runValidate),
@@ -97,30 +88,15 @@ export const COMMANDS: Readonly<Record<string, { run: CommandFunction; summary: 
     run: lazy(async () => (await import("./activate.ts")).runActivate),
     summary: "activate the toolkit licence (build and sign need one after 30 days)",
   },
+  help: {
+    run: lazy(async () => (await loadHelp()).runHelp),
+    summary: "print the help of a command: 'policy help <command>' = 'policy <command> --help'",
+  },
+  completions: {
+    run: lazy(async () => (await import("./completions.ts")).runCompletions),
+    summary: "print a shell completion script for bash, zsh or fish",
+  },
 };
-
-function help(): string {
-  const names = Object.keys(COMMANDS);
-  const width = Math.max(...names.map((n) => n.length)) + 2;
-  return [
-    "Usage: policy <command> [flags]",
-    "",
-    "Commands:",
-    ...names.map((n) => `  ${n.padEnd(width)}${COMMANDS[n]!.summary}`),
-    "",
-    "Global flags: " +
-    Object.entries(GLOBAL_FLAGS).map(([n, f]) =>
-      `${f.short === undefined ? "" : `-${f.short}/`}--${n}${
-        f.value === undefined ? "" : ` ${f.value}`
-      }`
-    ).join(", "),
-    "",
-    "Run 'policy <command> --help' for a command's flags. Exit codes: 0 success, 1 a check",
-    "failed, 2 usage or configuration error (or a check that could not run), 3 licence",
-    "refused, 4 below a threshold (simulate --coverage-threshold).",
-    "",
-  ].join("\n");
-}
 
 /**
  * Runs the `policy` command line in-process and returns the exit code.
@@ -148,7 +124,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     return await COMMANDS[name]!.run(rest, io);
   }
   if (name === undefined && (wantsHelp(args) || args.length === 0)) {
-    io.stdout(help());
+    io.stdout(await (await loadHelp()).topLevelHelp());
     return args.length === 0 ? exitCodeFor("USAGE_ERROR") : 0;
   }
   if (name === undefined && wantsVersion(args)) {

@@ -38,6 +38,10 @@ export const runSign = defineCommand(
       },
       ...SIGNING_FLAGS,
     },
+    examples: [
+      "policy sign --ecdsa-private-key keys/private-key.pem --signing-key-id release-1",
+      "policy sign --signing-algorithm HMAC_SHA256 --hmac-secret-env POLICY_HMAC_SECRET --signing-key-id ci",
+    ],
   },
   async (session) => {
     const out = session.out;

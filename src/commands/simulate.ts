@@ -86,6 +86,7 @@ export const runSimulate = defineCommand(
       trace: {
         type: "string",
         value: "full",
+        choices: ["full"],
         description: "print the full evaluation trace, conditions included",
       },
       suite: {
@@ -134,6 +135,11 @@ export const runSimulate = defineCommand(
         description: "run again whenever the draft, bundle, suites, keys or config change",
       },
     },
+    examples: [
+      'policy simulate --draft --service billing --resource invoice --action create --context \'{"plan":"free","seats":12}\' --trace full',
+      "policy simulate --draft --suite policy/suites --run '^free plan' --coverage-threshold 80",
+      "policy simulate --suite policy/suite.json --junit report.xml",
+    ],
   },
   async (session) => {
     const options = simulationOptions(session);

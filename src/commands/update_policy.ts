@@ -16,6 +16,9 @@ import { findPolicy, readDraftForEdit, requirePolicy, saveDraft } from "./_draft
 import { type DraftPolicy, projectPolicies } from "../_authoring/draft.ts";
 import { describeEffect } from "./_describe.ts";
 
+/** `--defaults-effect none`: the policy has no default. */
+const NO_DEFAULT = "none";
+
 /** Descriptor flags and the effect each belongs to. */
 const DESCRIPTOR_FLAGS: Readonly<Record<string, EffectType>> = {
   "kill-switch-service": "kill_switch",
@@ -31,13 +34,14 @@ export const runUpdatePolicy = defineCommand(
   {
     name: "policies update-policy",
     usage:
-      "policies update-policy --policy-key <key> --defaults-effect <effect> [descriptor flags] [--create]",
+      "policies update-policy --policy-key <key> --defaults-effect <effect>|none [descriptor flags] [--create]",
     summary: [
       "Sets the default of a policy in the draft: the effect that applies when none of its",
-      "rules fires. A key the draft does not have is POLICY_NOT_FOUND (naming the closest",
-      "key it has) unless --create is given, which creates the policy (active version 1).",
-      "kill_switch needs --kill-switch-service; throttle needs --throttle-limit,",
-      "--throttle-window-seconds and --throttle-key; custom needs --custom-effect.",
+      "rules fires; --defaults-effect none removes it. A key the draft does not have is",
+      "POLICY_NOT_FOUND (naming the closest key it has) unless --create is given, which",
+      "creates the policy (active version 1). kill_switch needs --kill-switch-service;",
+      "throttle needs --throttle-limit, --throttle-window-seconds and --throttle-key; custom",
+      "needs --custom-effect. A default applies at the targets the policy's rules name.",
     ].join("\n"),
     flags: {
       "policy-key": { type: "string", value: "<key>", description: "the policy to change" },
@@ -48,7 +52,8 @@ export const runUpdatePolicy = defineCommand(
       "defaults-effect": {
         type: "string",
         value: "<effect>",
-        description: "allow, deny, throttle, kill_switch or custom",
+        choices: [...EFFECT_TYPES, "none"],
+        description: "allow, deny, throttle, kill_switch, custom, or none (remove the default)",
       },
       "kill-switch-service": {
         type: "string",
@@ -91,11 +96,16 @@ export const runUpdatePolicy = defineCommand(
         description: "also set the policy's friendly name",
       },
     },
+    examples: [
+      "policy policies update-policy --policy-key billing.invoice.create --defaults-effect deny",
+      "policy policies update-policy --create --policy-key search.query --defaults-effect throttle --throttle-limit 100 --throttle-window-seconds 60 --throttle-key tenant",
+      "policy policies update-policy --policy-key billing.invoice.create --defaults-effect none",
+    ],
   },
   async (session) => {
     const out = session.out;
     const policyKey = session.requireString("policy-key");
-    const effect = session.choice("defaults-effect", EFFECT_TYPES);
+    const effect = session.choice("defaults-effect", [...EFFECT_TYPES, NO_DEFAULT]);
     const activeVersion = session.number("active-version");
     const friendlyName = session.string("friendly-name");
     if (effect === undefined && activeVersion === undefined && friendlyName === undefined) {
@@ -104,7 +114,20 @@ export const runUpdatePolicy = defineCommand(
         "run 'policy policies update-policy --help' for its flags",
       );
     }
-    const defaults = effect === undefined ? undefined : defaultsFromFlags(session, effect);
+    // null: remove the default.
+    const defaults = effect === undefined
+      ? undefined
+      : effect === NO_DEFAULT
+      ? null
+      : defaultsFromFlags(session, effect);
+    if (effect === NO_DEFAULT) {
+      const given = Object.keys(DESCRIPTOR_FLAGS).find((flag) => session.has(flag));
+      if (given !== undefined) {
+        throw usageError(
+          `--${given} applies to --defaults-effect ${DESCRIPTOR_FLAGS[given]}, not none`,
+        );
+      }
+    }
 
     return await session.exclusive(async () => {
       const edit = await readDraftForEdit(session);
@@ -120,18 +143,17 @@ export const runUpdatePolicy = defineCommand(
       );
       if (activeVersion !== undefined) policy.activeVersion = activeVersion;
       if (friendlyName !== undefined) policy.friendlyName = friendlyName;
-      if (defaults !== undefined) {
+      const previous = policy.defaults ?? null;
+      if (defaults === null) {
+        delete policy.defaults;
+      } else if (defaults !== undefined) {
         checkDefaults(policy, defaults);
         policy.defaults = defaults;
       }
-      if (
-        policy.defaults !== undefined && Array.isArray(policy.rules) && policy.rules.length === 0
-      ) {
-        out.warn(
-          "DEFAULTS_UNREACHABLE",
-          `policy "${policyKey}" has no rules yet; its default applies only at targets its rules name (add one with 'policy policies add-rule')`,
-        );
-      }
+      // A policy with a default and no rules yet is the usual state between 'analyze' (or
+      // --create) and 'add-rule': the text says so, and validate and build warn
+      // (DEFAULTS_UNREACHABLE) if it is still so when the bundle is made.
+      const ruleCount = Array.isArray(policy.rules) ? policy.rules.length : 0;
       await saveDraft(session, edit);
 
       const shown = policy.defaults;
@@ -143,7 +165,7 @@ export const runUpdatePolicy = defineCommand(
           activeVersion: policy.activeVersion,
           defaultsEffect: shown?.effect ?? null,
           defaults: shown ?? null,
-          ruleCount: Array.isArray(policy.rules) ? policy.rules.length : 0,
+          ruleCount,
           warnings: out.warnings,
         },
         () => {
@@ -152,7 +174,20 @@ export const runUpdatePolicy = defineCommand(
           out.info(`  active version: ${policy.activeVersion}`);
           out.info(
             `  default effect: ${
-              shown === undefined ? "(none)" : describeEffect(shown.effect, shown)
+              shown === undefined
+                ? `(none)${
+                  defaults === null && previous !== null
+                    ? `; removed ${describeEffect(previous.effect, previous)}`
+                    : ""
+                }`
+                : describeEffect(shown.effect, shown)
+            }`,
+          );
+          out.info(
+            `  rules:          ${ruleCount}${
+              ruleCount === 0 && shown !== undefined
+                ? " (the default applies at the targets the policy's rules name: add one with 'policy policies add-rule')"
+                : ""
             }`,
           );
         },

@@ -42,10 +42,17 @@ export const runValidate = defineCommand(
       type: {
         type: "string",
         value: "draft|bundle",
+        choices: ["draft", "bundle"],
         description: "read [file] as this type instead of detecting it",
       },
     },
     maxPositionals: 1,
+    positionals: "files",
+    examples: [
+      "policy validate",
+      "policy validate --strict",
+      "policy validate policy-bundle.json --format json",
+    ],
   },
   async (session) => {
     const out = session.out;

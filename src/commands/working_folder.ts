@@ -43,6 +43,12 @@ export const runWorkingFolder = defineCommand(
     ].join("\n"),
     flags: {},
     maxPositionals: 2,
+    positionals: ["set", "reset", "init"],
+    examples: [
+      "policy working-folder",
+      "policy working-folder set ~/projects/shop",
+      "policy working-folder init",
+    ],
   },
   async (session) => {
     const [action, argument] = session.positionals;

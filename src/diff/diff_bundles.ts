@@ -234,7 +234,7 @@ function changedFields(
  * Equality of JSON values as the canonical payload sees them: key order does
  * not matter, `-0` is `0`. Depth is bounded by validation.
  */
-function same(a: unknown, b: unknown): boolean {
+export function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

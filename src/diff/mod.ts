@@ -2,7 +2,8 @@
 /**
  * What a change to a bundle changes: {@link diffBundles} lists the changes
  * by meaning (policies, rules field by field, defaults, scope, and targets
- * whose ranking differs), and {@link compareDecisions} evaluates recorded
+ * whose ranking differs), {@link changedTargets} lists the targets whose
+ * decisions may differ, and {@link compareDecisions} evaluates recorded
  * requests against both bundles and reports every decision that differs.
  * `policy diff` is built on them (docs/change-safety.md). Touches no file
  * system and no network.
@@ -43,6 +44,7 @@ export {
   type RuleEntry,
 } from "./diff_bundles.ts";
 export type { RankEntry } from "./rankings.ts";
+export { changedTargets } from "./changed_targets.ts";
 export {
   compareDecisions,
   type DecisionChange,

@@ -82,6 +82,18 @@ export async function signedText(
 export const V1 = await signedText(1);
 export const V2 = await signedText(2);
 
+/**
+ * Options that leave a client's polls to `refresh()`: no timer falls due
+ * within a test (an hour between polls, and after failures), jitter fixed,
+ * failures not written to the console.
+ */
+export const DRIVEN_BY_REFRESH = {
+  random: () => 0.5,
+  poll: { intervalMs: 3_600_000 },
+  maxBackoffMs: 3_600_000,
+  onError: () => {},
+} as const satisfies Partial<RemoteClientOptions>;
+
 /** Options of a client for `baseUrl`, with the test scope, key and verify key. */
 export function remoteOptions(
   baseUrl: string,

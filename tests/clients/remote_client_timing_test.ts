@@ -76,6 +76,11 @@ test("the client polls every intervalMs, jittered by ±10 %", async () => {
   }
 });
 
+test("an interval near the timer limit never waits longer than a timer can (setTimeout would fire at once)", async () => {
+  await using setup = await fakeClient({ poll: { intervalMs: 2_147_483_647 }, random: () => TOP });
+  assert.deepEqual(setup.clock.pendingDelays(), [2_147_483_647]);
+});
+
 test("the default interval is 30 s", async () => {
   await using setup = await fakeClient({ poll: {}, random: () => 0.5 });
   assert.deepEqual(setup.clock.pendingDelays(), [30_000]);

@@ -111,16 +111,22 @@ Deno.test("build prints path, schema, env, bundle version, checksum, ETag and si
   assert.equal(r.stderr, "");
 });
 
-Deno.test("build warns when orgId or projectId is unset", async () => {
+Deno.test("build warns once, naming what is unset, when orgId or projectId is unset", async () => {
   await using s = await scratch();
   await s.fixture("draft.json", "policy-drafts.json");
   const r = await s.json(["build"]);
-  assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), [
-    "SCOPE_UNSET",
-    "SCOPE_UNSET",
+  assert.deepEqual((r.doc.warnings as { code: string }[]).map((w) => w.code), ["SCOPE_UNSET"]);
+  assert.match(
+    r.stderr,
+    /warning: orgId and projectId are not set; .* \(pass --org-id and --project-id or set build\.scope\.orgId and build\.scope\.projectId\) \(SCOPE_UNSET\)/,
+  );
+  assert.equal(r.stderr.match(/SCOPE_UNSET/g)?.length, 1, r.stderr);
+  const one = await s.json(["build", "--org-id", "acme"]);
+  assert.deepEqual((one.doc.warnings as { message: string }[]).map((w) => w.message), [
+    "projectId is not set; bundles delivered by the cloud control plane need it (pass --project-id or set build.scope.projectId)",
   ]);
-  assert.match(r.stderr, /orgId is not set/);
-  assert.match(r.stderr, /projectId is not set/);
+  const none = await s.json(["build", "--org-id", "acme", "--project-id", "shop"]);
+  assert.deepEqual(none.doc.warnings, []);
 });
 
 Deno.test("build takes env and scope from flags over build.env and build.scope", async () => {

@@ -110,3 +110,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "no export but ./openfeature and ./openfeature/web loads an OpenFeature SDK, even lazily",
+  ignore: DENO === null,
+  fn: async () => {
+    const { exports } = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+      exports: Record<string, string>;
+    };
+    const sdk = /^npm:\/?@openfeature\//;
+    for (const [name, source] of Object.entries(exports)) {
+      const modules = await graph(source);
+      // Lazy imports count too: a bundler would follow them.
+      const reached = [...modules.keys()];
+      const sdks = reached.filter((s) => sdk.test(s));
+      if (name === "./openfeature" || name === "./openfeature/web") {
+        assert.ok(sdks.length > 0, `${name} loads its SDK`);
+        const other = name === "./openfeature" ? /web-sdk/ : /server-sdk/;
+        assert.deepEqual(sdks.filter((s) => other.test(s)), [], `${name} loads only its own SDK`);
+      } else {
+        assert.deepEqual(sdks, [], `${name} loads no OpenFeature SDK`);
+        assert.deepEqual(reached.filter((s) => s.includes("/src/openfeature/")), [], name);
+      }
+    }
+  },
+});

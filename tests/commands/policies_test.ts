@@ -26,6 +26,7 @@ const ADD_SHAPE = {
   thenEffect: "string|null",
   elseEffect: "string|null",
   ruleCount: "number",
+  replaced: "boolean",
   warnings: "array",
 };
 
@@ -413,13 +414,24 @@ Deno.test("add-rule warns when a rule's target is neither the policy's discovere
   assert.deepEqual(right.doc.warnings, [], "a rule on the discovered target draws no warning");
 });
 
-Deno.test("update-policy lists its warnings in JSON and says plainly what is wrong with a default", async () => {
+Deno.test("update-policy does not warn about a policy that simply has no rules yet, and says plainly what is wrong with a default", async () => {
   await using s = await scratch();
   await s.run(["working-folder", "init"]);
   const created = await s.json(update("--defaults-effect", "deny"));
-  assert.deepEqual((created.doc.warnings as { code: string }[]).map((w) => w.code), [
-    "DEFAULTS_UNREACHABLE",
-  ]);
+  assert.deepEqual(created.doc.warnings, []);
+  assert.equal(created.stderr, "");
+  const text = await s.run(update("--defaults-effect", "allow"));
+  assert.equal(text.stderr, "");
+  assert.match(
+    text.stdout,
+    /rules: +0 \(the default applies at the targets the policy's rules name: add one with 'policy policies add-rule'\)/,
+  );
+  // validate and build still say it while it is so.
+  const validated = await s.json(["validate"]);
+  assert.deepEqual(
+    (validated.doc.warnings as { code: string }[]).map((w) => w.code),
+    ["DEFAULTS_UNREACHABLE"],
+  );
   const r = await s.run(update(
     "--defaults-effect",
     "throttle",

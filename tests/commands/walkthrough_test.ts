@@ -5,10 +5,17 @@
  * files without `.git/`, `.tmp/` or build output, as a clone has them), and
  * every output the page shows is checked against what the commands print.
  *
+ * With what the README sets up and nothing else: the shell has no `deno` on
+ * its `PATH` (the harness leaves out every folder that holds one, and
+ * checks), only Node's `npx` and the README's own `alias deno='npx -y
+ * deno@2.9.6'` line, read from README.md. `npx` finds the package in the npm
+ * cache (or the registry); the harness tells it to prefer the cache.
+ *
  * Only the harness adds anything: it starts the service of step 5 in the
  * background and waits until it listens, waits for the servers an `sh` block
  * starts with `&` to listen, keeps the output of background servers off the
- * pipes it reads, and stops them all at the end.
+ * pipes it reads, and stops them all at the end (each in its own process
+ * group, so that `npx` and the `deno` it starts stop together).
  *
  * Needs `--allow-run` for bash, deno and curl; steps 5 and 6 also need ports
  * 8080, 8081, 8082 and 6379 of 127.0.0.1 and `redis-server`, and are
@@ -20,6 +27,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = path.join(ROOT, "docs", "walkthrough.md");
+const README = path.join(ROOT, "README.md");
 /** What a fresh clone does not have: git's own folder, and what .gitignore keeps out. */
 const NOT_IN_A_CLONE = new Set([".git", ".tmp", "npm", "dist", "node_modules", "__pycache__"]);
 /** The heading from which the page runs servers. */
@@ -175,9 +183,47 @@ async function serversUnavailable(): Promise<string | null> {
   return null;
 }
 
+/** The README's `alias deno=…` line: the one way the docs run Deno without installing it. */
+async function denoAlias(): Promise<string> {
+  const line = (await Deno.readTextFile(README)).split("\n").find((l) =>
+    l.startsWith("alias deno=")
+  );
+  assert.ok(line, "README.md sets up `alias deno=…`");
+  assert.match(line, /^alias deno='npx -y deno@2\.9\.6'/);
+  return line;
+}
+
+/**
+ * A `PATH` with Node's `npx` and `node` but no `deno`: the folders of the
+ * test's own `PATH` that have no `deno` in them, after a folder of links to
+ * `npx` and `node` (which may share a folder with `deno`). Found by bash,
+ * which reads the environment and the file system itself.
+ */
+async function pathWithoutDeno(bin: string): Promise<string> {
+  const output = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      [
+        "set -e",
+        `ln -s "$(command -v npx)" '${bin}/npx'`,
+        `ln -s "$(command -v node)" '${bin}/node'`,
+        "kept=''",
+        'IFS=: read -ra dirs <<< "$PATH"',
+        'for d in "${dirs[@]}"; do [ -e "$d/deno" ] || kept="$kept:$d"; done',
+        `printf '%s' '${bin}'"$kept"`,
+      ].join("\n"),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  return new TextDecoder().decode(output.stdout);
+}
+
 /** Waits until something listens on each port (a server an `sh` block started with `&`). */
 async function listening(ports: number[]): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // Through npx, a server's first start compiles it: give it time.
+  const deadline = Date.now() + 180_000;
   for (const port of ports) {
     for (;;) {
       try {
@@ -204,11 +250,18 @@ Deno.test({
     const home = path.join(scratch, "home");
     const jobs = path.join(scratch, "jobs");
     const serverLog = path.join(scratch, "servers.log");
-    let service: { child: Deno.ChildProcess; drained: Promise<unknown> } | null = null;
+    let service: { child: Deno.ChildProcess; pid: string; drained: Promise<unknown> } | null = null;
     const aliases: string[] = [];
     // As a terminal shows it: curl draws no progress meter when its output is one.
     const curlHome = path.join(scratch, "curl");
+    const bin = path.join(scratch, "bin");
+    await Deno.mkdir(bin, { recursive: true });
+    aliases.push(await denoAlias());
     const env = {
+      PATH: await pathWithoutDeno(bin),
+      // npx finds deno@2.9.6 in the npm cache when it is there, asking the registry otherwise.
+      npm_config_prefer_offline: "true",
+      npm_config_update_notifier: "false",
       POLICY_HOME: home,
       NO_COLOR: "1",
       CURL_HOME: curlHome,
@@ -240,6 +293,9 @@ Deno.test({
     };
     try {
       await freshCopy(ROOT, repo);
+      // The shell has the README's alias and no deno of its own.
+      const which = await run("type -t deno; type -P deno || echo 'no deno on PATH'");
+      assert.equal(which.text, "alias\nno deno on PATH\n", which.text);
       await Deno.mkdir(jobs);
       await Deno.mkdir(curlHome);
       await Deno.writeTextFile(path.join(curlHome, ".curlrc"), "no-progress-meter\n");
@@ -254,13 +310,14 @@ Deno.test({
         if (step.kind === "service") {
           inServers = true;
           if (unavailable !== null) continue;
-          service = await serve(bash, step.script);
+          service = await serve(bash, step.script, jobs);
           await requests(run, step.requests);
         } else if (step.kind === "sh") {
           if (step.servers && unavailable !== null) continue;
-          // Background servers write to a log, not to the pipes read here; their ids are kept.
+          // Background servers write to a log, not to the pipes read here; each is a job of its
+          // own process group (set -m), whose id is kept.
           const script = step.script.includes("&")
-            ? `exec >>'${serverLog}' 2>&1\nset -e\n${step.script}\njobs -p >>'${jobs}/pids'`
+            ? `exec >>'${serverLog}' 2>&1\nset -m -e\n${step.script}\njobs -p >>'${jobs}/pids'`
             : `set -e\n${step.script}`;
           const result = await run(script);
           assert.equal(result.code, 0, `${step.script}\n${result.text}`);
@@ -290,10 +347,12 @@ Deno.test({
       }
       assert.ok(commands >= 15, `ran ${commands} of the page's commands`);
     } finally {
+      // Each server's whole process group: npx, and the deno it started.
       const pids = await Deno.readTextFile(path.join(jobs, "pids")).catch(() => "");
-      if (pids.trim() !== "") await run(`kill ${pids.trim().split(/\s+/).join(" ")} || true`);
+      const groups = pids.trim().split(/\s+/).filter((p) => p !== "").map((p) => `-${p}`);
+      if (groups.length > 0) await run(`kill -- ${groups.join(" ")} || true`);
       if (service !== null) {
-        service.child.kill("SIGTERM");
+        await run(`kill -- -${service.pid} || true`);
         await service.child.status;
         await service.drained;
       }
@@ -303,24 +362,28 @@ Deno.test({
 });
 
 /**
- * Starts the page's service block in the background (the line that runs the
- * server replaces the shell, so that stopping it stops the server) and
- * waits until it says it listens.
+ * Starts the page's service block in the background: the line that runs the
+ * server is a job of its own process group (`set -m`), whose id the shell
+ * writes down and then waits for, so that stopping that group stops the
+ * server and `npx` with it. Waits until the server says it listens.
  */
 async function serve(
   bash: (script: string) => Deno.Command,
   script: string,
-): Promise<{ child: Deno.ChildProcess; drained: Promise<unknown> }> {
+  jobs: string,
+): Promise<{ child: Deno.ChildProcess; pid: string; drained: Promise<unknown> }> {
+  const pidFile = path.join(jobs, "service.pid");
   const lines = script.trimEnd().split("\n").map((line) =>
-    line.includes("src/main.ts") ? `exec ${line}` : line
+    line.includes("src/main.ts") ? `${line} &\necho $! >'${pidFile}'\nwait` : line
   );
   // Both streams on stdout, where Deno.serve says it listens (on stderr).
-  const child = bash(["exec 2>&1", ...lines].join("\n")).spawn();
+  const child = bash(["exec 2>&1", "set -m", ...lines].join("\n")).spawn();
   child.stderr.cancel().catch(() => {});
   const decoded = child.stdout.pipeThrough(new TextDecoderStream());
   const reader = decoded.getReader();
   let seen = "";
-  const deadline = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  // Through npx, the first start compiles the service: give it time.
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 180_000);
   while (!seen.includes("Listening on")) {
     const { value, done } = await reader.read();
     assert.ok(!done, `the service ended before listening:\n${seen}`);
@@ -330,7 +393,9 @@ async function serve(
   reader.releaseLock();
   // Keep draining what it prints, so that its writes never block.
   const drained = decoded.pipeTo(new WritableStream()).catch(() => {});
-  return { child, drained };
+  const pid = (await Deno.readTextFile(pidFile)).trim();
+  assert.match(pid, /^\d+$/);
+  return { child, pid, drained };
 }
 
 /** The service's table: each request, as many times as the row says, gives the status shown. */

@@ -1,9 +1,9 @@
 // Runs the Node test suite against the npm build, as a user would get it:
 // packs `npm/` with `npm pack`, installs the tarball into a scratch project
 // in a temporary folder (then the tools the tests use: typescript,
-// @types/node and esbuild, and the libraries of the enforcement adapters:
-// hono, express with @types/express, redis and ioredis, @opentelemetry/api, and the browser
-// driver and accessibility checker of the playground's tests, at pinned versions), and runs every
+// @types/node and esbuild, the libraries of the enforcement adapters:
+// hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
+// SDKs, playwright-core and axe-core, at pinned versions), and runs every
 // `tests/node/*.test.mjs` with `node --test` (or those whose names start with the arguments:
 // `node tests/node/run.mjs playground`). The scratch folder is removed afterwards unless
 // POLICY_KEEP_SCRATCH=1.
@@ -108,9 +108,13 @@ try {
     ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
       `${name}@${pinned(denoJson, name)}`
     ),
-    // The browser driver and the accessibility checker of the playground's tests
-    // (playground.test.mjs), which drive Debian's /usr/bin/chromium.
-    ...["playwright-core", "axe-core"].map((name) => `${name}@${pinned(denoJson, name)}`),
+    // The OpenFeature SDKs the providers plug into (peers of ./openfeature and
+    // ./openfeature/web), and the browser driver of the web provider's page.
+    ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
+      .map((name) => `${name}@${pinned(denoJson, name)}`),
+    // The accessibility checker of the playground's tests (playground.test.mjs), run in the
+    // same browser.
+    `axe-core@${pinned(denoJson, "axe-core")}`,
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".

@@ -1,0 +1,318 @@
+// This module is browser compatible.
+/**
+ * The OpenFeature web provider: flags resolved in the browser, through
+ * `@openfeature/web-sdk`, from a bundle fetched and verified on the page with
+ * WebCrypto, or given as bytes (docs/openfeature.md "In the browser").
+ *
+ * @module
+ */
+import {
+  type EvaluationContext,
+  GeneralError,
+  type JsonValue,
+  OpenFeatureEventEmitter,
+  type Provider,
+  ProviderEvents,
+  ProviderFatalError,
+  type ResolutionDetails,
+} from "@openfeature/web-sdk";
+import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
+import { createEvaluator, EVALUATE_FIELDS } from "../engine/evaluate.ts";
+import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import {
+  booleanField,
+  bytesField,
+  checkOptions,
+  describeValue,
+  type Fields,
+  functionField,
+  invalidOption,
+} from "../_internal/check_options.ts";
+import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "../verify/load_bundle.ts";
+import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
+import { verifyField } from "../verify/verify_keys.ts";
+import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
+import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
+import { PACKAGE_NAME } from "../_internal/version.ts";
+import {
+  type BundleFacts,
+  FLAG_MAPPING_FIELDS,
+  FlagResolver,
+  type FlagType,
+} from "./_flag_resolver.ts";
+import type { FlagMappingOptions } from "./types.ts";
+
+export type { FlagMappingOptions, PolicyFlagMetadata } from "./types.ts";
+
+/**
+ * What {@link createWebOpenFeatureProvider} returns: the `Provider` of
+ * `@openfeature/web-sdk`, for `OpenFeature.setProvider`.
+ */
+export type OpenFeatureWebProvider = Provider;
+
+/** The `fetch` the web provider calls (the page's own unless injected). */
+export type WebFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Options of {@link createWebOpenFeatureProvider}: `url` or `bundle`, and how to verify it. */
+export interface WebOpenFeatureProviderOptions extends FlagMappingOptions {
+  /** Where to fetch the bundle (`GET`, same origin or CORS). Exactly one of `url` and `bundle`. */
+  url?: string | URL;
+  /** The bundle itself, as bytes or text. Exactly one of `url` and `bundle`. */
+  bundle?: Uint8Array | string;
+  /**
+   * The trusted public key (SPKI PEM text or a `CryptoKey`), or a list of
+   * them: the bundle must carry a signature one of them verifies. Never put
+   * an HMAC secret in a page.
+   */
+  verify?: VerifyKeySet;
+  /** Accept a bundle without a signature (only when no `verify` key is set). */
+  allowUnsigned?: boolean;
+  /** Largest bundle accepted, in bytes. Default 8 MiB. */
+  maxFileBytes?: number;
+  /** Top-level context keys allowed; any other key is `INVALID_CONTEXT`. */
+  contextPolicy?: ContextPolicy;
+  /** The `fetch` to use. Default: the global `fetch`. */
+  fetch?: WebFetch;
+}
+
+const WEB_FIELDS: Fields = {
+  ...FLAG_MAPPING_FIELDS,
+  url: {
+    check: (value) =>
+      (typeof value === "string" && value !== "") || value instanceof URL
+        ? undefined
+        : `must be a URL (a non-empty string, relative to the page, or a URL); got ${
+          describeValue(value)
+        }`,
+  },
+  bundle: {
+    check: (value) =>
+      typeof value === "string" || value instanceof Uint8Array
+        ? undefined
+        : `must be the bundle's bytes (Uint8Array) or text; got ${describeValue(value)}`,
+  },
+  verify: verifyField,
+  allowUnsigned: booleanField,
+  maxFileBytes: bytesField,
+  contextPolicy: EVALUATE_FIELDS.contextPolicy!,
+  fetch: functionField,
+};
+
+/**
+ * An OpenFeature provider for browsers (`@openfeature/web-sdk`) whose flags
+ * are the decisions of one verified bundle, with the mapping of the server
+ * provider (docs/openfeature.md): `initialize` fetches `options.url` (or
+ * takes `options.bundle`), then verifies and compiles it on the page with
+ * WebCrypto; flags resolve synchronously against the SDK's static context,
+ * with no request per flag.
+ *
+ * A bundle that does not load (bad signature, invalid, too large) puts the
+ * provider in OpenFeature's `FATAL` state (the page cannot fix it); a
+ * failed request (network, HTTP status) in its `ERROR` state. Pages that
+ * are not a secure context have no WebCrypto: `WEBCRYPTO_UNAVAILABLE`.
+ *
+ * @throws {PolicyError} `INVALID_OPTIONS`: an unknown or malformed option,
+ * or not exactly one of `url` and `bundle`.
+ *
+ * @example A bundle given as text, unsigned (use `verify` with a real one)
+ * ```ts
+ * import { OpenFeature } from "@openfeature/web-sdk";
+ * import { createWebOpenFeatureProvider } from "./create_web_open_feature_provider.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const target = { service: "web", resource: "checkout", action: "new-flow" };
+ * const bundle = JSON.stringify({
+ *   schemaVersion: 1, env: "prod", policies: [{ policyKey: "checkout", activeVersion: 1, rules: [{
+ *     id: "beta", status: "active", priority: 1, target, effect: { type: "allow" },
+ *     when: { op: "eq", path: "beta", value: true }, elseEffect: { type: "deny" },
+ *   }] }],
+ * });
+ * await OpenFeature.setContext({ beta: true });
+ * await OpenFeature.setProviderAndWait(
+ *   createWebOpenFeatureProvider({ bundle, allowUnsigned: true, flags: { "new-checkout": target } }),
+ * );
+ * const details = OpenFeature.getClient().getBooleanDetails("new-checkout", false);
+ * assert.equal(details.value, true);
+ * assert.equal(details.variant, "beta");
+ * await OpenFeature.close();
+ * ```
+ */
+export function createWebOpenFeatureProvider(
+  options: WebOpenFeatureProviderOptions,
+): OpenFeatureWebProvider {
+  checkOptions(options, WEB_FIELDS, "createWebOpenFeatureProvider");
+  if ((options.url === undefined) === (options.bundle === undefined)) {
+    throw invalidOption(
+      "createWebOpenFeatureProvider: give exactly one of url (to fetch the bundle) and bundle (its bytes or text)",
+    );
+  }
+  return new WebPolicyProvider(options);
+}
+
+class WebPolicyProvider implements Provider {
+  readonly metadata = { name: PACKAGE_NAME } as const;
+  readonly runsOn = "client" as const;
+  readonly events = new OpenFeatureEventEmitter();
+  readonly #options: WebOpenFeatureProviderOptions;
+  readonly #resolver: FlagResolver;
+  #evaluate: ((request: EvaluationRequest) => Decision) | null = null;
+  #bundle: BundleFacts = { checksum: "", bundleVersion: null };
+  #failedClosed = false;
+  readonly #onFailedClosed = (error: PolicyError): void => {
+    if (this.#failedClosed) return;
+    this.#failedClosed = true;
+    this.events.emit(ProviderEvents.Error, {
+      message: `${error.code}: ${error.message}`,
+      metadata: { policyErrorCode: error.code },
+    });
+  };
+
+  constructor(options: WebOpenFeatureProviderOptions) {
+    this.#options = { ...options };
+    this.#resolver = new FlagResolver(options);
+  }
+
+  /** Fetches (or takes) the bundle, verifies it and compiles it. */
+  async initialize(): Promise<void> {
+    const options = this.#options;
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const bytes = options.url !== undefined
+      ? await fetchBundle(String(options.url), options.fetch, maxFileBytes)
+      : options.bundle!;
+    let loaded;
+    try {
+      loaded = await loadBundle(bytes, {
+        maxFileBytes,
+        ...(options.verify !== undefined && { verify: options.verify }),
+        ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
+      });
+    } catch (error) {
+      const code = isPolicyError(error) ? `${error.code}: ` : "";
+      throw new ProviderFatalError(
+        `the policy bundle did not load: ${code}${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+    this.#evaluate = createEvaluator(loaded.compiled, {
+      ...(options.contextPolicy !== undefined && { contextPolicy: options.contextPolicy }),
+    });
+    this.#bundle = {
+      checksum: loaded.status.checksum,
+      bundleVersion: loaded.status.bundleVersion,
+    };
+  }
+
+  resolveBooleanEvaluation(
+    flagKey: string,
+    defaultValue: boolean,
+    context: EvaluationContext,
+  ): ResolutionDetails<boolean> {
+    return this.#resolve("boolean", flagKey, defaultValue, context);
+  }
+
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): ResolutionDetails<string> {
+    return this.#resolve("string", flagKey, defaultValue, context);
+  }
+
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): ResolutionDetails<number> {
+    return this.#resolve("number", flagKey, defaultValue, context);
+  }
+
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
+    return this.#resolve("object", flagKey, defaultValue, context);
+  }
+
+  #resolve<T extends boolean | string | number | JsonValue>(
+    type: FlagType,
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
+    return this.#resolver.resolve(
+      type,
+      flagKey,
+      defaultValue,
+      context,
+      this.#evaluate,
+      this.#bundle,
+      this.#onFailedClosed,
+    );
+  }
+}
+
+/**
+ * `GET url` and the body, read under `maxFileBytes`. A failed request is a
+ * `GeneralError` (OpenFeature's `ERROR` state) whose cause is the
+ * `PolicyError`: `REMOTE_UNAVAILABLE`, `REMOTE_NOT_FOUND`,
+ * `REMOTE_UNAUTHORIZED` or `BUNDLE_TOO_LARGE`.
+ */
+async function fetchBundle(
+  url: string,
+  fetchFunction: WebFetch | undefined,
+  maxFileBytes: number,
+): Promise<Uint8Array> {
+  const where = JSON.stringify(url.length > 200 ? `${url.slice(0, 200)}…` : url);
+  const fail = (error: PolicyError): never => {
+    throw new GeneralError(`${error.code}: ${error.message}`, { cause: error });
+  };
+  let response: Response;
+  try {
+    response = await (fetchFunction ?? ((u, init) => fetch(u, init)))(url, {
+      method: "GET",
+      headers: { accept: "application/json" },
+      redirect: "follow",
+    });
+  } catch (error) {
+    return fail(
+      new PolicyError(
+        "REMOTE_UNAVAILABLE",
+        `cannot fetch the bundle at ${where}: ${describeFetchFailure(error)}`,
+        { cause: error },
+      ),
+    );
+  }
+  if (response.status !== 200) {
+    await discardBody(response);
+    const code = response.status === 404
+      ? "REMOTE_NOT_FOUND"
+      : response.status === 401 || response.status === 403
+      ? "REMOTE_UNAUTHORIZED"
+      : "REMOTE_UNAVAILABLE";
+    return fail(
+      new PolicyError(code, `the bundle at ${where} answered HTTP ${response.status}, not 200`),
+    );
+  }
+  try {
+    return await readBodyLimited(
+      response,
+      maxFileBytes,
+      (what) =>
+        new PolicyError(
+          "BUNDLE_TOO_LARGE",
+          `the bundle at ${where} ${what}, over the limit of ${maxFileBytes} bytes; raise maxFileBytes or split the bundle`,
+        ),
+    );
+  } catch (error) {
+    return fail(
+      isPolicyError(error) ? error : new PolicyError(
+        "REMOTE_UNAVAILABLE",
+        `reading the bundle at ${where} failed: ${describeFetchFailure(error)}`,
+        { cause: error },
+      ),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Signed bundles behind the CNCF flag API: an OpenFeature provider for
+ * `@openfeature/server-sdk` whose flags are the decisions of a local or
+ * remote client (docs/openfeature.md). The browser provider, for
+ * `@openfeature/web-sdk`, is `./openfeature/web`.
+ *
+ * The SDK is a peer dependency: install `@openfeature/server-sdk` (and its
+ * peer `@openfeature/core`) beside this package. Nothing else of the
+ * package loads it.
+ *
+ * @example A service's flags from its bundle
+ * ```ts ignore
+ * import { OpenFeature } from "@openfeature/server-sdk";
+ * import { createLocalClient } from "@policy/runtime";
+ * import { createOpenFeatureProvider } from "@policy/runtime/openfeature";
+ *
+ * const client = await createLocalClient({ bundlePath: "./policy-bundle.json", verify, watch: true });
+ * await OpenFeature.setProviderAndWait(createOpenFeatureProvider(client, { ownsClient: true }));
+ * const enabled = await OpenFeature.getClient().getBooleanValue("billing/invoice/create", false, {
+ *   plan: "pro",
+ * });
+ * ```
+ *
+ * @module
+ */
+export {
+  createOpenFeatureProvider,
+  type OpenFeatureProviderOptions,
+  type OpenFeatureServerProvider,
+  PROVIDER_NAME,
+} from "./create_open_feature_provider.ts";
+export type { FlagMappingOptions, PolicyFlagMetadata } from "./types.ts";

@@ -1,0 +1,287 @@
+// The server provider's events with the real @openfeature/server-sdk
+// (docs/openfeature.md "Events"): a watching local client reloads a changed
+// bundle and OpenFeature hears CONFIGURATION_CHANGED with exactly the flags
+// that may change; a remote client whose origin (a real HTTP server on
+// 127.0.0.1) stops makes the provider STALE, then ERROR once the bundle is
+// too old to use, and READY again when the origin is back. Time is the
+// remote client's fake clock; polls are driven by refresh().
+import assert from "node:assert/strict";
+import {
+  type EventDetails,
+  OpenFeature,
+  ProviderEvents,
+  ProviderStatus,
+} from "@openfeature/server-sdk";
+import {
+  createLocalClient,
+  createRemoteClient,
+  type RuntimeBundleV1,
+  signBundle,
+} from "../../mod.ts";
+import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
+import { withTempDir } from "../_openssl.ts";
+import { freePort } from "../_loopback.ts";
+import { FakeClock } from "../_fake_clock.ts";
+import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";
+import { writeAtomic } from "../clients/_helpers.ts";
+import { CASES, FLAGS_BUNDLE } from "./_cases.ts";
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
+}
+
+let domains = 0;
+
+/** Records the provider events OpenFeature's client `flags` hears, by type. */
+function recorder(flags: ReturnType<typeof OpenFeature.getClient>) {
+  const events: { type: string; details?: EventDetails }[] = [];
+  let waiting: { type: string; resolve: () => void } | null = null;
+  for (
+    const type of [
+      ProviderEvents.Ready,
+      ProviderEvents.ConfigurationChanged,
+      ProviderEvents.Stale,
+      ProviderEvents.Error,
+    ]
+  ) {
+    flags.addHandler(type, (details) => {
+      events.push({ type, ...(details !== undefined && { details }) });
+      if (waiting?.type === type) waiting.resolve();
+    });
+  }
+  // A READY handler runs at once when the provider is ready already.
+  assert.deepEqual(events.splice(0).map((e) => e.type), [ProviderEvents.Ready]);
+  return {
+    events,
+    types: () => events.map((e) => e.type),
+    /** Resolves at the next event of `type`. */
+    next: (type: string) => new Promise<void>((resolve) => waiting = { type, resolve }),
+  };
+}
+
+/** The flags bundle changed: the checkout condition, the search limit, a new target. */
+function changedBundle(version: number): RuntimeBundleV1 {
+  const bundle = structuredClone(FLAGS_BUNDLE);
+  bundle.bundleVersion = version;
+  const [checkout, search] = bundle.policies;
+  checkout!.rules[0]!.when = { op: "in", path: "ctx.plan", values: ["pro", "team", "trial"] };
+  search!.rules[0]!.effect = {
+    type: "throttle",
+    throttle: { limit: 20, windowSeconds: 60, key: "tenant" },
+  };
+  search!.rules.push({
+    id: "wishlist",
+    status: "active",
+    priority: 1,
+    target: { service: "shop", resource: "wishlist", action: "add" },
+    effect: { type: "allow" },
+  });
+  return bundle;
+}
+
+test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED with exactly the flags that may change", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/bundle.json`;
+    await Deno.writeTextFile(path, JSON.stringify(FLAGS_BUNDLE));
+    const clock = new FakeClock();
+    const client = await createLocalClient({
+      bundlePath: path,
+      allowUnsigned: true,
+      watch: { intervalMs: 10 },
+      clock,
+    });
+    /** One check of the watch: its timer fires and the check runs to its end. */
+    const check = async () => {
+      const scheduled = clock.nextTimer();
+      clock.tick(10);
+      await scheduled;
+    };
+    const domain = `events-${++domains}`;
+    await OpenFeature.setProviderAndWait(
+      domain,
+      createOpenFeatureProvider(client, { flags: CASES.flags, ownsClient: true }),
+    );
+    const flags = OpenFeature.getClient(domain);
+    try {
+      const heard = recorder(flags);
+      let changed = heard.next(ProviderEvents.ConfigurationChanged);
+      await writeAtomic(path, JSON.stringify(changedBundle(8)));
+      await check();
+      await changed;
+      assert.deepEqual(heard.types(), [ProviderEvents.ConfigurationChanged]);
+      const details = heard.events[0]!.details!;
+      // Mapped flags by their names, an unmapped target by service/resource/action;
+      // the ten other flags and targets of the bundle are untouched.
+      assert.deepEqual(details.flagsChanged, [
+        "new-checkout",
+        "search-limits",
+        "shop/wishlist/add",
+      ]);
+      assert.equal(details.metadata?.bundleVersion, 8);
+      assert.equal(details.metadata?.checksum, client.status().checksum);
+      assert.notEqual(details.metadata?.previousChecksum, details.metadata?.checksum);
+      assert.equal(details.providerName, "@policy/runtime");
+      // The next resolution names the new bundle and decides with it.
+      const trial = await flags.getBooleanDetails("new-checkout", false, { plan: "trial" });
+      assert.equal(trial.value, true);
+      assert.equal(trial.flagMetadata.bundleVersion, 8);
+      assert.equal(trial.flagMetadata.checksum, client.status().checksum);
+      assert.equal(
+        (await flags.getBooleanDetails("search-limits", false)).flagMetadata.throttleLimit,
+        20,
+      );
+
+      // The same rules under a new bundleVersion: a reload, and no flag changed.
+      changed = heard.next(ProviderEvents.ConfigurationChanged);
+      await writeAtomic(path, JSON.stringify(changedBundle(9)));
+      await check();
+      await changed;
+      assert.deepEqual(heard.events[1]!.details!.flagsChanged, []);
+      assert.equal(flags.providerStatus, ProviderStatus.READY);
+    } finally {
+      await OpenFeature.close();
+    }
+  });
+});
+
+/** An origin on a fixed loopback port that can be stopped and started again. */
+class Origin {
+  readonly port = freePort();
+  readonly body: string;
+  #server: Deno.HttpServer | null = null;
+
+  constructor(body: string) {
+    this.body = body;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  start(): void {
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: this.port, onListen() {} },
+      (request) =>
+        request.headers.get("if-none-match") === '"v1"'
+          ? new Response(null, { status: 304 })
+          : new Response(this.body, { headers: { etag: '"v1"' } }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.#server?.shutdown();
+    this.#server = null;
+  }
+}
+
+async function remoteFlags(origin: Origin, extra: Record<string, unknown> = {}) {
+  const clock = new FakeClock();
+  const client = await createRemoteClient(remoteOptions(origin.url, {
+    clock,
+    ...DRIVEN_BY_REFRESH,
+    ...extra,
+  }));
+  const domain = `events-${++domains}`;
+  await OpenFeature.setProviderAndWait(
+    domain,
+    createOpenFeatureProvider(client, { flags: CASES.flags, ownsClient: true }),
+  );
+  return { clock, client, flags: OpenFeature.getClient(domain) };
+}
+
+const signed = JSON.stringify(
+  await signBundle({ ...FLAGS_BUNDLE, ...SCOPE }, {
+    algorithm: "ECDSA_SHA_256",
+    key: ecdsa.privateKey,
+    keyId: "k",
+  }),
+);
+
+test("a remote client against a stopped origin: STALE after the third failed poll, READY after recovery", async () => {
+  const origin = new Origin(signed);
+  origin.start();
+  const { client, flags } = await remoteFlags(origin);
+  try {
+    const heard = recorder(flags);
+    await origin.stop();
+    for (let i = 1; i <= 3; i++) {
+      const result = await client.refresh();
+      assert.equal(result.outcome, "failed");
+      assert.equal(result.error?.code, "REMOTE_UNAVAILABLE");
+      assert.deepEqual(heard.types(), i < 3 ? [] : [ProviderEvents.Stale], `after poll ${i}`);
+    }
+    assert.equal(flags.providerStatus, ProviderStatus.STALE);
+    assert.match(heard.events[0]!.details!.message!, /degraded \(REMOTE_UNAVAILABLE\)/);
+    // Stale, not failed: flags still resolve from the last verified bundle.
+    const details = await flags.getBooleanDetails("new-checkout", false, { plan: "pro" });
+    assert.deepEqual([details.value, details.reason], [true, "TARGETING_MATCH"]);
+    origin.start();
+    const result = await client.refresh();
+    assert.equal(result.outcome, "unchanged");
+    assert.deepEqual(heard.types(), [ProviderEvents.Stale, ProviderEvents.Ready]);
+    assert.equal(flags.providerStatus, ProviderStatus.READY);
+  } finally {
+    await OpenFeature.close();
+    await origin.stop();
+  }
+});
+
+test("with maxStalenessMs: STALE, then ERROR when the bundle is too old to use (on the client's clock), then READY", async () => {
+  const origin = new Origin(signed);
+  origin.start();
+  const { clock, client, flags } = await remoteFlags(origin, { maxStalenessMs: 600_000 });
+  try {
+    const heard = recorder(flags);
+    await origin.stop();
+    for (let i = 0; i < 3; i++) await client.refresh();
+    assert.deepEqual(heard.types(), [ProviderEvents.Stale]);
+    clock.tick(600_000);
+    assert.deepEqual(heard.types(), [ProviderEvents.Stale]);
+    clock.tick(1);
+    assert.deepEqual(heard.types(), [ProviderEvents.Stale, ProviderEvents.Error]);
+    assert.match(heard.events[1]!.details!.message!, /^BUNDLE_STALE: /);
+    assert.equal(flags.providerStatus, ProviderStatus.ERROR);
+    const details = await flags.getBooleanDetails("new-checkout", false, { plan: "pro" });
+    assert.deepEqual([details.value, details.errorCode], [false, "GENERAL"]);
+    origin.start();
+    await client.refresh();
+    assert.deepEqual(heard.types(), [
+      ProviderEvents.Stale,
+      ProviderEvents.Error,
+      ProviderEvents.Ready,
+    ]);
+    assert.equal(await flags.getBooleanValue("new-checkout", false, { plan: "pro" }), true);
+  } finally {
+    await OpenFeature.close();
+    await origin.stop();
+  }
+});
+
+test("a remote client degraded already when the provider starts: READY, then STALE right after", async () => {
+  await withTempDir(async (dir) => {
+    const cachePath = `${dir}/cache.json`;
+    await Deno.writeTextFile(cachePath, signed);
+    const origin = new Origin(signed); // never started: the client starts from its cache
+    const client = await createRemoteClient(remoteOptions(origin.url, {
+      clock: new FakeClock(),
+      cachePath,
+      onError: () => {},
+    }));
+    assert.equal(client.status().degraded, true);
+    const domain = `events-${++domains}`;
+    const order: string[] = [];
+    OpenFeature.getClient(domain).addHandler(ProviderEvents.Ready, () => void order.push("READY"));
+    OpenFeature.getClient(domain).addHandler(ProviderEvents.Stale, () => void order.push("STALE"));
+    await OpenFeature.setProviderAndWait(
+      domain,
+      createOpenFeatureProvider(client, { ownsClient: true }),
+    );
+    await Promise.resolve();
+    try {
+      assert.deepEqual(order, ["READY", "STALE"]);
+      assert.equal(OpenFeature.getClient(domain).providerStatus, ProviderStatus.STALE);
+    } finally {
+      await OpenFeature.close();
+    }
+  });
+});
