@@ -14,7 +14,7 @@ import type { Target } from "../src/engine/types.ts";
 import { parseJson } from "../src/engine/parse_json.ts";
 import { isRecord } from "../src/_internal/guards.ts";
 import { decodeBase64, encodeBase64 } from "../src/_internal/encoding.ts";
-import { readBounded } from "../src/_internal/read_bounded.ts";
+import { readBodyLimited } from "../src/_io/read_body_limited.ts";
 
 /** A context saved for the matrix. */
 export interface SavedContext {
@@ -164,8 +164,8 @@ function checkState(value: unknown): SharedState {
 
 /** Reads a byte stream to its end, refusing more than `limit` bytes (it stops reading there). */
 function collect(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  return readBounded(
-    stream,
+  return readBodyLimited(
+    new Response(stream),
     limit,
     () =>
       new ShareLinkError(

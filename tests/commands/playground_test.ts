@@ -81,7 +81,9 @@ Deno.test("policy playground serves the page preloaded with the draft and the su
   const suite = await s.write("policy/suite.json", await examples("service/policy/suite.json"));
   await s.write("tests/more.suite.json", '{"name": "more", "scenarios": []}');
   await s.write("node_modules/x/suite.json", "{}"); // never searched
-  await s.write("a/b/c/d/suite.json", "{}"); // deeper than three folders
+  await s.write(".cache/suite.json", "{}"); // hidden folders are not searched
+  await s.write("dist/suite.json", "{}"); // nor build output
+  await s.write("notes.json", "{}"); // not named like a suite
   const before = await snapshot(s.root);
   const { started, finished, clock, stop } = playground(s.run, []);
   const doc = await started;

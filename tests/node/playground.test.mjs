@@ -8,7 +8,7 @@
 // scratch folder, or into POLICY_PLAYGROUND_SCREENSHOTS (`deno task playground:screenshots`).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -100,6 +100,24 @@ function rowsOf(tab, selector) {
       })
     )
   );
+}
+
+/** The bundles and drafts of examples/ (what the page offers as samples), sorted. */
+function examplesDocuments() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(root, "examples", dir), { withFileTypes: true })) {
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== "rules" && entry.name !== "node_modules") walk(path);
+      } else if (entry.name.endsWith(".json") && entry.name !== "policy.config.json") {
+        const document = JSON.parse(readFileSync(join(root, "examples", path), "utf8"));
+        if (Array.isArray(document.policies)) found.push(path);
+      }
+    }
+  };
+  walk("");
+  return found.sort();
 }
 
 /** The decision the Request panel shows, as JSON. */
@@ -197,7 +215,8 @@ describe("the page opened as a file", { skip }, () => {
       const samples = await tab.locator("#sample option").evaluateAll((options) =>
         options.map((o) => o.value).filter((v) => v !== "")
       );
-      assert.deepEqual(samples.sort(), ["bundle.json", "playground/billing-draft.json"]);
+      // Every bundle and draft of examples/ (the suites are the Suite view's samples).
+      assert.deepEqual(samples.sort(), examplesDocuments());
       for (const sample of samples) {
         await tab.selectOption("#sample", sample);
         await tab.waitForFunction(
