@@ -78,5 +78,11 @@ export {
   type VerifyKeySet,
 } from "./src/verify/verify_bundle_signature.ts";
 export { signBundle, type SignBundleOptions } from "./src/verify/sign_bundle.ts";
+export { signFreshness, type SignFreshnessOptions } from "./src/verify/sign_freshness.ts";
+export {
+  type FreshnessStatus,
+  verifyFreshness,
+  type VerifyFreshnessOptions,
+} from "./src/verify/verify_freshness.ts";
 export { generateEcdsaKeyPair, type PemKeyPair } from "./src/verify/generate_ecdsa_key_pair.ts";
 export { generateHmacSecret } from "./src/verify/generate_hmac_secret.ts";

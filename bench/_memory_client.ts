@@ -6,23 +6,39 @@ import {
   type RemoteClientOptions,
   type RuntimeBundleV1,
   signBundle,
+  signFreshness,
 } from "../mod.ts";
 
 const scope = { orgId: "bench", projectId: "bench", env: "prod" as const };
 
-/** `bundle` (given the bench scope) signed with a fresh key, and a factory of clients serving it. */
-export async function memoryClients(bundle: RuntimeBundleV1) {
+/**
+ * `bundle` (given the bench scope) signed with a fresh key, and a factory of
+ * clients serving it; with `freshness`, the bundle also carries a signed
+ * freshness statement valid for 30 days (its expiry is watched by a timer).
+ */
+export async function memoryClients(
+  bundle: RuntimeBundleV1,
+  options: { freshness?: boolean } = {},
+) {
   const pair = await crypto.subtle.generateKey(
     { name: "ECDSA", namedCurve: "P-256" },
     false,
     ["sign", "verify"],
   );
+  const key = { algorithm: "ECDSA_SHA_256" as const, key: pair.privateKey, keyId: "bench" };
+  const signed = await signBundle({ bundleVersion: 1, ...bundle, ...scope }, key);
+  const now = Date.now();
   const body = JSON.stringify(
-    await signBundle({ ...bundle, ...scope }, {
-      algorithm: "ECDSA_SHA_256",
-      key: pair.privateKey,
-      keyId: "bench",
-    }),
+    options.freshness
+      ? {
+        ...signed,
+        freshness: await signFreshness(signed, {
+          ...key,
+          issuedAt: now,
+          expiresAt: now + 30 * 86_400_000,
+        }),
+      }
+      : signed,
   );
   return (extra: Partial<RemoteClientOptions> = {}) =>
     createRemoteClient({

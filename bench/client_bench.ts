@@ -14,6 +14,8 @@ const client = await memoryClients(bundle);
 const requests = scenarioRequests(THREE_RULES, N);
 const engine = createEvaluator(compileBundle(bundle));
 const plain = await client();
+// The same bundle with a freshness statement: its expiry swaps the evaluator, so this must equal plain.
+const fresh = await (await memoryClients(bundle, { freshness: true }))({ requireFreshness: true });
 let sink = 0;
 const logged = await client({ onDecision: () => sink++ });
 const sampled = await client({ onDecision: () => sink++, decisionLog: { sampleRate: 0.01 } });
@@ -36,6 +38,11 @@ Deno.bench({
   fn: () => void plain.evaluate(requests[i++ & (QUERIES - 1)]!),
 });
 Deno.bench({
+  name: "client.evaluate, freshness statement (requireFreshness)",
+  group,
+  fn: () => void fresh.evaluate(requests[i++ & (QUERIES - 1)]!),
+});
+Deno.bench({
   name: "client.evaluate, onDecision (every decision)",
   group,
   fn: () => void logged.evaluate(requests[i++ & (QUERIES - 1)]!),
@@ -53,5 +60,5 @@ Deno.bench({
 
 // The clients hold a poll timer until closed; deno bench needs none left behind.
 globalThis.addEventListener("unload", () => {
-  for (const c of [plain, logged, sampled, masked]) void c.close();
+  for (const c of [plain, fresh, logged, sampled, masked]) void c.close();
 });

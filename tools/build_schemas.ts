@@ -209,6 +209,9 @@ const schemaProperty: Schema = {
   description: "The URL of this document's JSON Schema, for editors (ignored by the runtime)",
 };
 
+/** A freshness statement's time: UTC, whole seconds or milliseconds (statementTime checks the date). */
+const STATEMENT_TIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$";
+
 const nullableString = (description: string): Schema => ({
   type: ["string", "null"],
   minLength: 1,
@@ -232,6 +235,10 @@ const signing: Schema = {
       not: { type: "string", pattern: SECRET_LIKE.source },
     },
     ecdsaPrivateKeyPath: nullableString("PKCS#8 or SEC1 PEM, from the working folder"),
+    expiresIn: {
+      ...nullableString("Also sign a freshness statement lasting this long: 90s, 15m, 12h, 7d"),
+      pattern: "^[1-9][0-9]{0,9}[smhd]$",
+    },
   },
 };
 
@@ -262,6 +269,43 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
             },
             keyId: { type: "string" },
             value: { type: "string" },
+          },
+        },
+        freshness: {
+          type: "object",
+          description:
+            "A signed freshness statement for this bundle (docs/bundle-format.md, Freshness statement)",
+          required: [
+            "type",
+            "checksum",
+            "bundleVersion",
+            "env",
+            "issuedAt",
+            "expiresAt",
+            "signature",
+          ],
+          additionalProperties: false,
+          properties: {
+            type: { const: "policy-bundle-freshness/v1" },
+            checksum: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
+            bundleVersion: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+            orgId: { type: "string" },
+            projectId: { type: "string" },
+            env: { type: "string" },
+            issuedAt: { type: "string", pattern: STATEMENT_TIME, description: "UTC" },
+            expiresAt: { type: "string", pattern: STATEMENT_TIME, description: "UTC" },
+            signature: {
+              type: "object",
+              required: ["algorithm", "keyId", "value"],
+              additionalProperties: false,
+              properties: {
+                algorithm: {
+                  anyOf: [{ enum: [...SIGNATURE_ALGORITHMS] }, { type: "string" }],
+                },
+                keyId: { type: "string" },
+                value: { type: "string" },
+              },
+            },
           },
         },
         policies: { type: "array", items: ref("policy") },

@@ -11,7 +11,6 @@
  */
 import type {
   Env,
-  Issue,
   PolicyDefault,
   Rule,
   RuntimeBundleV1,
@@ -21,7 +20,8 @@ import type {
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { suggest } from "../_internal/suggest.ts";
-import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
+import { describeValue } from "../_internal/describe_value.ts";
+import { CappedIssues } from "./capped_issues.ts";
 
 /** `schemaVersion` of drafts. */
 export const DRAFT_SCHEMA_VERSION = "1.0";
@@ -92,21 +92,21 @@ export function draftToBundle(draft: DraftDocument, scope: BuildScope): RuntimeB
  * array, `generatedAt`), then its policies with `validateBundle`.
  */
 export function validateDraft(document: unknown): ValidationResult {
-  const errors: Issue[] = [];
+  const issues = new CappedIssues();
   if (!isRecord(document)) {
-    errors.push({
+    issues.error({
       code: "DOCUMENT_NOT_OBJECT",
       path: "",
       message: "the draft must be a JSON object with schemaVersion, generatedAt and policies",
     });
-    return { valid: false, errors, warnings: [] };
+    return issues.result();
   }
   if (document.schemaVersion !== DRAFT_SCHEMA_VERSION) {
-    errors.push({
+    issues.error({
       code: "INVALID_SCHEMA_VERSION",
       path: "/schemaVersion",
       message: `a draft's schemaVersion must be the string "1.0", found ${
-        JSON.stringify(document.schemaVersion) ?? "nothing"
+        document.schemaVersion === undefined ? "nothing" : describeValue(document.schemaVersion)
       }`,
     });
   }
@@ -115,34 +115,28 @@ export function validateDraft(document: unknown): ValidationResult {
     generatedAt !== undefined &&
     (typeof generatedAt !== "string" || Number.isNaN(Date.parse(generatedAt)))
   ) {
-    errors.push({
+    issues.error({
       code: "INVALID_FIELD",
       path: "/generatedAt",
       message: "generatedAt must be an ISO 8601 date-time string",
     });
   }
   if (!Array.isArray(document.policies)) {
-    errors.push({
+    issues.error({
       code: "POLICIES_NOT_ARRAY",
       path: "/policies",
       message: "policies must be an array (it may be empty)",
     });
-    return { valid: false, errors, warnings: [] };
+    return issues.result();
   }
-  const warnings: Issue[] = [];
-  warnings.push(...unknownFieldIssues(document, DRAFT_FIELDS, "", "the draft", "the CLI"));
-  document.policies.forEach((policy, i) => checkDraftPolicy(policy, i, errors, warnings));
-  const result = validateBundle({
+  issues.unknownFields(document, DRAFT_FIELDS, "", "the draft", "the CLI");
+  document.policies.forEach((policy, i) => checkDraftPolicy(policy, i, issues));
+  issues.addResult(validateBundle({
     schemaVersion: 1,
     env: "prod",
     policies: projectPolicies(document.policies),
-  });
-  errors.push(...result.errors);
-  warnings.push(...result.warnings);
-  const valid = errors.length === 0;
-  return result.omitted === undefined
-    ? { valid, errors, warnings }
-    : { valid, errors, warnings, omitted: result.omitted };
+  }));
+  return issues.result();
 }
 
 /** The fields of a draft; its rules and defaults have the bundle's (`validateBundle` checks them). */
@@ -169,15 +163,15 @@ const TARGET_FIELDS: ReadonlySet<string> = new Set(["service", "resource", "acti
  * (`RULE_TARGET_UNMATCHED`: `invoices` written for `invoice` would make a
  * rule no evaluation point ever reaches).
  */
-function checkDraftPolicy(policy: unknown, index: number, errors: Issue[], warnings: Issue[]) {
+function checkDraftPolicy(policy: unknown, index: number, issues: CappedIssues) {
   if (!isRecord(policy)) return; // validateBundle reports it
   const at = `/policies/${index}`;
   const name = typeof policy.policyKey === "string"
-    ? `policy ${JSON.stringify(policy.policyKey)}`
+    ? `policy ${describeValue(policy.policyKey)}`
     : `policy ${index}`;
-  warnings.push(...unknownFieldIssues(policy, DRAFT_POLICY_FIELDS, at, name, "the CLI"));
+  issues.unknownFields(policy, DRAFT_POLICY_FIELDS, at, name, "the CLI");
   if (policy.friendlyName !== undefined && typeof policy.friendlyName !== "string") {
-    errors.push({
+    issues.error({
       code: "INVALID_FIELD",
       path: `${at}/friendlyName`,
       message: `${name}: friendlyName must be a string`,
@@ -186,16 +180,14 @@ function checkDraftPolicy(policy: unknown, index: number, errors: Issue[], warni
   const discovered = policy.discoveredTarget;
   if (discovered === undefined) return;
   if (!isTarget(discovered)) {
-    errors.push({
+    issues.error({
       code: "INVALID_FIELD",
       path: `${at}/discoveredTarget`,
       message: `${name}: discoveredTarget must be {service, resource, action} (non-empty strings)`,
     });
     return;
   }
-  warnings.push(
-    ...unknownFieldIssues(discovered, TARGET_FIELDS, `${at}/discoveredTarget`, name, "the CLI"),
-  );
+  issues.unknownFields(discovered, TARGET_FIELDS, `${at}/discoveredTarget`, name, "the CLI");
   if (!Array.isArray(policy.rules)) return;
   const targets = policy.rules.map((rule) =>
     isRecord(rule) && isTarget(rule.target) ? targetText(rule.target) : null
@@ -208,16 +200,23 @@ function checkDraftPolicy(policy: unknown, index: number, errors: Issue[], warni
     const rule = policy.rules as unknown[];
     const id = (rule[i] as Record<string, unknown>).id;
     const close = suggest(target, [expected]);
-    warnings.push({
+    issues.warn({
       code: "RULE_TARGET_UNMATCHED",
       path: `${at}/rules/${i}/target`,
-      message: `${name}, rule ${
-        JSON.stringify(id)
-      }: target ${target} is neither the policy's discoveredTarget (${expected}) nor the target of another of its rules, so no evaluation point found in the code reaches it${
-        close === undefined ? "" : `; did you mean ${close}?`
+      message: `${name}, rule ${describeValue(id)}: target ${
+        shortText(target)
+      } is neither the policy's discoveredTarget (${
+        shortText(expected)
+      }) nor the target of another of its rules, so no evaluation point found in the code reaches it${
+        close === undefined ? "" : `; did you mean ${shortText(close)}?`
       }`,
     });
   });
+}
+
+/** `text` as a message quotes it: at most 120 characters. */
+function shortText(text: string): string {
+  return text.length <= 120 ? text : `${text.slice(0, 119)}…`;
 }
 
 /** True for `{service, resource, action}` with non-empty strings. */

@@ -11,21 +11,28 @@
 /**
  * A value described for a message, the one way values given by a caller or
  * a user are quoted: strings quoted and cut to a short prefix (at most 60
- * characters in all), and not shown at all when they look like a secret
- * ({@link looksLikeSecret}: a value pasted into the wrong option or flag is
- * often one); numbers as they are; others by type.
+ * characters in all), and not shown at all when their first kilobyte looks
+ * like a secret ({@link looksLikeSecret}: a value pasted into the wrong
+ * option or flag is often one; key material further on is never among the
+ * characters shown); numbers as they are; others by type.
  */
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") {
-    if (looksLikeSecret(value)) return SECRET_NOT_SHOWN;
+    // Only what could overlap the 60 characters shown is looked at: a run of key material that
+    // starts there shows within the first kilobyte, and scanning a 7 MB value whole took longer
+    // than reading the file it came from.
+    if (looksLikeSecret(value.slice(0, SECRET_SCAN_CHARS))) return SECRET_NOT_SHOWN;
     const text = JSON.stringify(value.slice(0, 60));
     return text.length > 60 ? `${text.slice(0, 56)}…"` : text;
   }
   if (typeof value === "number") return String(value);
   return typeof value;
 }
+
+/** How much of a string {@link describeValue} looks at for key material. */
+const SECRET_SCAN_CHARS = 1024;
 
 /** What {@link describeValue} says instead of a value that looks like a secret. */
 export const SECRET_NOT_SHOWN = "a value that looks like a secret (not shown)";
@@ -40,10 +47,17 @@ export const REDACTED = "<not shown: looks like a secret>";
  */
 const PEM_TEXT =
   /-----BEGIN [A-Z0-9 ]{1,40}-----[ \t]*\r?\n[\s\S]*?(?:-----END [A-Z0-9 ]{1,40}-----|$)/g;
-/** 32 or more hex digits: an HMAC secret or a similar key. */
-const HEX_RUN = /[0-9a-fA-F]{32,}/g;
-/** 32 or more characters of the base64 (and base64url) alphabet. */
-const BASE64_RUN = /[A-Za-z0-9+/=_-]{32,}/g;
+/**
+ * Runs of hex digits, and of the base64 (and base64url) alphabet: those of
+ * 32 characters or more are candidates. The length is checked on the match,
+ * not in the pattern: V8 backtracks `{32,}` one stack entry per character,
+ * and a run of a few million characters (a hostile file's value) overflowed
+ * the stack, where `+` runs in constant stack.
+ */
+const HEX_RUN = /[0-9a-fA-F]+/g;
+const BASE64_RUN = /[A-Za-z0-9+/=_-]+/g;
+/** The shortest run that can be key material. */
+const MIN_SECRET_RUN = 32;
 
 /**
  * True for a base64 run that looks random: upper case, lower case and
@@ -78,9 +92,15 @@ export function redactSecrets(text: string): string {
     .replace(
       HEX_RUN,
       (run, offset: number, whole: string) =>
-        run.length === 64 && whole.slice(offset - 7, offset) === "sha256:" ? run : REDACTED,
+        run.length < MIN_SECRET_RUN ||
+          (run.length === 64 && whole.slice(offset - 7, offset) === "sha256:")
+          ? run
+          : REDACTED,
     )
-    .replace(BASE64_RUN, (run) => randomLooking(run) ? REDACTED : run);
+    .replace(
+      BASE64_RUN,
+      (run) => run.length >= MIN_SECRET_RUN && randomLooking(run) ? REDACTED : run,
+    );
 }
 
 /** True when `text` holds something that looks like key material (see {@link redactSecrets}). */

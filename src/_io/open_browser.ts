@@ -10,11 +10,11 @@
  * environment on without reading it (`node:child_process` would need
  * `--allow-env` for all of it): it needs only `--allow-run=xdg-open` (or
  * `open`). The same source runs under Node, with `node:child_process`.
+ * Nothing `node:` is imported before it runs: the CLI's bundle would load
+ * it at every start (docs/performance.md, "Start-up").
  *
  * @module
  */
-import process from "node:process";
-
 /** The command that opens `url` on `platform` (a `process.platform` value). */
 export function browserCommand(platform: string, url: string): { command: string; args: string[] } {
   if (platform === "darwin") return { command: "open", args: [url] };
@@ -24,6 +24,7 @@ export function browserCommand(platform: string, url: string): { command: string
 
 /** The part of the Deno namespace used here. */
 interface DenoProcesses {
+  build: { os: string };
   Command: new (command: string, options: {
     args: string[];
     stdin: "null";
@@ -39,9 +40,16 @@ interface DenoProcesses {
  * @throws {Error} When the command cannot be started (not installed, or not
  * permitted: under Deno it needs `--allow-run=xdg-open` or `open`).
  */
-export async function openBrowser(url: string, platform: string = process.platform): Promise<void> {
-  const { command, args } = browserCommand(platform, url);
+export async function openBrowser(url: string, platform?: string): Promise<void> {
   const deno = (globalThis as { Deno?: Partial<DenoProcesses> }).Deno;
+  // Deno names Windows "windows", Node "win32".
+  const os = platform ??
+    (deno?.build?.os === undefined
+      ? (await import("node:process")).default.platform
+      : deno.build.os === "windows"
+      ? "win32"
+      : deno.build.os);
+  const { command, args } = browserCommand(os, url);
   if (typeof deno?.Command === "function") {
     const child = new deno.Command(command, {
       args,

@@ -7,6 +7,7 @@ import { restateError } from "../_internal/restate_error.ts";
 import type { Env } from "../engine/types.ts";
 import { loadBundle, type LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
+import type { Clock } from "../_internal/clock.ts";
 
 /** What a candidate is checked against. */
 export interface RemoteScope {
@@ -15,6 +16,9 @@ export interface RemoteScope {
   env: Env;
   verify: readonly VerifyKeyOptions[];
   maxFileBytes: number;
+  requireFreshness: boolean;
+  clockSkewMs: number;
+  clock: Clock;
 }
 
 /**
@@ -28,10 +32,18 @@ export async function acceptRemoteBundle(
   bytes: Uint8Array,
   what: string,
   scope: RemoteScope,
+  inForce?: LoadedBundle,
 ): Promise<LoadedBundle> {
   let loaded: LoadedBundle;
   try {
-    loaded = await loadBundle(bytes, { verify: scope.verify, maxFileBytes: scope.maxFileBytes });
+    loaded = await loadBundle(bytes, {
+      verify: scope.verify,
+      maxFileBytes: scope.maxFileBytes,
+      requireFreshness: scope.requireFreshness,
+      clockSkewMs: scope.clockSkewMs,
+      clock: scope.clock,
+      ...(inForce !== undefined && { inForce }),
+    });
   } catch (error) {
     throw refineLoadError(error, what);
   }

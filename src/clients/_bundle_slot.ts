@@ -1,10 +1,21 @@
 // The bundle in force in a client, replaced atomically on reload, and the
-// rule both clients share for older bundles (docs/operations.md "No going back").
+// rules both clients share for older bundles (docs/operations.md "No going
+// back") and for a freshness statement that expires while in force
+// (docs/operations.md "Signed freshness").
 import { createEvaluator, type Evaluator } from "../engine/evaluate.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
+import { DEFAULT_CLOCK_SKEW_MS, expiredError, expiryDeadline } from "../verify/verify_freshness.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";
+
+/**
+ * The longest the expiry timer waits before it reads the wall clock again:
+ * a wall clock stepped forward past a statement's expiry is noticed within
+ * this time.
+ */
+export const EXPIRY_RECHECK_MS = 60_000;
 
 interface InForce {
   readonly evaluate: Evaluator;
@@ -17,8 +28,18 @@ interface InForce {
  * and the candidate's is lower. A bundle without one is never older.
  */
 export function isOlder(candidate: BundleStatus, inForce: BundleStatus): boolean {
-  return candidate.bundleVersion !== null && inForce.bundleVersion !== null &&
-    candidate.bundleVersion < inForce.bundleVersion;
+  const candidateVersion = signedVersion(candidate);
+  const inForceVersion = signedVersion(inForce);
+  return candidateVersion !== null && inForceVersion !== null && candidateVersion < inForceVersion;
+}
+
+/**
+ * The version the rollback check compares: with a verified freshness
+ * statement, the one it signs (the load pipeline made sure the bundle's
+ * `bundleVersion` is the same); else the bundle's unsigned `bundleVersion`.
+ */
+function signedVersion(status: BundleStatus): number | null {
+  return status.freshness?.bundleVersion ?? status.bundleVersion;
 }
 
 /** The `BUNDLE_VERSION_ROLLBACK` error for `candidate` (described by `what`). */
@@ -38,17 +59,38 @@ export function rollbackError(
  * replacement is a single assignment: an `evaluate` sees the old bundle or
  * the new one, never a mix. It also refuses older bundles (unless
  * `allowRollback`) and remembers the last one refused.
+ *
+ * A bundle with a freshness statement arms one timer on the client's clock
+ * for its expiry (`expiresAt` plus `clockSkewMs`, on the wall clock, and no
+ * later than the time then left, counted on the monotonic clock, so that a
+ * wall clock stepped back does not extend it). When it fires, the evaluator
+ * in force is swapped for one that throws `BUNDLE_EXPIRED`: `evaluate` pays
+ * nothing for the check. A fresh statement for the same bundle, or a newer
+ * bundle, puts a working evaluator back ({@link replace}).
  */
 export class BundleSlot {
   #current: InForce;
+  /** The bundle in force with its working evaluator, also once expired. */
+  #live: InForce;
   #refused: RollbackRefusal | null = null;
+  #expired = false;
+  #timer: unknown = undefined;
+  #closed = false;
   readonly #options: ClientOptions;
   readonly #env: DecisionHookEnv;
+  readonly #clock: Clock;
 
-  constructor(loaded: LoadedBundle, options: ClientOptions, env: DecisionHookEnv) {
+  constructor(loaded: LoadedBundle, options: ClientOptions, env: DecisionHookEnv, clock: Clock) {
     this.#options = options;
     this.#env = env;
-    this.#current = this.#prepare(loaded);
+    this.#clock = clock;
+    this.#current = this.#live = this.#prepare(loaded);
+    this.#armExpiry();
+  }
+
+  /** The bundle in force has a statement that expired: `evaluate` throws `BUNDLE_EXPIRED`. */
+  get expired(): boolean {
+    return this.#expired;
   }
 
   /** The bundle in force. */
@@ -77,12 +119,66 @@ export class BundleSlot {
     return rollbackError(candidate, inForce, what);
   }
 
-  /** Puts a newly loaded bundle in force; returns the one it replaced. */
+  /**
+   * Puts a newly loaded bundle in force. The same bundle again (the same
+   * compiled form, reused by the load pipeline, and the same
+   * `bundleVersion`: a renewed freshness statement) keeps its evaluator and
+   * takes the new status; anything else gets a new evaluator. Returns the
+   * bundle it replaced.
+   */
   replace(loaded: LoadedBundle): LoadedBundle {
-    const previous = this.#current.loaded;
-    this.#current = this.#prepare(loaded);
-    this.#refused = null;
+    const live = this.#live;
+    const previous = live.loaded;
+    if (
+      loaded.compiled === live.loaded.compiled &&
+      loaded.status.bundleVersion === live.status.bundleVersion
+    ) {
+      this.#live = Object.freeze({ evaluate: live.evaluate, status: loaded.status, loaded });
+    } else {
+      this.#live = this.#prepare(loaded);
+      this.#refused = null;
+    }
+    this.#current = this.#live;
+    this.#expired = false;
+    this.#armExpiry();
     return previous;
+  }
+
+  /** Clears the expiry timer; the slot keeps serving what it has. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Starts watching the expiry of the statement in force, if any. */
+  #armExpiry(): void {
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const freshness = this.#live.status.freshness;
+    if (freshness === null || this.#closed) return;
+    const clock = this.#clock;
+    const skew = this.#options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
+    const wallDeadline = expiryDeadline(freshness, skew);
+    const monotonicDeadline = clock.now() + (wallDeadline - clock.wallNow());
+    const check = () => {
+      this.#timer = undefined;
+      const left = Math.min(wallDeadline - clock.wallNow(), monotonicDeadline - clock.now());
+      if (left > 0) {
+        this.#timer = clock.setTimeout(check, Math.min(left, EXPIRY_RECHECK_MS));
+        return;
+      }
+      const live = this.#live;
+      this.#expired = true;
+      this.#current = Object.freeze({
+        evaluate: () => {
+          throw expiredError(freshness, skew, "the bundle in force");
+        },
+        status: live.status,
+        loaded: live.loaded,
+      });
+    };
+    check();
   }
 
   #prepare(loaded: LoadedBundle): InForce {

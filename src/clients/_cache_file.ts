@@ -3,7 +3,7 @@
 // node:fs/promises so the same code runs on Deno and Node.
 import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { writeFileAtomic } from "../_io/write_file_atomic.ts";
+import { NotRegularFileError, writeFileAtomic } from "../_io/write_file_atomic.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import type { Clock } from "../_internal/clock.ts";
@@ -60,9 +60,9 @@ export async function writeCacheFile(
   } catch (error) {
     throw new PolicyError(
       "CACHE_WRITE_ERROR",
-      `cannot write the bundle cache ${path}: ${
-        describeThrown(error)
-      }; check that its folder exists and is writable`,
+      `cannot write the bundle cache ${path}: ${describeThrown(error)}${
+        error instanceof NotRegularFileError ? "" : "; check that its folder exists and is writable"
+      }`,
       { cause: error },
     );
   }

@@ -13,6 +13,7 @@ import {
 } from "../_internal/check_options.ts";
 import { importVerifyKey } from "../verify/import_key.ts";
 import { verifyField, verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
+import { FRESHNESS_FIELDS } from "../verify/verify_freshness.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;
@@ -25,6 +26,7 @@ export const COMMON_FIELDS: Fields = {
   ...EVALUATE_FIELDS,
   maxFileBytes: bytesField,
   allowRollback: booleanField,
+  ...FRESHNESS_FIELDS,
   onDecision: functionField,
   decisionLog: objectField({
     sampleRate: {

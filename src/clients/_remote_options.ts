@@ -6,6 +6,7 @@ import type { Env } from "../engine/types.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
 import { verifyKeyList } from "../verify/verify_keys.ts";
+import { DEFAULT_CLOCK_SKEW_MS } from "../verify/verify_freshness.ts";
 import {
   checkOptions,
   describeValue,
@@ -61,6 +62,8 @@ export interface RemoteConfig {
   maxStalenessMs: number | null;
   maxFileBytes: number;
   allowRollback: boolean;
+  requireFreshness: boolean;
+  clockSkewMs: number;
   cachePath: string | null;
   onError: ((error: PolicyError) => void) | null;
   onPoll: ((result: PollResult) => void) | null;
@@ -189,6 +192,8 @@ export async function resolveRemoteOptions(options: RemoteClientOptions): Promis
     maxStalenessMs: options.maxStalenessMs ?? null,
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     allowRollback: options.allowRollback ?? false,
+    requireFreshness: options.requireFreshness ?? false,
+    clockSkewMs: options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS,
     cachePath: options.cachePath ?? null,
     onError: options.onError ?? null,
     onPoll: options.onPoll ?? null,

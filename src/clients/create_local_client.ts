@@ -165,20 +165,23 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
     ? DEFAULT_WATCH_INTERVAL_MS
     : watch.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const clock = options.clock ?? SYSTEM_CLOCK;
   // One object for every load, with the keys imported once.
   const loadOptions: LoadBundleOptions = {
     maxFileBytes,
+    clock,
     ...(verify !== undefined && { verify }),
     ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
+    ...(options.requireFreshness !== undefined && { requireFreshness: options.requireFreshness }),
+    ...(options.clockSkewMs !== undefined && { clockSkewMs: options.clockSkewMs }),
   };
   const file = await readBundleFile(bundlePath, maxFileBytes);
   const loaded = await loadBundle(file.bytes, loadOptions);
   // A copy: changing the caller's object later changes nothing, reloads included.
-  const clock = options.clock ?? SYSTEM_CLOCK;
   const slot = new BundleSlot(loaded, { ...options }, {
     now: () => clock.wallNow(),
     random: Math.random,
-  });
+  }, clock);
   return new LocalClientImpl({
     bundlePath,
     maxFileBytes,
@@ -268,6 +271,8 @@ class LocalClientImpl implements LocalClient {
       origin: "local",
       ...status,
       signature: { ...status.signature },
+      freshness: status.freshness === null ? null : { ...status.freshness },
+      expired: this.#slot.expired,
       rollbackRefused: refused === null ? null : { ...refused },
     };
   }
@@ -278,6 +283,7 @@ class LocalClientImpl implements LocalClient {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#slot.close();
     this.#events.close();
     if (this.#timer !== undefined) {
       this.#init.clock.clearTimeout(this.#timer);
@@ -355,7 +361,8 @@ class LocalClientImpl implements LocalClient {
     this.#racy = racyBytes(file, this.#init.clock.wallNow());
     let loaded: LoadedBundle;
     try {
-      loaded = await loadBundle(file.bytes, loadOptions);
+      // The bundle in force lends its compiled form to the same policies (a renewed statement).
+      loaded = await loadBundle(file.bytes, { ...loadOptions, inForce: this.#slot.current.loaded });
       const refusal = this.#slot.refuseRollback(loaded.status, `the bundle file "${bundlePath}"`);
       if (refusal !== null) throw refusal;
     } catch (error) {

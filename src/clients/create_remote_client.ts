@@ -283,9 +283,11 @@ class RemoteClientImpl implements RemoteClient {
       etag: bundle.etag,
       env: bundle.env,
       signature: { ...bundle.signature },
+      freshness: bundle.freshness === null ? null : { ...bundle.freshness },
       policies: bundle.policies,
       degraded,
       stale,
+      expired: this.#slot!.expired,
       consecutiveFailures: this.#failures,
       lastSuccessAt: iso(this.#lastSuccessAt),
       lastErrorCode: this.#lastError?.code ?? null,
@@ -322,6 +324,7 @@ class RemoteClientImpl implements RemoteClient {
   async #shutdown(): Promise<void> {
     this.#closed = true;
     this.#timer.cancel();
+    this.#slot?.close();
     this.#events.close();
     this.#staleTimer.cancel();
     this.#controller?.abort(new Error("the remote client was closed"));
@@ -344,6 +347,7 @@ class RemoteClientImpl implements RemoteClient {
     } catch (error) {
       this.#closed = true;
       this.#timer.cancel();
+      this.#slot?.close();
       this.#controller?.abort(new Error("the remote client did not start"));
       work.catch(() => {});
       throw error;
@@ -457,7 +461,12 @@ class RemoteClientImpl implements RemoteClient {
       bytesInForce: this.#bytes,
       etagOf: (origin) => this.#etags.get(origin) ?? null,
       accept: async (bytes, what) => {
-        const loaded = await acceptRemoteBundle(bytes, what, this.#config);
+        const loaded = await acceptRemoteBundle(
+          bytes,
+          what,
+          this.#config,
+          this.#slot?.current.loaded,
+        );
         const refusal = this.#slot?.refuseRollback(loaded.status, what) ?? null;
         if (refusal !== null) throw refusal;
         return loaded;
@@ -508,7 +517,7 @@ class RemoteClientImpl implements RemoteClient {
       this.#slot = new BundleSlot(loaded, config.slotOptions, {
         now: () => config.clock.wallNow(),
         random: () => config.random(),
-      });
+      }, config.clock);
     } else {
       previous = this.#slot.replace(loaded);
     }

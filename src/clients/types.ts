@@ -37,6 +37,20 @@ export interface ClientOptions {
    */
   allowRollback?: boolean;
   /**
+   * Refuse a bundle without a signed freshness statement
+   * (`BUNDLE_FRESHNESS_MISSING`), so that an old bundle replayed, relabelled
+   * or stripped of its statement is never put in force (docs/operations.md
+   * "Signed freshness"). Default `false`: a statement is verified when
+   * present.
+   */
+  requireFreshness?: boolean;
+  /**
+   * How far past a statement's `expiresAt` (on the wall clock) it is still
+   * accepted, for clocks that disagree a little: 0 to 86,400,000 ms.
+   * Default 60,000.
+   */
+  clockSkewMs?: number;
+  /**
    * Receives each decision `evaluate` returns (sampled, with masked context
    * keys: see `decisionLog`), synchronously, before `evaluate` returns.
    * What it throws is ignored. When absent, `evaluate` does no logging work.
@@ -86,6 +100,12 @@ export interface LocalClientStatus extends BundleStatus {
   /** Always `local`. */
   origin: "local";
   /**
+   * True when the freshness statement of the bundle in force has expired:
+   * `evaluate` then throws `BUNDLE_EXPIRED` until a fresh statement for it,
+   * or a newer bundle, is loaded.
+   */
+  expired: boolean;
+  /**
    * The last older bundle refused since the bundle in force came into force
    * (see `allowRollback`), or null.
    */
@@ -108,6 +128,12 @@ export interface RemoteClientStatusBase extends BundleStatus {
    * `BUNDLE_STALE`. The first successful poll clears it.
    */
   stale: boolean;
+  /**
+   * True when the freshness statement of the bundle in force has expired:
+   * `evaluate` then throws `BUNDLE_EXPIRED` until an origin serves a fresh
+   * statement for it, or a newer bundle.
+   */
+  expired: boolean;
   /** Failed polls since the last successful one. */
   consecutiveFailures: number;
   /** When the next poll is due, ISO 8601; null while a poll runs or after `close()`. */

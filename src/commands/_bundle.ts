@@ -14,12 +14,11 @@
  */
 import { isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
-import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
+import type { RuntimeBundleV1 } from "../engine/types.ts";
 import {
   inspectBundle,
   type InspectedBundle,
   loadBundle,
-  type LoadBundleOptions,
   type LoadedBundle,
 } from "../verify/load_bundle.ts";
 import { withSchema } from "./_schema.ts";
@@ -27,23 +26,34 @@ import { CliError } from "./_errors.ts";
 import type { Session } from "./_session.ts";
 import { ownVerifyKey, type SigningKey, type VerifyKey, verifyOption } from "./_signing.ts";
 import { checkDocumentSize } from "./_write_document.ts";
+import { warnIfExpired } from "./_freshness.ts";
 
 /**
  * Reads and loads the bundle at `file` exactly as a client given the key
  * `verify` would (none: unsigned bundles load, as with `allowUnsigned`; a
- * signed one fails with `BUNDLE_SIGNATURE_UNVERIFIED`). Validation warnings
- * are printed as warnings. Errors name the file.
+ * signed one fails with `BUNDLE_SIGNATURE_UNVERIFIED`), with one exception:
+ * a freshness statement that has expired is a warning (`FRESHNESS_EXPIRED`),
+ * not a failure, so that a command can still show what the bundle decides.
+ * Validation warnings are printed as warnings. Errors name the file.
  *
  * @throws {PolicyError} The load codes: `BUNDLE_READ_ERROR`,
  * `BUNDLE_TOO_LARGE`, `BUNDLE_PARSE_ERROR`, `BUNDLE_INVALID` (with the
- * issues), `CHECKSUM_MISMATCH` and the signature codes.
+ * issues), `CHECKSUM_MISMATCH`, the signature codes and
+ * `BUNDLE_FRESHNESS_INVALID`.
  */
 export async function loadBundleFile(
   session: Session,
   file: string,
   verify: VerifyKey | null,
 ): Promise<LoadedBundle> {
-  return await throughPipeline(session, file, verify, loadBundle);
+  const seen = await throughPipeline(session, file, verify);
+  const failure = seen.integrity;
+  if (failure !== null && failure.code !== "BUNDLE_EXPIRED") throw inFile(failure, file);
+  return {
+    compiled: seen.compiled,
+    status: { ...seen.status, signature: seen.signature!, freshness: seen.freshness },
+    warnings: seen.warnings,
+  };
 }
 
 /**
@@ -59,7 +69,7 @@ export async function inspectBundleFile(
   file: string,
   verify: VerifyKey | null,
 ): Promise<InspectedBundle> {
-  return await throughPipeline(session, file, verify, inspectBundle);
+  return await throughPipeline(session, file, verify);
 }
 
 /**
@@ -75,23 +85,29 @@ export async function readBundleFileUnverified(
   session: Session,
   file: string,
 ): Promise<InspectedBundle> {
-  const seen = await inspectBundleFile(session, file, null);
+  const seen = await throughPipeline(session, file, null, false);
   if (seen.integrity?.code === "CHECKSUM_MISMATCH") throw inFile(seen.integrity, file);
   return seen;
 }
 
-async function throughPipeline<T extends { warnings: Issue[] }>(
+/**
+ * The bundle at `file` through `inspectBundle`, with the session's clock;
+ * prints its validation warnings and, with `warnExpired` (the default),
+ * `FRESHNESS_EXPIRED` for a statement that has expired.
+ */
+async function throughPipeline(
   session: Session,
   file: string,
   verify: VerifyKey | null,
-  pipeline: (bytes: Uint8Array, options: LoadBundleOptions) => Promise<T>,
-): Promise<T> {
+  warnExpired = true,
+): Promise<InspectedBundle> {
   const bytes = await session.readBytes(file, "bundle");
-  let loaded: T;
+  let loaded: InspectedBundle;
   try {
-    loaded = await pipeline(bytes, {
+    loaded = await inspectBundle(bytes, {
       maxFileBytes: (await session.config()).maxFileBytes,
       allowUnsigned: true,
+      clock: session.io.clock,
       ...(verify !== null && { verify: verifyOption(verify) }),
     });
   } catch (error) {
@@ -100,6 +116,7 @@ async function throughPipeline<T extends { warnings: Issue[] }>(
   for (const w of loaded.warnings) {
     session.out.warn(w.code, `${w.message} (at ${w.path || "/"})`);
   }
+  if (warnExpired) warnIfExpired(session, loaded.compiled.bundle, file);
   return loaded;
 }
 
@@ -200,6 +217,7 @@ export async function checkParity(
     loaded = await inspectBundle(bytes, {
       maxFileBytes,
       allowUnsigned: true,
+      clock: session.io.clock,
       ...(key !== null && { verify: verifyOption(key) }),
     });
   } catch (error) {

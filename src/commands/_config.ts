@@ -6,13 +6,14 @@
  *
  * @module
  */
-import * as path from "node:path";
+import type { FileLayer, PathRules } from "../_io/file_layer.ts";
 import type { Env } from "../engine/types.ts";
 import { ENVS } from "../_internal/vocabulary.ts";
 import { CliError } from "./_errors.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
+import { parseDuration } from "./_duration.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { DEFAULT_MAX_FILE_BYTES, exists, readTextDocument } from "./_read_document.ts";
 import type { Warning } from "./_output.ts";
@@ -30,6 +31,8 @@ export interface SigningBlock {
   keyId?: string;
   hmacSecretEnv?: string;
   ecdsaPrivateKeyPath?: string;
+  /** A duration (`7d`): sign a freshness statement lasting that long (docs/cli.md, "Durations"). */
+  expiresIn?: string;
 }
 
 /** The project config with every default applied and every path absolute. */
@@ -76,25 +79,32 @@ export interface ProjectConfig {
  * @throws {CliError} `CONFIG_NOT_FOUND`, `CONFIG_INVALID`, `DOCUMENT_READ_ERROR`.
  */
 export async function loadProjectConfig(
+  files: FileLayer,
   workingFolder: string,
   configFlag: string | undefined,
 ): Promise<ProjectConfig> {
   const named = configFlag !== undefined;
-  const file = path.resolve(workingFolder, named ? configFlag : CONFIG_FILE);
-  if (!(await exists(file))) {
+  const file = files.path.resolve(workingFolder, named ? configFlag : CONFIG_FILE);
+  if (!(await exists(files, file))) {
     if (named) {
       throw new CliError("CONFIG_NOT_FOUND", `the config file ${file} does not exist`, {
         hint: "--config resolves from the working folder; check the path",
       });
     }
-    return resolveConfig(workingFolder, null, {});
+    return resolveConfig(workingFolder, null, {}, files.path);
   }
-  const text = await readTextDocument(file, "config", DEFAULT_MAX_FILE_BYTES);
-  return resolveConfig(workingFolder, file, parseJsoncObject(text, file));
+  const text = await readTextDocument(files, file, "config", DEFAULT_MAX_FILE_BYTES);
+  return resolveConfig(workingFolder, file, parseJsoncObject(text, file), files.path);
 }
 
 /** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
-const SIGNING_FIELDS = ["algorithm", "keyId", "hmacSecretEnv", "ecdsaPrivateKeyPath"] as const;
+const SIGNING_FIELDS = [
+  "algorithm",
+  "keyId",
+  "hmacSecretEnv",
+  "ecdsaPrivateKeyPath",
+  "expiresIn",
+] as const;
 const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/draft": ["path"],
   "/bundle": ["path"],
@@ -116,11 +126,12 @@ const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/analyze": ["source", "skipDirectories"],
 };
 
-/** Applies defaults and type checks to a parsed config object. */
+/** Applies defaults and type checks to a parsed config object; paths by the given rules. */
 export function resolveConfig(
   workingFolder: string,
   file: string | null,
   raw: Record<string, unknown>,
+  path: PathRules,
 ): ProjectConfig {
   const read = new Reader(file ?? CONFIG_FILE, raw);
   const warnings: Warning[] = [];
@@ -249,6 +260,17 @@ class Reader {
           "CONFIG_INVALID",
           `${this.file}: ${envNameProblem(`${pointer}/${field}`)}`,
         );
+      }
+      if (field === "expiresIn" && value !== undefined) {
+        const problem = parseDuration(value);
+        if (typeof problem === "string") {
+          throw new CliError(
+            "CONFIG_INVALID",
+            `${this.file}: ${pointer.slice(1).replaceAll("/", ".")}.expiresIn ${
+              describeValue(value)
+            } ${problem}`,
+          );
+        }
       }
       if (value !== undefined) block[field] = value;
     }

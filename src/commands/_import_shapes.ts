@@ -15,8 +15,9 @@
  */
 import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.ts";
 import { ENVS } from "../_internal/vocabulary.ts";
-import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import type { Issue } from "../engine/types.ts";
+import { CappedIssues } from "../_authoring/capped_issues.ts";
+import { describeValue } from "../_internal/describe_value.ts";
 import { CliError } from "./_errors.ts";
 import { isConditionValue, isRecord } from "../_internal/guards.ts";
 import type { DraftPolicy } from "../_authoring/draft.ts";
@@ -30,8 +31,22 @@ export interface ImportedPolicies {
   policies: DraftPolicy[];
   /** The environment each wrapper names, by policy key (wrappers only). */
   envs: Map<string, string>;
-  /** Fields that were not imported (`UNKNOWN_FIELD`), with their place in the file. */
+  /**
+   * Fields that were not imported (`UNKNOWN_FIELD`), with their place in the
+   * file: as many as validation lists (`DEFAULT_MAX_ISSUES`).
+   */
   dropped: Issue[];
+  /** Fields not imported beyond those listed in `dropped`: counted, not described. */
+  droppedOmitted: number;
+}
+
+/**
+ * A policy key as messages and text output show it: as it is when it is a
+ * short plain name, else JSON-quoted and cut at 60 characters, so that a
+ * hostile key never floods a terminal.
+ */
+export function keyText(key: string): string {
+  return /^[\w.:\/@-]{1,60}$/.test(key) ? key : describeValue(key);
 }
 
 /** The fields of each object the two shapes have. */
@@ -107,22 +122,21 @@ function mapWrappers(
 ): ImportedPolicies {
   const policies: DraftPolicy[] = [];
   const envs = new Map<string, string>();
-  const dropped: Issue[] = [];
+  const dropped = new CappedIssues();
   wrappers.forEach((wrapper, i) => {
     const at = listed ? `[${i}]` : "";
     const field = (name: string) => (at === "" ? name : `${at}.${name}`);
     const pointer = listed ? `/${i}` : "";
     const policyKey = requireKey(wrapper.policyKey, file, field("policyKey"));
-    dropped.push(
-      ...unknownFieldIssues(wrapper, WRAPPER_FIELDS, pointer, `policy ${policyKey}`, "import"),
-    );
+    const name = `policy ${keyText(policyKey)}`;
+    dropped.unknownFields(wrapper, WRAPPER_FIELDS, pointer, name, "import");
     const status = wrapper.status;
     if (status !== undefined && status !== "active") {
       throw unmappable(
         file,
         field("status"),
         `is ${
-          JSON.stringify(status)
+          describeValue(status)
         }: only active policies can be imported, since a bundle has no policy status (a policy applies wherever its rules name the target); import it when it is active, or disable its rules`,
       );
     }
@@ -137,15 +151,7 @@ function mapWrappers(
     if (!isRecord(snapshot)) {
       throw unmappable(file, field("snapshot"), "must be an object with rules and defaults");
     }
-    dropped.push(
-      ...unknownFieldIssues(
-        snapshot,
-        SNAPSHOT_FIELDS,
-        `${pointer}/snapshot`,
-        `policy ${policyKey}`,
-        "import",
-      ),
-    );
+    dropped.unknownFields(snapshot, SNAPSHOT_FIELDS, `${pointer}/snapshot`, name, "import");
     const rules = snapshot.rules ?? [];
     if (!Array.isArray(rules)) throw unmappable(file, field("snapshot.rules"), "must be an array");
     const policy: DraftPolicy = {
@@ -159,21 +165,24 @@ function mapWrappers(
     }
     policies.push(policy);
   });
-  return { form: "wrapper", policies, envs, dropped };
+  return {
+    form: "wrapper",
+    policies,
+    envs,
+    dropped: dropped.warnings,
+    droppedOmitted: dropped.omittedWarnings,
+  };
 }
 
 function mapOlderForm(document: Record<string, unknown>, file: string): ImportedPolicies {
-  const dropped: Issue[] = [
-    ...unknownFieldIssues(document, OLDER_FIELDS, "", "the file", "import"),
-  ];
+  const dropped = new CappedIssues();
+  dropped.unknownFields(document, OLDER_FIELDS, "", "the file", "import");
   const policies = (document.policies as unknown[]).map((policy, p) => {
     const at = `policies[${p}]`;
     if (!isRecord(policy)) throw unmappable(file, at, "must be an object");
     const policyKey = requireKey(policy.policyKey, file, `${at}.policyKey`);
-    const name = `policy ${policyKey}`;
-    dropped.push(
-      ...unknownFieldIssues(policy, OLDER_POLICY_FIELDS, `/policies/${p}`, name, "import"),
-    );
+    const name = `policy ${keyText(policyKey)}`;
+    dropped.unknownFields(policy, OLDER_POLICY_FIELDS, `/policies/${p}`, name, "import");
     if (!Array.isArray(policy.rules)) throw unmappable(file, `${at}.rules`, "must be an array");
     const mapped: DraftPolicy = {
       policyKey,
@@ -182,22 +191,20 @@ function mapOlderForm(document: Record<string, unknown>, file: string): Imported
       rules: policy.rules.map((rule, r) => {
         const place = `${at}.rules[${r}]`;
         if (!isRecord(rule)) throw unmappable(file, place, "must be an object");
-        dropped.push(
-          ...unknownFieldIssues(
-            rule,
-            OLDER_RULE_FIELDS,
-            `/policies/${p}/rules/${r}`,
-            name,
-            "import",
-          ),
-        );
+        dropped.unknownFields(rule, OLDER_RULE_FIELDS, `/policies/${p}/rules/${r}`, name, "import");
         return mapOlderRule(rule, file, place) as unknown as DraftPolicy["rules"][number];
       }),
     };
     if (policy.defaults !== undefined) mapped.defaults = policy.defaults as PolicyDefault;
     return mapped;
   });
-  return { form: "older", policies, envs: new Map(), dropped };
+  return {
+    form: "older",
+    policies,
+    envs: new Map(),
+    dropped: dropped.warnings,
+    droppedOmitted: dropped.omittedWarnings,
+  };
 }
 
 /**
@@ -233,7 +240,7 @@ function mapOlderRule(
         throw unmappable(
           file,
           `${place}.${operator}.path`,
-          `names ${path}: a target has only service, resource and action`,
+          `names ${describeValue(path)}: a target has only service, resource and action`,
         );
       }
       const value = operator === "equals"
@@ -253,8 +260,8 @@ function mapOlderRule(
         throw unmappable(
           file,
           place,
-          `asks ${path} to be both ${JSON.stringify(target[key])} and ${
-            JSON.stringify(value)
+          `asks ${path} to be both ${describeValue(target[key])} and ${
+            describeValue(value)
           }, which never holds`,
         );
       }
@@ -266,7 +273,7 @@ function mapOlderRule(
         file,
         `${place}.${operator}.path`,
         `names ${
-          JSON.stringify(path)
+          describeValue(path)
         }: only target.service, target.resource, target.action and context.<field> paths can be mapped`,
       );
     }
@@ -321,8 +328,10 @@ function olderCondition(
   if (extra !== undefined) {
     throw unmappable(
       file,
-      `${at}.${operator}.${extra}`,
-      `is not part of ${operator} (${known.join(", ")})`,
+      `${at}.${operator}`,
+      `has the field ${describeValue(extra)}, which is not part of ${operator} (${
+        known.join(", ")
+      })`,
     );
   }
   if (operandField !== null && !Object.hasOwn(body, operandField)) {
@@ -370,7 +379,7 @@ function olderEffect(rule: Record<string, unknown>, file: string, at: string): E
       throw unmappable(
         file,
         `${at}.throttle`,
-        `and effect ${JSON.stringify(type ?? effect)} cannot both apply: a rule has one effect`,
+        `and effect ${describeValue(type ?? effect)} cannot both apply: a rule has one effect`,
       );
     }
     if (!isRecord(throttle)) {
@@ -384,8 +393,8 @@ function olderEffect(rule: Record<string, unknown>, file: string, at: string): E
         file,
         `${at}.effect`,
         `is ${
-          JSON.stringify(effect)
-        }: as a name only allow and deny can be mapped (a ${effect} effect needs its descriptor: give effect as an object)`,
+          describeValue(effect)
+        }: as a name only allow and deny can be mapped (any other effect needs its descriptor: give effect as an object)`,
       );
     }
     return { type: effect };

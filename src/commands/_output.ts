@@ -73,6 +73,14 @@ export class Output {
     this.#io.stderr(`warning: ${shown} (${code})\n`);
   }
 
+  /**
+   * A line on stderr that belongs with the warnings (how many were not
+   * listed): shown also with `--quiet`, never in the JSON document.
+   */
+  stderrLine(text: string): void {
+    this.#io.stderr(text + "\n");
+  }
+
   /** A `--verbose` note, on stderr so that stdout stays one JSON document. Never pass secrets. */
   note(text: string): void {
     if (this.verbose) this.#io.stderr(`verbose: ${redactSecrets(text)}\n`);

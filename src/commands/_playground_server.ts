@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Clock } from "../_internal/clock.ts";
 import type { LiveState } from "../_authoring/live_state.ts";
 
@@ -141,6 +141,9 @@ export async function startPlaygroundServer(
     res.end("not found\n");
   };
 
+  // Imported here: a static import would load with the CLI's bundle (tools/cli_bundle.ts) and,
+  // under Deno, Node's compatibility layer at every start (docs/performance.md, "Start-up").
+  const { createServer } = await import("node:http");
   const server: Server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

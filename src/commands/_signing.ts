@@ -6,12 +6,13 @@
  *
  * @module
  */
-import * as path from "node:path";
-import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
+import type { FreshnessStatement, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 // The modules themselves, not verify/mod.ts: a command that only verifies loads no key generator.
 import { SIGNATURE_ALGORITHMS } from "../verify/signature_algorithms.ts";
 import { signBundle } from "../verify/sign_bundle.ts";
+import { signFreshness } from "../verify/sign_freshness.ts";
+import { parseDuration } from "./_duration.ts";
 import {
   MAX_VERIFY_KEYS,
   type VerifyKeyOptions,
@@ -57,6 +58,12 @@ export const SIGNING_FLAGS: FlagSpecs = Object.freeze({
     value: "<hex>",
     description: "the HMAC secret itself (discouraged: it leaks into shell history)",
   },
+  "expires-in": {
+    type: "string",
+    value: "<duration>",
+    description:
+      "also write a signed freshness statement expiring after <duration> (90s, 15m, 12h, 7d; else the signing block's expiresIn)",
+  },
 });
 
 /** What a bundle is signed with. `key` is secret material: never print it. */
@@ -66,6 +73,8 @@ export interface SigningKey {
   key: string;
   /** Where the key came from, for people (a path or a variable name, never the key). */
   source: string;
+  /** How long the freshness statement written with the signature lasts, or null: none. */
+  expiresInMs: number | null;
 }
 
 /** Merges signing blocks; later blocks win field by field. Null when none is set. */
@@ -88,6 +97,8 @@ export interface SigningSettings {
   inlineSecret?: string;
   /** HMAC: the variable holding the secret. */
   secretEnv?: string;
+  /** `--expires-in`, else the block's `expiresIn`, in ms; null: no freshness statement. */
+  expiresInMs: number | null;
 }
 
 /**
@@ -117,6 +128,33 @@ export async function signingSettings(
       `pass --signing-key-id <id> or set ${blockName}.keyId in policy.config.json`,
     );
   }
+  const expiresInMs = expiresIn(session, block);
+  const settings = await keySettings(session, block, blockName, algorithm, keyId);
+  return { ...settings, expiresInMs };
+}
+
+/**
+ * `--expires-in`, else the block's `expiresIn` (checked when the config was
+ * read), in ms, or null.
+ *
+ * @throws {CliError} `USAGE_ERROR` for the flag.
+ */
+function expiresIn(session: Session, block: SigningBlock | null): number | null {
+  const flag = session.string("expires-in");
+  const text = flag ?? block?.expiresIn;
+  if (text === undefined) return null;
+  const ms = parseDuration(text);
+  if (typeof ms === "number") return ms;
+  throw usageError(`--expires-in ${describeValue(text)} ${ms}`);
+}
+
+async function keySettings(
+  session: Session,
+  block: SigningBlock | null,
+  blockName: string,
+  algorithm: SignatureAlgorithm,
+  keyId: string,
+): Promise<Omit<SigningSettings, "expiresInMs">> {
   if (algorithm === "ECDSA_SHA_256") {
     for (const flag of ["hmac-secret", "hmac-secret-env"]) {
       if (session.has(flag)) throw usageError(`--${flag} does not apply to ECDSA_SHA_256 signing`);
@@ -172,15 +210,21 @@ export async function readSigningKey(
 }
 
 async function signingKeyOf(session: Session, settings: SigningSettings): Promise<SigningKey> {
-  const { algorithm, keyId } = settings;
+  const { algorithm, keyId, expiresInMs } = settings;
   if (settings.keyFile !== undefined) {
     const source = settings.keyFile;
     const key = privateKeyFromText(await session.readText(source, "private key"), source);
-    return { algorithm, keyId, key, source };
+    return { algorithm, keyId, key, source, expiresInMs };
   }
   if (settings.inlineSecret !== undefined) {
     const source = "--hmac-secret";
-    return { algorithm, keyId, key: secretFromText(settings.inlineSecret, source), source };
+    return {
+      algorithm,
+      keyId,
+      key: secretFromText(settings.inlineSecret, source),
+      source,
+      expiresInMs,
+    };
   }
   const source = `environment variable ${settings.secretEnv!}`;
   return {
@@ -188,6 +232,7 @@ async function signingKeyOf(session: Session, settings: SigningSettings): Promis
     keyId,
     key: secretFromText(session.env(settings.secretEnv!)!, source),
     source,
+    expiresInMs,
   };
 }
 
@@ -237,6 +282,31 @@ export async function sign<T extends RuntimeBundleV1>(
   T & { checksum: string; signature: { algorithm: string; keyId: string; value: string } }
 > {
   return await signBundle(bundle, { algorithm: key.algorithm, key: key.key, keyId: key.keyId });
+}
+
+/**
+ * The freshness statement for `bundle` that `key` asks for (`expiresInMs`,
+ * from `--expires-in` or the block's `expiresIn`), issued now on the
+ * session's clock, or null when it asks for none.
+ *
+ * @throws {PolicyError} `BUNDLE_INVALID` (no `bundleVersion`),
+ * `CHECKSUM_MISMATCH`, `INVALID_KEY`.
+ */
+export async function freshnessFor(
+  session: Session,
+  bundle: RuntimeBundleV1,
+  key: SigningKey,
+): Promise<FreshnessStatement | null> {
+  if (key.expiresInMs === null) return null;
+  // Whole seconds: the statement's times read as people write them.
+  const issuedAt = Math.floor(session.io.clock.wallNow() / 1000) * 1000;
+  return await signFreshness(bundle, {
+    algorithm: key.algorithm,
+    key: key.key,
+    keyId: key.keyId,
+    issuedAt,
+    expiresAt: issuedAt + key.expiresInMs,
+  });
 }
 
 /** A key that verifies signatures. `publicKey` is secret for HMAC: never print it. */
@@ -327,7 +397,7 @@ async function findVerifyKey(
   session: Session,
   options: ResolveVerifyKeyOptions,
 ): Promise<VerifyKey | null> {
-  const fromCwd = (p: string) => path.resolve(session.io.cwd, p);
+  const fromCwd = (p: string) => session.files.path.resolve(session.io.cwd, p);
   const { algorithm } = options;
   const fromFile = async (file: string) =>
     verifyKeyFromText(await session.readText(file, "public key"), file, algorithm);

@@ -126,7 +126,8 @@ async function fromBundle(session: Session): Promise<SimulationSource> {
         ? {
           status: "verified",
           algorithm: signature.algorithm,
-          keyId: signature.keyId,
+          // The id the signature records: the CLI's keys carry none of their own.
+          keyId: signature.claimedKeyId ?? signature.keyId,
           keySource: key.source,
         }
         : { status: "unsigned", ...nothing },

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
+import type { FileLayer } from "../_io/file_layer.ts";
 import type { Issue } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
@@ -57,19 +57,14 @@ export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
  * folder without suite files), `SUITE_INVALID` (too many files or entries).
  */
 export async function suiteFiles(
+  files: FileLayer,
   paths: readonly string[],
   onFolder: (folder: string) => void = () => {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const given of paths) {
-    let isFolder: boolean;
-    try {
-      isFolder = (await fs.stat(given)).isDirectory();
-    } catch {
-      // Not there (or unreadable): reading it as a file says which, with the usual code.
-      isFolder = false;
-    }
-    if (!isFolder) {
+    // Not there (or unreadable): reading it as a file says which, with the usual code.
+    if (await files.kind(given) !== "folder") {
       found.push(given);
       continue;
     }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Env } from "../engine/types.ts";
+import type { Env, RuntimeBundleV1 } from "../engine/types.ts";
 import { ENVS } from "../_internal/vocabulary.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
@@ -18,7 +18,8 @@ import { plural } from "./_describe.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { isSignatureAlgorithm } from "../verify/signature_algorithms.ts";
-import { readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { freshnessFor, readSigningKey, sign, SIGNING_FLAGS, signingSettings } from "./_signing.ts";
+import { describeStatement } from "./_freshness.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** Builds the bundle from the draft. */
@@ -142,7 +143,7 @@ export const runBuild = defineCommand(
       }
       const bundleVersion = requestedVersion ?? previous.next;
       const generatedAt = new Date(session.io.clock.wallNow()).toISOString();
-      const { bundle, checksum, etag } = await bundleFromDraft(
+      const built = await bundleFromDraft(
         draft,
         { env, orgId, projectId },
         {
@@ -152,7 +153,17 @@ export const runBuild = defineCommand(
             { sign: async (base) => (await sign(base, signingKey)).signature }),
         },
       );
-      const signature = bundle.signature;
+      const { checksum, etag } = built;
+      const signature = built.bundle.signature;
+      // With --expires-in (or build.signing.expiresIn): the signed freshness statement,
+      // written after the signature.
+      const freshness = signingKey === null
+        ? null
+        : await freshnessFor(session, built.bundle, signingKey);
+      const { policies, ...head } = built.bundle;
+      const bundle: RuntimeBundleV1 = freshness === null
+        ? built.bundle
+        : { ...head, freshness, policies };
       const text = bundleText(bundle);
 
       let parity: "passed" | "skipped" = "skipped";
@@ -185,6 +196,7 @@ export const runBuild = defineCommand(
           signature: signature === undefined
             ? null
             : { algorithm: signature.algorithm, keyId: signature.keyId },
+          freshness: describeStatement(freshness),
           parity,
           warnings: out.warnings,
         },
@@ -203,6 +215,11 @@ export const runBuild = defineCommand(
                 : `${signature.algorithm}, key id ${signature.keyId}`
             }`,
           );
+          if (freshness !== null) {
+            out.info(
+              `  freshness:      expires ${freshness.expiresAt}, key id ${freshness.signature.keyId}`,
+            );
+          }
           out.info(`  parity:         ${parity}`);
         },
       );
@@ -224,14 +241,17 @@ interface PreviousBundle {
  * is signed. It is only read for those, so one that cannot be loaded (too
  * large, corrupt, invalid) never blocks the next build: with `counting` (no
  * `--bundle-version`), a warning says what it was and which version the
- * build starts from.
+ * build starts from. After the highest version there is no next one.
+ *
+ * @throws {CliError} `BUNDLE_VERSION_EXHAUSTED` when counting from a bundle
+ * at bundleVersion 2^53 - 1.
  */
 async function previousBundle(
   session: Session,
   file: string,
   counting: boolean,
 ): Promise<PreviousBundle> {
-  if (!(await exists(file))) return { next: 1, signature: null };
+  if (!(await exists(session.files, file))) return { next: 1, signature: null };
   let previous: unknown;
   try {
     previous = parseBundleBytes(await session.readBytes(file, "bundle"));
@@ -249,7 +269,18 @@ async function previousBundle(
   const fields = isRecord(previous) ? previous : {};
   const signature = isRecord(fields.signature) ? fields.signature : null;
   const described = (value: unknown) => typeof value === "string" ? value : "unknown";
-  const { next, problem } = followingVersion(fields.bundleVersion);
+  const version = fields.bundleVersion;
+  if (counting && version === Number.MAX_SAFE_INTEGER) {
+    throw new CliError(
+      "BUNDLE_VERSION_EXHAUSTED",
+      `the bundle already at ${file} has bundleVersion ${version}, the highest a bundle can have (2^53 - 1: larger numbers are not kept exactly by JSON readers), so no build can give a higher one; nothing was written`,
+      {
+        hint:
+          `pass --bundle-version <n> to write a lower version on purpose: clients that loaded version ${version} refuse it as a rollback (BUNDLE_VERSION_ROLLBACK) unless they run with allowRollback: true (docs/operations.md "No going back")`,
+      },
+    );
+  }
+  const { next, problem } = followingVersion(version);
   if (counting && problem !== null) {
     session.out.warn(
       "PREVIOUS_BUNDLE_VERSION_INVALID",

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from "../_internal/clock.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -36,8 +37,17 @@ export interface CliIo {
   stdoutIsTerminal?: boolean;
   /**
    * Loads the playground page of this distribution (`dist/playground/page.js`
-   * beside `cli.ts`, docs/playground.md); `policy playground` refuses to
+   * relative to `cli.ts`, docs/playground.md); `policy playground` refuses to
    * start without it.
    */
   playgroundPage?: () => Promise<unknown>;
+  /**
+   * How commands read, list and stat files, and the platform's path rules
+   * (`src/_io/file_layer.ts`). Default: the `node:fs` layer. `cli.ts` passes
+   * the `Deno.*` layer under Deno, which starts sooner.
+   */
+  files?: FileLayer;
 }
+
+/** A command's process I/O with its file layer chosen (`CliIo.files`, or the default). */
+export type CommandIo = CliIo & { readonly files: FileLayer };

@@ -115,10 +115,16 @@ interface Side {
  */
 async function readComparable(session: Session, argument: string): Promise<Side> {
   const file = await session.fromWorkingFolder(argument);
-  const document = parseDocumentText(await session.readText(file, "document"), "document", file)
-    .value;
+  let document: unknown = parseDocumentText(
+    await session.readText(file, "document"),
+    "document",
+    file,
+  ).value;
   const { type } = detectDocumentType(document);
   if (type === "bundle") {
+    // The load pipeline parses the bundle again: this tree is let go first, so that an 8 MiB
+    // bundle is never held twice (docs/security.md, "Memory").
+    document = null;
     const seen = await readBundleFileUnverified(session, file);
     return { file, argument, type, bundle: seen.compiled.bundle };
   }

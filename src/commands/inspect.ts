@@ -5,7 +5,9 @@
  */
 import type { Effect, RuntimeBundleV1 } from "../engine/types.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
-import { defineCommand } from "./_session.ts";
+import { defineCommand, type Session } from "./_session.ts";
+import { describeStatement, timeLeftMs } from "./_freshness.ts";
+import { describeDuration } from "./_duration.ts";
 import { inCliWords, inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
 import { countRules } from "../_authoring/draft.ts";
@@ -35,7 +37,8 @@ export const runInspect = defineCommand(
       "ECDSA_SHA_256, or bare 64-hex secrets verifying HMAC_SHA256, which a public-key file or",
       "POLICY_PUBLIC_KEY may hold only with --algorithm HMAC_SHA256; anything else is",
       "INVALID_KEY. A key text may hold several keys (up to 16, during a key rotation): any of",
-      "them verifies.",
+      "them verifies. A signed freshness statement is verified with the same keys: its status",
+      "(valid, expired or invalid) and the time left are printed; expired or invalid exits 1.",
     ].join("\n"),
     flags: {
       policies: { type: "boolean", description: "show metadata, policies and rules" },
@@ -100,6 +103,7 @@ export const runInspect = defineCommand(
         keySource: key.source,
         code: failure?.code ?? null,
         message: failure === null ? null : inCliWords(failure).message,
+        freshness: freshnessVerification(session, bundle, failure),
       };
     } else if (failure?.code === "CHECKSUM_MISMATCH") {
       out.warn(failure.code, `${file}: ${failure.message}`);
@@ -120,6 +124,7 @@ export const runInspect = defineCommand(
         signature: bundle.signature === undefined
           ? null
           : { algorithm: bundle.signature.algorithm, keyId: bundle.signature.keyId },
+        freshness: describeStatement(bundle.freshness),
         policies: showPolicies ? describePolicies(bundle) : null,
         verification,
         warnings: out.warnings,
@@ -133,6 +138,15 @@ export const runInspect = defineCommand(
           out.info(`  key from:  ${verification.keySource}`);
           if (verification.code !== null) {
             out.line(`  reason:    ${verification.message} (${verification.code})`);
+          }
+          const fresh = verification.freshness;
+          if (fresh !== null) {
+            const left = fresh.expiresInSeconds * 1000;
+            out.line(
+              `freshness: ${fresh.status}, expires ${fresh.expiresAt} (${
+                left >= 0 ? `in ${describeDuration(left)}` : `${describeDuration(-left)} ago`
+              })`,
+            );
           }
         }
       },
@@ -149,6 +163,38 @@ interface Verification {
   keySource: string;
   code: string | null;
   message: string | null;
+  /** The freshness statement's verdict; null when the bundle carries none. */
+  freshness: FreshnessVerification | null;
+}
+
+/** The verdict on the freshness statement (`docs/cli.md`, "`inspect`"). */
+interface FreshnessVerification {
+  /**
+   * `valid`: it verifies and is current; `expired`: it verifies but expired
+   * (clients refuse the bundle, `BUNDLE_EXPIRED`); `invalid`: it does not
+   * name this bundle or does not verify (`BUNDLE_FRESHNESS_INVALID`), or
+   * could not be checked because the bundle's own checks failed.
+   */
+  status: "valid" | "expired" | "invalid";
+  expiresAt: string;
+  /** Whole seconds until `expiresAt` on this machine's clock; negative once past. */
+  expiresInSeconds: number;
+}
+
+/** The statement's verdict from the load pipeline's outcome, or null without a statement. */
+function freshnessVerification(
+  session: Session,
+  bundle: RuntimeBundleV1,
+  failure: { code: string } | null,
+): FreshnessVerification | null {
+  const summary = describeStatement(bundle.freshness);
+  const left = timeLeftMs(session, bundle);
+  if (summary === null || left === null) return null;
+  return {
+    status: failure === null ? "valid" : failure.code === "BUNDLE_EXPIRED" ? "expired" : "invalid",
+    expiresAt: summary.expiresAt,
+    expiresInSeconds: Math.floor(left / 1000),
+  };
 }
 
 function effectType(effect: Effect | undefined): string | null {

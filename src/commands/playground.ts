@@ -6,15 +6,15 @@
  *
  * @module
  */
-import * as path from "node:path";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists, readTextDocument } from "./_read_document.ts";
-import { type PlaygroundServer, startPlaygroundServer } from "./_playground_server.ts";
+import type { PlaygroundServer } from "./_playground_server.ts";
 import type { LiveFile, LiveState } from "../_authoring/live_state.ts";
 import { plural } from "./_describe.ts";
 import { suiteFiles } from "./_suite.ts";
 import { findFiles, FindFilesError } from "../_io/find_files.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 
 /** The port when `--port` is not given. */
 export const DEFAULT_PORT = 4010;
@@ -82,15 +82,15 @@ export const runPlayground = defineCommand(
       session.strings("suite").map((p) => session.fromWorkingFolder(p)),
     );
     const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
-      readLiveFile(folder, file, kind, config.maxFileBytes);
+      readLiveFile(session.files, folder, file, kind, config.maxFileBytes);
     const readState = async (): Promise<LiveState> => {
       let document: LiveFile | null = null;
       for (const { file, kind } of documents) {
-        if (documents.length > 1 && !(await exists(file))) continue;
+        if (documents.length > 1 && !(await exists(session.files, file))) continue;
         document = await read(file, kind);
         break;
       }
-      const suites = await findSuites(folder, suitePaths);
+      const suites = await findSuites(session.files, folder, suitePaths);
       return {
         version: 1,
         workingFolder: folder,
@@ -100,6 +100,9 @@ export const runPlayground = defineCommand(
     };
 
     let lastError = "";
+    // The server (node:http, which loads Deno's Node compatibility layer) loads when the command
+    // runs, not when the CLI starts (docs/performance.md, "Start-up").
+    const { startPlaygroundServer } = await import("./_playground_server.ts");
     let server: PlaygroundServer;
     try {
       server = await startPlaygroundServer({
@@ -213,14 +216,15 @@ function listenError(error: unknown, port: number): CliError {
 
 /** A file of the working folder as the page receives it: its text, or why it cannot be read. */
 async function readLiveFile(
+  files: FileLayer,
   folder: string,
   file: string,
   kind: "draft" | "bundle" | "document" | "suite",
   maxBytes: number,
 ): Promise<LiveFile> {
-  const relativePath = path.relative(folder, file) || path.basename(file);
+  const relativePath = files.path.relative(folder, file) || files.path.basename(file);
   try {
-    const text = await readTextDocument(file, kind, maxBytes);
+    const text = await readTextDocument(files, file, kind, maxBytes);
     return { path: file, relativePath, text, error: null };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -246,8 +250,12 @@ async function readLiveFile(
  * @throws {CliError} `SUITE_INVALID` when the working folder holds over
  * {@link MAX_FOLDER_ENTRIES} entries to look through; the errors of `suiteFiles`.
  */
-async function findSuites(folder: string, named: readonly string[]): Promise<string[]> {
-  if (named.length > 0) return (await suiteFiles(named)).slice(0, MAX_SUITES);
+async function findSuites(
+  files: FileLayer,
+  folder: string,
+  named: readonly string[],
+): Promise<string[]> {
+  if (named.length > 0) return (await suiteFiles(files, named)).slice(0, MAX_SUITES);
   try {
     const found = await findFiles(folder, (name) => SUITE_NAME.test(name), {
       maxEntries: MAX_FOLDER_ENTRIES,

@@ -8,7 +8,9 @@ import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand } from "./_session.ts";
 import { bundleText, checkParity, readBundleFileUnverified } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
+import { describeStatement } from "./_freshness.ts";
 import {
+  freshnessFor,
   mergeSigningBlocks,
   readSigningKey,
   sign,
@@ -26,9 +28,13 @@ export const runSign = defineCommand(
       "canonical payload, replacing any previous signature. The key comes from the signing",
       "flags, else the sign.signing block (falling back field by field to build.signing).",
       "The bundle must be valid and its checksum, when present, must match: sign never",
-      "blesses a bundle altered after it was built (rebuild it instead). The signed text must",
-      "load and verify as a client would before it replaces the file. Needs a toolkit",
-      "licence once the 30-day grace period is over (see 'policy activate --help').",
+      "blesses a bundle altered after it was built (rebuild it instead). With --expires-in",
+      "(or the block's expiresIn) it also (re-)issues the signed freshness statement: the",
+      "timestamp job a CI cron runs to keep a fleet fresh, with no build and no new",
+      "bundleVersion; without, a statement already there is kept (it still names the same",
+      "bundle). The signed text must load and verify as a client would before it replaces",
+      "the file. Needs a toolkit licence once the 30-day grace period is over (see 'policy",
+      "activate --help').",
     ].join("\n"),
     flags: {
       bundle: {
@@ -57,6 +63,10 @@ export const runSign = defineCommand(
       const bundle = loaded.compiled.bundle;
       const previous = bundle.signature;
       const signed = await sign(bundle, key);
+      // A new statement with --expires-in; else the one there, if any, stays valid (same payload).
+      const statement = await freshnessFor(session, bundle, key);
+      const freshness = statement ?? bundle.freshness ?? null;
+      if (statement !== null) signed.freshness = statement;
       // Keep the field order of the file; put checksum and signature where they were or at the end.
       const text = bundleText({ ...bundle, ...signed });
       await checkParity(session, file, text, key);
@@ -75,6 +85,8 @@ export const runSign = defineCommand(
           replacedSignature: previous === undefined
             ? null
             : { algorithm: previous.algorithm, keyId: previous.keyId },
+          freshness: describeStatement(freshness),
+          freshnessIssued: statement !== null,
           warnings: out.warnings,
         },
         () => {
@@ -84,6 +96,13 @@ export const runSign = defineCommand(
           out.info(`  checksum:  ${signed.checksum}`);
           if (previous !== undefined) {
             out.info(`  replaced:  ${previous.algorithm} signature, key id ${previous.keyId}`);
+          }
+          if (freshness !== null) {
+            out.info(
+              `  freshness: ${
+                statement === null ? "kept" : "issued"
+              }, expires ${freshness.expiresAt}`,
+            );
           }
         },
       );

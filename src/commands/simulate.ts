@@ -6,7 +6,6 @@
  *
  * @module
  */
-import * as path from "node:path";
 import { parseJson } from "../engine/parse_json.ts";
 import type { Target } from "../engine/types.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
@@ -225,7 +224,7 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
   let previous: readonly string[] = [];
   for (;;) {
     // The files of the last run, as they are before this one: a change made while it runs is seen.
-    const before = await fileStates(previous);
+    const before = await fileStates(io.files, previous);
     if (io.stdoutIsTerminal) io.stdout(CLEAR_SCREEN);
     let code: number;
     try {
@@ -236,7 +235,7 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
       code = exitCodeWhenNotRun(report.code);
     }
     const files = [...run.filesRead].sort();
-    const since: Map<string, string> = new Map(await fileStates(files));
+    const since: Map<string, string> = new Map(await fileStates(io.files, files));
     for (const [file, state] of before) if (since.has(file)) since.set(file, state);
     run.out.aside(`watching ${plural(files.length, "file")} for changes (Ctrl-C to stop)`);
     const changed = await waitForChange(io, since as FileStates);
@@ -366,7 +365,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const loaded: LoadedSuite[] = [];
   let evaluated: SimulationSource;
   try {
-    files = await suiteFiles(given, (folder) => session.filesRead.add(folder));
+    files = await suiteFiles(session.files, given, (folder) => session.filesRead.add(folder));
     for (const file of files) loaded.push(await readSuite(session, file, options));
     evaluated = await simulationSource(session);
   } catch (error) {
@@ -375,7 +374,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       const report = describeError(error);
       const why: JunitError = { type: report.code, message: report.message };
       const suites = files.map((file): JunitSuite => ({
-        name: loaded.find((s) => s.path === file)?.name ?? path.relative(wf, file),
+        name: loaded.find((s) => s.path === file)?.name ?? session.files.path.relative(wf, file),
         timestamp: startedAt,
         durationMs: 0,
         cases: [],
@@ -478,9 +477,9 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       out.info(`signature: ${describeVerification(verification)}`);
       for (const s of suites) {
         out.info(
-          `suite "${s.name}" (${path.relative(wf, s.path)}): ${plural(s.scenarios, "scenario")}${
-            s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`
-          }`,
+          `suite "${s.name}" (${session.files.path.relative(wf, s.path)}): ${
+            plural(s.scenarios, "scenario")
+          }${s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`}`,
         );
         for (const r of results) {
           if (r.suitePath !== s.path) continue;

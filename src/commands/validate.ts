@@ -20,6 +20,7 @@ import { describeDocument, validateDocument } from "./_documents.ts";
 import { detectDocumentType } from "../_authoring/document_type.ts";
 import { parseDocumentText } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
+import { expiredStatement } from "./_freshness.ts";
 
 /** Validates a draft or a bundle. */
 export const runValidate = defineCommand(
@@ -59,8 +60,11 @@ export const runValidate = defineCommand(
     const forced = session.choice("type", ["draft", "bundle"] as const);
     const chosen = await validateDocument(session);
     const text = await session.readText(chosen.file, chosen.type ?? "document");
-    // Drafts may have comments; bundles are strict JSON: read as a draft, then strictly if a bundle.
-    let document = parseDocumentText(text, chosen.type ?? "document", chosen.file).value;
+    // Drafts may have comments; bundles are strict JSON. The text is parsed strictly first, so a
+    // bundle is parsed once (a second tree of an 8 MiB bundle would double the memory it takes);
+    // only a text with comments is parsed again, and refused if it is a bundle.
+    const parsed = parseDocumentText(text, chosen.type ?? "document", chosen.file);
+    const document = parsed.value;
     const detected = forced ?? chosen.type ?? detectDocumentType(document).type;
     out.note(
       `type: ${detected} (${
@@ -71,11 +75,16 @@ export const runValidate = defineCommand(
           : detectDocumentType(document).why
       })`,
     );
-    if (detected === "bundle") document = parseDocumentText(text, "bundle", chosen.file).value;
+    if (detected === "bundle" && parsed.commented) parseDocumentText(text, "bundle", chosen.file);
     const result = detected === "draft" ? validateDraft(document) : validateBundle(document);
     const errors = [...result.errors];
+    const expired: Issue[] = [];
     if (detected === "bundle" && result.valid) {
       errors.push(...await integrityIssues(text, (await session.config()).maxFileBytes));
+      const message = expiredStatement(session, document as RuntimeBundleV1);
+      if (message !== null) {
+        expired.push({ code: "FRESHNESS_EXPIRED", path: "/freshness/expiresAt", message });
+      }
     }
     // Dead and shadowed rules (docs/errors.md): only a valid document is analysed, and its
     // findings share the cap on the warnings listed.
@@ -85,8 +94,8 @@ export const runValidate = defineCommand(
         ? draftToBundle(document as DraftDocument, { env: "prod" })
         : document as RuntimeBundleV1,
     );
-    const room = Math.max(0, DEFAULT_MAX_ISSUES - result.warnings.length);
-    const warnings = [...result.warnings, ...found.slice(0, room)];
+    const room = Math.max(0, DEFAULT_MAX_ISSUES - result.warnings.length - expired.length);
+    const warnings = [...expired, ...result.warnings, ...found.slice(0, room)];
     omitted.warnings += found.length - Math.min(found.length, room);
     const strict = session.global.strict;
     const valid = errors.length === 0 && !(strict && warnings.length > 0);

@@ -59,6 +59,7 @@ export {
   computeDigest,
   sortBundleKeys,
 } from "./canonical_payload.ts";
+export { FRESHNESS_TYPE, freshnessSignedBytes, statementTime } from "./freshness_statement.ts";
 export {
   assertValidBundle,
   DEFAULT_MAX_ISSUES,

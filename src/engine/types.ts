@@ -173,6 +173,33 @@ export interface Signature {
   value: string;
 }
 
+/**
+ * A signed freshness statement (`docs/bundle-format.md`, "Freshness
+ * statement"): names one bundle (its checksum, `bundleVersion` and scope)
+ * and how long it is current. Its signature covers the statement without
+ * `signature`, serialised as the canonical payload is.
+ */
+export interface FreshnessStatement {
+  /** Always `policy-bundle-freshness/v1`. */
+  type: "policy-bundle-freshness/v1";
+  /** `sha256:<hex>` of the canonical payload of the bundle it names. */
+  checksum: string;
+  /** The `bundleVersion` of that bundle: the signed one. */
+  bundleVersion: number;
+  /** The bundle's `orgId`, present exactly when the bundle has one. */
+  orgId?: string;
+  /** The bundle's `projectId`, present exactly when the bundle has one. */
+  projectId?: string;
+  /** The bundle's environment. */
+  env: Env;
+  /** When it was issued: UTC, `YYYY-MM-DDTHH:MM:SS[.mmm]Z`. */
+  issuedAt: string;
+  /** When it stops being current: UTC, `YYYY-MM-DDTHH:MM:SS[.mmm]Z`. */
+  expiresAt: string;
+  /** The signature over the statement without this member. */
+  signature: Signature;
+}
+
 /** The bundle document (`RuntimeBundleV1`). */
 export interface RuntimeBundleV1 {
   /** Always `1`. */
@@ -195,6 +222,8 @@ export interface RuntimeBundleV1 {
   etag?: string;
   /** Signature over the canonical payload. */
   signature?: Signature;
+  /** A signed freshness statement for this bundle; outside the canonical payload. */
+  freshness?: FreshnessStatement;
 }
 
 /** The input of `evaluate`. */

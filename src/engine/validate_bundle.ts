@@ -29,6 +29,7 @@ import {
   type Fields,
   NO_OPTIONS,
 } from "../_internal/check_options.ts";
+import { freshnessProblem } from "./freshness_statement.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;
@@ -65,6 +66,7 @@ const FIELDS = {
     "checksum",
     "etag",
     "signature",
+    "freshness",
   ),
   signature: fieldSet(1 << 1, "algorithm", "keyId", "value"),
   policy: fieldSet(1 << 2, "policyKey", "activeVersion", "rules", "defaults"),
@@ -116,6 +118,7 @@ function fieldBits(key: string): number {
     case "checksum":
     case "etag":
     case "signature":
+    case "freshness":
       return f.bundle.bit;
     case "algorithm":
     case "keyId":
@@ -466,6 +469,20 @@ function checkOptionalTopLevel(document: Record<string, unknown>, out: Collector
           "signature must be an object with string algorithm, keyId and value",
         );
       }
+    }
+  }
+  // The statement's own members are checked whole here (an unknown one is an
+  // error: it is signed data a v1 reader would not understand); whether it
+  // names this bundle and verifies is the load pipeline's (BUNDLE_FRESHNESS_INVALID).
+  const freshness = document.freshness;
+  if (freshness !== undefined) {
+    const problem = freshnessProblem(freshness);
+    if (problem !== undefined && out.keep(ERROR)) {
+      out.error(
+        "INVALID_FIELD",
+        "/freshness",
+        `freshness must be a freshness statement (docs/bundle-format.md): ${problem}`,
+      );
     }
   }
 }

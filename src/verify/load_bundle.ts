@@ -18,7 +18,20 @@ import {
   type VerifyBundleSignatureOptions,
 } from "./verify_bundle_signature.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
-import { booleanField, bytesField, checkOptions, type Fields } from "../_internal/check_options.ts";
+import {
+  checkFreshness,
+  expiryError,
+  FRESHNESS_FIELDS,
+  type FreshnessStatus,
+  type VerifyFreshnessOptions,
+} from "./verify_freshness.ts";
+import {
+  booleanField,
+  bytesField,
+  checkOptions,
+  describeValue,
+  type Fields,
+} from "../_internal/check_options.ts";
 import { verifyField } from "./verify_keys.ts";
 
 /** Default `maxFileBytes`: 8 MiB. */
@@ -28,9 +41,17 @@ export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 const YIELD_ABOVE_BYTES = 256 * 1024;
 
 /** Options of {@link loadBundle}. */
-export interface LoadBundleOptions extends VerifyBundleSignatureOptions {
+export interface LoadBundleOptions
+  extends VerifyBundleSignatureOptions, Omit<VerifyFreshnessOptions, "verify"> {
   /** Largest bundle accepted, in bytes. Default 8 MiB. */
   maxFileBytes?: number;
+  /**
+   * The bundle in force, when this load may replace it: a candidate with the
+   * same canonical payload (a renewed freshness statement, the same
+   * policies republished) takes its compiled form instead of being compiled
+   * again. Its `compiled.bundle` is then the in-force document.
+   */
+  inForce?: LoadedBundle;
 }
 
 /** What a loaded bundle reports in `status()`. */
@@ -45,12 +66,17 @@ export interface BundleStatus {
   env: string;
   /**
    * How the signature was checked (`docs/local-client.md`, "`status()`"): a
-   * loaded bundle is `verified`, with the signature's algorithm and key id,
-   * or `unsigned`. The `missing` and `unverified` states (`docs/errors.md`,
-   * "Loading a bundle") are load failures, never the state of a loaded
-   * bundle.
+   * loaded bundle is `verified`, with the key id of the configured key that
+   * verified it, or `unsigned`. The `missing` and `unverified` states
+   * (`docs/errors.md`, "Loading a bundle") are load failures, never the
+   * state of a loaded bundle.
    */
   signature: BundleSignatureStatus;
+  /**
+   * The verified freshness statement (`docs/operations.md`, "Signed
+   * freshness"), or null when the bundle carries none.
+   */
+  freshness: FreshnessStatus | null;
   /** Number of policies. */
   policies: number;
 }
@@ -68,6 +94,9 @@ export interface LoadedBundle {
 /** The codes of failed integrity checks, which {@link inspectBundle} returns instead of throwing. */
 export const INTEGRITY_CODES: ReadonlySet<string> = new Set([
   "CHECKSUM_MISMATCH",
+  "BUNDLE_FRESHNESS_INVALID",
+  "BUNDLE_FRESHNESS_MISSING",
+  "BUNDLE_EXPIRED",
   "BUNDLE_UNSIGNED",
   "BUNDLE_SIGNATURE_MISSING",
   "BUNDLE_SIGNATURE_UNVERIFIED",
@@ -85,10 +114,16 @@ export const INTEGRITY_CODES: ReadonlySet<string> = new Set([
 export interface InspectedBundle {
   /** The compiled bundle (structurally valid). */
   compiled: CompiledBundle;
-  /** What `status()` would report, but the signature. */
-  status: Omit<BundleStatus, "signature">;
-  /** The verified or unsigned state; null when the integrity checks failed. */
+  /** What `status()` would report, but the signature and the freshness statement. */
+  status: Omit<BundleStatus, "signature" | "freshness">;
+  /** The verified or unsigned state; null when the checksum or signature checks failed. */
   signature: BundleSignatureStatus | null;
+  /**
+   * The verified freshness statement, also when it has expired
+   * (`integrity` is then `BUNDLE_EXPIRED`); null when there is none, or when
+   * an earlier check failed or it did not verify.
+   */
+  freshness: FreshnessStatus | null;
   /** Validation warnings. */
   warnings: Issue[];
   /**
@@ -104,8 +139,10 @@ export interface InspectedBundle {
  * `docs/errors.md` ("Loading a bundle") in order: size
  * (`BUNDLE_TOO_LARGE`), UTF-8 and JSON (`BUNDLE_PARSE_ERROR`), structure
  * (`BUNDLE_INVALID`, with the issues), the embedded checksum if any
- * (`CHECKSUM_MISMATCH`), then the signature (the verification states of
- * the same section). A byte-order mark is accepted.
+ * (`CHECKSUM_MISMATCH`), the signature (the verification states of the
+ * same section), then the freshness statement, with the same keys
+ * (`BUNDLE_FRESHNESS_MISSING`, `BUNDLE_FRESHNESS_INVALID`, then
+ * `BUNDLE_EXPIRED` against `clock.wallNow()`). A byte-order mark is accepted.
  *
  * The steps yield to the event loop between them, so that a process that
  * reloads a bundle keeps answering `evaluate` calls while it loads (each
@@ -130,8 +167,12 @@ export async function loadBundle(
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
   checkOptions(options, LOAD_FIELDS, "loadBundle");
-  const { compiled, status, signature, warnings } = await runPipeline(source, options, false);
-  return { compiled, status: { ...status, signature: signature! }, warnings };
+  const { compiled, status, signature, freshness, warnings } = await runPipeline(
+    source,
+    options,
+    false,
+  );
+  return { compiled, status: { ...status, signature: signature!, freshness }, warnings };
 }
 
 /**
@@ -169,6 +210,20 @@ const LOAD_FIELDS: Fields = {
   verify: verifyField,
   allowUnsigned: booleanField,
   maxFileBytes: bytesField,
+  ...FRESHNESS_FIELDS,
+  clock: {
+    check: (value) =>
+      typeof value === "object" && value !== null &&
+        typeof (value as { wallNow?: unknown }).wallNow === "function"
+        ? undefined
+        : `must be an object with wallNow(); got ${describeValue(value)}`,
+  },
+  inForce: {
+    check: (value) =>
+      typeof value === "object" && value !== null && "compiled" in value && "status" in value
+        ? undefined
+        : `must be a bundle loadBundle returned; got ${describeValue(value)}`,
+  },
 };
 
 /** The one load pipeline; `report` returns integrity failures instead of throwing them. */
@@ -202,10 +257,19 @@ async function runPipeline(
   let compiled: CompiledBundle;
   let hex: string;
   let integrity: PolicyError | null = null;
+  const inForce = options.inForce;
   try {
     await pause();
-    compiled = compileBundle(bundle, { skipValidation: true });
-    hex = toHex(await digest);
+    if (inForce !== undefined && bundle.checksum === inForce.status.checksum) {
+      // Claims the payload in force (a renewed statement): compile only if it is not.
+      hex = toHex(await digest);
+      compiled = `sha256:${hex}` === inForce.status.checksum
+        ? inForce.compiled
+        : compileBundle(bundle, { skipValidation: true });
+    } else {
+      compiled = compileBundle(bundle, { skipValidation: true });
+      hex = toHex(await digest);
+    }
     const computed = `sha256:${hex}`;
     if (bundle.checksum !== undefined && bundle.checksum !== computed) {
       integrity = new PolicyError(
@@ -226,6 +290,19 @@ async function runPipeline(
     if (!report || !isPolicyError(error) || !INTEGRITY_CODES.has(error.code)) throw error;
     integrity ??= error;
   }
+  // The freshness statement, with the same keys, once the bundle itself is trusted.
+  let freshness: FreshnessStatus | null = null;
+  const trusted = integrity === null;
+  if (trusted) {
+    try {
+      freshness = await checkFreshness(bundle, `sha256:${hex}`, options);
+      const expired = freshness === null ? null : expiryError(freshness, options, "the bundle");
+      if (expired !== null) throw expired;
+    } catch (error) {
+      if (!report || !isPolicyError(error) || !INTEGRITY_CODES.has(error.code)) throw error;
+      integrity = error;
+    }
+  }
   return {
     compiled,
     status: {
@@ -235,7 +312,8 @@ async function runPipeline(
       env: bundle.env,
       policies: bundle.policies.length,
     },
-    signature: integrity === null ? verified : null,
+    signature: trusted ? verified : null,
+    freshness,
     warnings,
     integrity,
   };

@@ -37,6 +37,14 @@ export * from "./generate_hmac_secret.ts";
 export * from "./sign_payload.ts";
 export * from "./verify_payload.ts";
 export * from "./sign_bundle.ts";
+export * from "./sign_freshness.ts";
+export {
+  DEFAULT_CLOCK_SKEW_MS,
+  type FreshnessStatus,
+  MAX_CLOCK_SKEW_MS,
+  verifyFreshness,
+  type VerifyFreshnessOptions,
+} from "./verify_freshness.ts";
 export {
   type BundleSignatureStatus,
   MAX_VERIFY_KEYS,

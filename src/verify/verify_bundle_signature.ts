@@ -49,8 +49,17 @@ export type BundleSignatureStatus =
     status: "verified";
     /** The signature's algorithm. */
     algorithm: SignatureAlgorithm;
-    /** The key id recorded in the signature (a hint: it is not itself signed). */
-    keyId: string;
+    /**
+     * The `keyId` of the configured key that verified the signature, or
+     * null when that key was configured without one. This is the key to
+     * go by (docs/operations.md "Rotating the signing key").
+     */
+    keyId: string | null;
+    /**
+     * The key id the signature records, present only when it differs from
+     * {@link keyId}: it is a label, not signed, and anyone can change it.
+     */
+    claimedKeyId?: string;
   }
   | {
     /** No signature, and `allowUnsigned` was set. */
@@ -88,7 +97,9 @@ const keyCache = new WeakMap<
  * 8. The keys of that algorithm are tried, the one whose `keyId` equals the
  *    signature's first (a hint: the signature's `keyId` is not signed, so
  *    it never makes a key trusted). The first that verifies gives
- *    `{ status: "verified", algorithm, keyId }`. A malformed value is
+ *    `{ status: "verified", algorithm, keyId }`, `keyId` being that
+ *    configured key's id (null when it has none), with `claimedKeyId`, the
+ *    id the signature records, when the two differ. A malformed value is
  *    `BUNDLE_SIGNATURE_INVALID`. When none verifies:
  *    `BUNDLE_SIGNATURE_KEY_UNKNOWN` if the signature's `keyId` names no
  *    configured key (every key tried has a `keyId`, none equal), else
@@ -225,12 +236,8 @@ export async function checkSignature(
       } configured; configure an ${algorithm} key or re-sign the bundle with ${keys[0]!.algorithm}`,
     );
   }
-  const data = payload();
-  for (const key of candidates) {
-    if (await verifyPayload(algorithm, await cachedKey(key), data, value)) {
-      return { status: "verified", algorithm, keyId };
-    }
-  }
+  const key = await firstVerifyingKey(candidates, algorithm, payload(), value);
+  if (key !== null) return verifiedBy(key, algorithm, keyId);
   if (namesNoConfiguredKey(candidates, keyId)) {
     throw new PolicyError(
       "BUNDLE_SIGNATURE_KEY_UNKNOWN",
@@ -247,10 +254,44 @@ export async function checkSignature(
   );
 }
 
+/**
+ * The `verified` state: the configured key's id, and the claimed one when it
+ * differs (docs/local-client.md "`status()`").
+ */
+export function verifiedBy(
+  key: VerifyKeyOptions,
+  algorithm: SignatureAlgorithm,
+  claimed: string,
+): BundleSignatureStatus & { status: "verified" } {
+  const keyId = key.keyId ?? null;
+  return keyId === claimed
+    ? { status: "verified", algorithm, keyId }
+    : { status: "verified", algorithm, keyId, claimedKeyId: claimed };
+}
+
 /** "an HMAC_SHA256 key is" / "3 keys (ECDSA_SHA_256) are", for messages. */
 function describeKeys(keys: readonly VerifyKeyOptions[]): string {
   const algorithms = [...new Set(keys.map((key) => key.algorithm))].join(", ");
   return keys.length === 1 ? `an ${algorithms} key is` : `${keys.length} keys (${algorithms}) are`;
+}
+
+/**
+ * The first of `candidates` whose key verifies `value` over `data`, or null:
+ * one WebCrypto `verify` each, with the keys imported once per `verify`
+ * object. Shared by the bundle signature and the freshness statement.
+ *
+ * @throws {PolicyError} `BUNDLE_SIGNATURE_INVALID` for a malformed value, `INVALID_KEY`.
+ */
+export async function firstVerifyingKey(
+  candidates: readonly VerifyKeyOptions[],
+  algorithm: SignatureAlgorithm,
+  data: Uint8Array<ArrayBuffer>,
+  value: string,
+): Promise<VerifyKeyOptions | null> {
+  for (const key of candidates) {
+    if (await verifyPayload(algorithm, await cachedKey(key), data, value)) return key;
+  }
+  return null;
 }
 
 function cachedKey(verify: VerifyKeyOptions): Promise<WebCryptoKey> {

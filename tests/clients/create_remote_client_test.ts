@@ -98,11 +98,15 @@ test("createRemoteClient() loads the bundle over HTTP and reports its status", a
   assert.equal(status.bundleVersion, 1);
   assert.equal(status.env, "prod");
   assert.equal(status.policies, 1);
+  // The configured key has no key id; the one the signature records is a claim.
   assert.deepEqual(status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: "control-plane-1",
+    keyId: null,
+    claimedKeyId: "control-plane-1",
   });
+  assert.equal(status.freshness, null);
+  assert.equal(status.expired, false);
   assert.equal(status.degraded, false);
   assert.equal(status.consecutiveFailures, 0);
   assertIso(status.lastSuccessAt);

@@ -52,8 +52,10 @@ test("status() of the local client has origin local and the bundle's fields, not
       checksum,
       etag: `"${checksum.slice(7)}"`,
       env: "test",
-      signature: { status: "verified", algorithm: "HMAC_SHA256", keyId: "k" },
+      signature: { status: "verified", algorithm: "HMAC_SHA256", keyId: null, claimedKeyId: "k" },
+      freshness: null,
       policies: 1,
+      expired: false,
       rollbackRefused: null,
     });
   });

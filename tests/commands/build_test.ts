@@ -22,6 +22,7 @@ export const BUILD_SHAPE = {
   ruleCount: "number",
   signed: "boolean",
   signature: "object|null",
+  freshness: "object|null",
   parity: "string",
   warnings: "array",
 };
@@ -199,7 +200,9 @@ Deno.test("build --signed with an ECDSA key file writes a signature that verifie
   assert.deepEqual(Object.keys(bundle).slice(-2), ["signature", "policies"]);
   const publicKey = await s.read("keys/public-key.pem");
   assert.deepEqual(
-    await verifyBundleSignature(bundle, { verify: { algorithm: "ECDSA_SHA_256", publicKey } }),
+    await verifyBundleSignature(bundle, {
+      verify: { algorithm: "ECDSA_SHA_256", publicKey, keyId: "release-1" },
+    }),
     { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "release-1" },
   );
 });
@@ -228,7 +231,12 @@ Deno.test("build signs with HMAC from POLICY_HMAC_SECRET, a named variable, or -
     env: { MY_SECRET: HMAC_SECRET },
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await verify(), { status: "verified", algorithm: "HMAC_SHA256", keyId: "ci" });
+  assert.deepEqual(await verify(), {
+    status: "verified",
+    algorithm: "HMAC_SHA256",
+    keyId: null,
+    claimedKeyId: "ci",
+  });
   r = await s.json([...base, "--hmac-secret", HMAC_SECRET]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /HMAC_SECRET_ON_COMMAND_LINE/);
@@ -441,6 +449,30 @@ Deno.test("build writes the bundle as compact JSON", async () => {
   assert.equal((await s.run(["build"])).code, 0);
   const text = await s.read("policy-bundle.json");
   assert.equal(text, JSON.stringify(JSON.parse(text)) + "\n");
+});
+
+Deno.test("build after the highest bundleVersion (2^53 - 1) says so and names --bundle-version; nothing is written", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const top = await s.json(["build", "--bundle-version", String(Number.MAX_SAFE_INTEGER)]);
+  assert.equal(top.code, 0, top.stderr);
+  assert.equal(top.doc.bundleVersion, 9007199254740991);
+  const before = await s.read("policy-bundle.json");
+  const next = await s.run(["build"]);
+  assertError(next, 2, "BUNDLE_VERSION_EXHAUSTED");
+  assert.match(next.stderr, /has bundleVersion 9007199254740991, the highest a bundle can have/);
+  assert.match(next.stderr, /--bundle-version <n>/);
+  assert.match(next.stderr, /allowRollback/);
+  assert.equal(await s.read("policy-bundle.json"), before, "nothing was written");
+  // A version given on purpose (lower: clients refuse it as a rollback unless told otherwise).
+  const chosen = await s.json(["build", "--bundle-version", "5"]);
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.equal(chosen.doc.bundleVersion, 5);
+  assertError(
+    await s.run(["build", "--bundle-version", String(Number.MAX_SAFE_INTEGER + 1)]),
+    2,
+    "USAGE_ERROR",
+  );
 });
 
 Deno.test("build does not replace a signed bundle with an unsigned one unless --unsigned says so", async () => {

@@ -13,6 +13,7 @@ const SHAPE = {
   source: "object",
   policies: "array",
   warnings: "array",
+  omittedWarnings: "number",
 };
 
 const importFile = (file: string, ...flags: string[]) => ["policies", "import", file, ...flags];
@@ -211,4 +212,32 @@ Deno.test("policies import refuses a key the draft has (IMPORT_CONFLICT) unless 
   assert.match(warning!.message, /unknown field "owner", which import ignores/);
   const draft = await s.readJson("policy-drafts.json");
   assert.equal((draft.policies as unknown[]).length, 1);
+});
+
+Deno.test("policies import lists at most 1,000 warnings and counts the rest; values are quoted short", async () => {
+  await using s = await scratch();
+  const fields = Object.fromEntries(Array.from({ length: 1_005 }, (_, i) => [`extra${i}`, i]));
+  await s.write("many.json", { policyKey: "p", snapshot: {}, ...fields });
+  const r = await s.json(importFile("many.json"));
+  assert.equal(r.code, 0, r.stderr);
+  assertShape(r.doc, SHAPE);
+  assert.equal((r.doc.warnings as unknown[]).length, 1_000);
+  assert.equal(r.doc.omittedWarnings, 5);
+  assert.match(r.stderr, /^warning: … and 5 more warnings, not listed \(at most 1000 are\)$/m);
+  assert.equal(r.stderr.split("\n").filter((l) => l.startsWith("warning: ")).length, 1_001);
+  const strict = await s.run([...importFile("many.json"), "--strict"]);
+  assertError(strict, 1, "IMPORT_UNMAPPABLE");
+  assert.match(strict.stderr, /has 1005 fields that would not be imported/);
+
+  const long = "x".repeat(100_000);
+  await s.write("status.json", { policyKey: "q", status: long, snapshot: {} });
+  const status = await s.run(importFile("status.json"));
+  assertError(status, 1, "IMPORT_UNMAPPABLE");
+  assert.match(status.stderr, /status is .{1,70}: only active policies/);
+  assert.doesNotMatch(status.stderr, /x{61}/, "the value is not quoted whole");
+  await s.write("key.json", { policyKey: long, snapshot: {} });
+  const key = await s.run(importFile("key.json"));
+  assert.equal(key.code, 0, key.stderr);
+  assert.match(key.stdout, /^ {2}added .{1,70}: active version 1/m);
+  assert.ok(key.stdout.length < 1_000, "the key is not printed whole");
 });

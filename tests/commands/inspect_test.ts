@@ -15,6 +15,7 @@ const SHAPE = {
   policyCount: "number",
   ruleCount: "number",
   signature: "object|null",
+  freshness: "object|null",
   policies: "array|null",
   verification: "object|null",
   warnings: "array",
@@ -45,6 +46,7 @@ const VERIFICATION_SHAPE = {
   keySource: "string",
   code: "string|null",
   message: "string|null",
+  freshness: "object|null",
 };
 
 async function signedBundle() {
@@ -146,6 +148,7 @@ Deno.test("inspect --signature prints status valid, algorithm and key id (key fr
     keySource: path.join(s.wf, "keys/public-key.pem"),
     code: null,
     message: null,
+    freshness: null,
   });
 });
 
@@ -223,6 +226,7 @@ Deno.test("inspect --signature and simulate take several public keys (a rotation
     keySource: `${path.join(s.wf, "keys/trusted.pem")} (2 keys)`,
     code: null,
     message: null,
+    freshness: null,
   });
   const fromEnv = await s.json(["inspect", "--signature"], {
     env: { POLICY_PUBLIC_KEY: `${next}${current}` },

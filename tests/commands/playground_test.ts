@@ -3,15 +3,17 @@
 // page built by `deno task playground:build`, which the test task runs first).
 import assert from "node:assert/strict";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { type CliIo, runCli } from "./_exports.ts";
 import { assertShape, scratch } from "./_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { stateEvents } from "./_event_stream.ts";
 import { servedPage } from "../../src/commands/_playground_server.ts";
-import { CLI, cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
+import { cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
 
 explainIgnored("playground_test");
 
+const POLICY_TASK = fileURLToPath(new URL("../../tools/policy.ts", import.meta.url));
 const PAGE_MODULE = new URL("../../dist/playground/page.js", import.meta.url);
 const loadPage = () => import(PAGE_MODULE.href) as Promise<{ html: string; csp: string }>;
 const examples = (name: string) =>
@@ -213,7 +215,9 @@ Deno.test({
     await Deno.chmod(path.join(bin, "xdg-open"), 0o755);
     await Deno.writeTextFile(path.join(bin, "open"), `#!/bin/sh\necho "$@" > '${opened}'\n`);
     await Deno.chmod(path.join(bin, "open"), 0o755);
-    // bash puts the stand-in first on PATH, then runs `deno run <policy task flags> cli.ts …`.
+    // bash puts the stand-in first on PATH, then runs what `deno task policy` runs:
+    // `deno run <policy task flags> tools/policy.ts …`, cli.ts bundled (tools/cli_bundle.ts), which
+    // loads the page from where the build writes it, not from beside the bundle.
     const child = new Deno.Command("bash", {
       args: [
         "-c",
@@ -223,7 +227,7 @@ Deno.test({
         DENO!,
         "run",
         ...policyTaskFlags(),
-        CLI,
+        POLICY_TASK,
         ...["-w", s.wf, "playground", "--port", "0", "--open", "--format", "json"],
       ],
       cwd: s.wf,

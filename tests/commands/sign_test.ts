@@ -14,6 +14,8 @@ const SHAPE = {
   etag: "string",
   signature: "object",
   replacedSignature: "object|null",
+  freshness: "object|null",
+  freshnessIssued: "boolean",
   warnings: "array",
 };
 

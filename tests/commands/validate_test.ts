@@ -320,3 +320,20 @@ Deno.test("validate: the analysis's findings share the cap on listed warnings", 
     /valid \(0 errors, 1199 warnings\)/,
   );
 });
+
+Deno.test("validate: a draft's own warnings share the cap too (600,000 unknown fields were a stack overflow)", async () => {
+  await using s = await scratch();
+  const fields = Array.from({ length: 600_000 }, (_, i) => `"k${i}":0`).join(",");
+  await s.write(
+    "policy-drafts.json",
+    `{"schemaVersion":"1.0","policies":[{"policyKey":"p","activeVersion":1,"rules":[],${fields}}]}`,
+  );
+  const r = await s.json(["validate"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((r.doc.warnings as unknown[]).length, 1_000);
+  assert.deepEqual(r.doc.omitted, { errors: 0, warnings: 599_000 });
+  assert.match(
+    (await s.run(["validate"])).stdout,
+    /… and 0 more errors and 599000 more warnings, not listed \(at most 1000 of each are\)/,
+  );
+});

@@ -173,10 +173,12 @@ function assertServingValid(client: RemoteClient, where: string): RemoteClientSt
   const version = validByChecksum.get(status.checksum);
   assert.ok(version !== undefined, `${where}: serving ${status.checksum}, never served valid`);
   assert.equal(status.bundleVersion, version, where);
+  // The configured key has no key id: the one the signature records is only claimed.
   assert.deepEqual(status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: "control-plane-1",
+    keyId: null,
+    claimedKeyId: "control-plane-1",
   });
   const decision = client.evaluate({ target: TARGET });
   assert.equal(decision.ruleId, `v${version}`, where);

@@ -113,11 +113,13 @@ Deno.test("bundleVersion, generatedAt, etag, signature.keyId and unknown top-lev
   const loaded = await loadBundle(JSON.stringify(edited), VERIFY);
   assert.equal(loaded.status.checksum, signed.checksum);
   assert.equal(loaded.status.bundleVersion, 999_999);
-  // keyId is a label recorded at signing, reported as found: it is not checked.
+  // keyId is a label recorded at signing, not checked: status() reports the configured key
+  // that verified (here one without a key id) and the label apart, as claimed.
   assert.deepEqual(loaded.status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: "a-key-id-of-my-choice",
+    keyId: null,
+    claimedKeyId: "a-key-id-of-my-choice",
   });
 });
 

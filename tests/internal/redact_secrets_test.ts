@@ -59,3 +59,17 @@ Deno.test("describeValue() quotes a short prefix, and never a value that looks l
   assert.equal(describeValue(null), "null");
   assert.equal(describeValue(["x"]), "an array");
 });
+
+Deno.test("redactSecrets() and describeValue() take runs of millions of characters in their stride", () => {
+  // `{32,}` in the patterns made V8 backtrack one stack entry per character: a 7 MB value from a
+  // hostile file overflowed the stack (policies import gave INTERNAL_ERROR).
+  const letters = "x".repeat(7_000_000);
+  const hex = "ab".repeat(3_500_000);
+  assert.equal(redactSecrets(letters), letters, "not random-looking: kept");
+  assert.equal(redactSecrets(`key ${hex}.`), `key ${REDACTED}.`);
+  assert.equal(describeValue(letters), `"${"x".repeat(55)}…"`);
+  assert.equal(describeValue(hex), SECRET_NOT_SHOWN);
+  // Only the first kilobyte is looked at: key material after it is never among what is shown.
+  assert.equal(describeValue(`${"plain ".repeat(10)}${HEX}`), SECRET_NOT_SHOWN);
+  assert.equal(describeValue(`${"plain ".repeat(200)}${HEX}`), `"${"plain ".repeat(9)}p…"`);
+});

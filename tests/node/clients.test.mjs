@@ -85,10 +85,12 @@ test("local client: verifies an ECDSA-signed file, watches it, and stops its tim
   });
   const request = { target: { service: "search", resource: "index", action: "query" } };
   try {
+    // VERIFY has no key id: the one the signature records is reported apart, as claimed.
     assert.deepEqual(client.status().signature, {
       status: "verified",
       algorithm: "ECDSA_SHA_256",
-      keyId: "node",
+      keyId: null,
+      claimedKeyId: "node",
     });
     assert.deepEqual(client.evaluate(request), { decision: "deny", reason: "default" });
     const next = structuredClone(bundle);

@@ -4,8 +4,9 @@
 // @types/node and esbuild, the libraries of the enforcement adapters:
 // hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
 // SDKs, playwright-core and axe-core, at pinned versions), and runs every
-// `tests/node/*.test.mjs` with `node --test` (or those whose names start with the arguments:
-// `node tests/node/run.mjs playground`). The scratch folder is removed afterwards unless
+// `tests/node/*.test.mjs` (or those whose names start with the arguments:
+// `node tests/node/run.mjs playground`) with `node --test` and the reporter of `_reporter.mjs`
+// (a line per file, failures in full). The scratch folder is removed afterwards unless
 // POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
@@ -126,7 +127,9 @@ try {
   if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
   const result = spawnSync(process.execPath, [
     "--test",
-    "--test-reporter=spec",
+    // One line per file, skip reasons once, failures in full (see _reporter.mjs).
+    `--test-reporter=${join(here, "_reporter.mjs")}`,
+    "--test-reporter-destination=stdout",
     ...files.map((f) => join(here, f)),
   ], {
     stdio: "inherit",

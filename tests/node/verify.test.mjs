@@ -35,10 +35,12 @@ test("HMAC_SHA256: signBundle() gives the MAC node:crypto computes, and it verif
     .update(canonicalPayloadBytes(BUNDLE)).digest("hex");
   assert.deepEqual(signed.signature, { algorithm: "HMAC_SHA256", keyId: "ci", value: mac });
   const options = { verify: { algorithm: "HMAC_SHA256", publicKey: SECRET } };
+  // The key is configured without a key id: the one the signature records is only claimed.
   assert.deepEqual(await verifyBundleSignature(signed, options), {
     status: "verified",
     algorithm: "HMAC_SHA256",
-    keyId: "ci",
+    keyId: null,
+    claimedKeyId: "ci",
   });
   await assert.rejects(verifyBundleSignature(tampered(signed), options), {
     code: "BUNDLE_SIGNATURE_INVALID",
@@ -76,7 +78,8 @@ test("ECDSA_SHA_256: a DER signature made by node:crypto verifies with the SPKI 
   assert.deepEqual(await verifyBundleSignature(signed, options), {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: "node",
+    keyId: null,
+    claimedKeyId: "node",
   });
   const loaded = await loadBundle(JSON.stringify(signed), options);
   assert.equal(loaded.status.signature.status, "verified");

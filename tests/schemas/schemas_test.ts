@@ -463,6 +463,33 @@ const optionalBundleFields = fc.record({
     keyId: fc.constantFrom("signing-2026-01", ""),
     value: fc.constantFrom("MEUCIQ==", ""),
   }),
+  // A freshness statement in every form validation accepts (whether it names the bundle and
+  // verifies is the load pipeline's business, not the schema's).
+  freshness: fc.record({
+    type: fc.constant("policy-bundle-freshness/v1"),
+    checksum: fc.constantFrom(`sha256:${"0".repeat(64)}`, `sha256:${"ab12".repeat(16)}`),
+    bundleVersion: fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+    orgId: fc.constantFrom("acme", ""),
+    projectId: fc.constantFrom("storefront", ""),
+    env: fc.constantFrom("prod", "staging", "other"),
+    issuedAt: fc.constantFrom("2026-11-26T10:00:00Z", "2026-11-26T10:00:00.250Z"),
+    expiresAt: fc.constantFrom("2026-12-03T10:00:00Z", "1970-01-01T00:00:00.000Z"),
+    signature: fc.record({
+      algorithm: fc.constantFrom("ECDSA_SHA_256", "HMAC_SHA256", "ED25519"),
+      keyId: fc.constantFrom("k2", ""),
+      value: fc.constantFrom("MEUCIQ==", ""),
+    }),
+  }, {
+    requiredKeys: [
+      "type",
+      "checksum",
+      "bundleVersion",
+      "env",
+      "issuedAt",
+      "expiresAt",
+      "signature",
+    ],
+  }),
 }, { requiredKeys: [] });
 
 /** A generated bundle with optional top-level fields and any conditions in place of its rules' `when`. */

@@ -22,7 +22,9 @@ const ecdsaSigned = await signBundle(example, {
   keyId: "ec-1",
 });
 const hmacKey = { verify: { algorithm: "HMAC_SHA256" as const, publicKey: hmacSecret } };
-const ecKey = { verify: { algorithm: "ECDSA_SHA_256" as const, publicKey: ecPublic } };
+const ecKey = {
+  verify: { algorithm: "ECDSA_SHA_256" as const, publicKey: ecPublic, keyId: "ec-1" },
+};
 
 Deno.test("loadBundle() verifies an ECDSA bundle and reports its status", async () => {
   const loaded = await loadBundle(text(ecdsaSigned), ecKey);
@@ -32,6 +34,7 @@ Deno.test("loadBundle() verifies an ECDSA bundle and reports its status", async 
     etag: `"${ecdsaSigned.checksum.slice(7)}"`,
     env: "prod",
     signature: { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "ec-1" },
+    freshness: null,
     policies: 3,
   });
   assert.equal(loaded.compiled.policyCount, 3);
@@ -40,10 +43,12 @@ Deno.test("loadBundle() verifies an ECDSA bundle and reports its status", async 
 
 Deno.test("loadBundle() verifies an HMAC bundle from bytes", async () => {
   const loaded = await loadBundle(new TextEncoder().encode(text(hmacSigned)), hmacKey);
+  // The key was configured without a key id: the one the signature records is only claimed.
   assert.deepEqual(loaded.status.signature, {
     status: "verified",
     algorithm: "HMAC_SHA256",
-    keyId: "hmac-1",
+    keyId: null,
+    claimedKeyId: "hmac-1",
   });
 });
 
@@ -242,7 +247,10 @@ Deno.test("inspectBundle() goes through loadBundle's pipeline and returns what a
   assert.equal(good.integrity, null);
   assert.equal(good.signature?.status, "verified");
   const loaded = await loadBundle(text(ecdsaSigned), ecKey);
-  assert.deepEqual({ ...good.status, signature: good.signature }, loaded.status);
+  assert.deepEqual(
+    { ...good.status, signature: good.signature, freshness: good.freshness },
+    loaded.status,
+  );
 
   // Size, JSON and structure are refused the same way.
   await assertRejectsCode(inspectBundle("{"), "BUNDLE_PARSE_ERROR");

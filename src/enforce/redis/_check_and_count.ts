@@ -8,6 +8,8 @@
  * @module
  */
 import { toHex } from "../../_internal/encoding.ts";
+import { describeValue } from "../../_internal/describe_value.ts";
+import { PolicyError } from "../../_internal/policy_error.ts";
 import { subtleCrypto } from "../../_internal/subtle_crypto.ts";
 import { SLOTS } from "../sliding_window.ts";
 import type { ThrottleCount } from "../types.ts";
@@ -117,15 +119,82 @@ export async function checkAndCount(
     if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
     reply = await redis.send(["EVAL", CHECK_AND_COUNT_SCRIPT, ...args]);
   }
-  if (!Array.isArray(reply) || reply.length !== 5) {
-    throw new Error("the check-and-count script returned an unexpected reply");
+  return parseCheckReply(reply, limit);
+}
+
+/** What the script's reply says, in order. */
+const REPLY_FIELDS = ["admitted", "remaining", "reset", "retry", "now"] as const;
+
+/**
+ * The one reader of the script's reply: exactly five safe integers, with
+ * the meanings and bounds of {@link ThrottleCount} for `limit`. Anything
+ * else — another shape, a string, NaN, an infinity, a fraction, a count
+ * out of range — is not a count of ours (a proxy or another server
+ * answering, a script replaced on the server) and fails the check, so that
+ * the enforcer applies `whenStoreFails` and calls `onError`, never admits
+ * or refuses on a number it made up. The message describes what is wrong
+ * without quoting the reply.
+ *
+ * @throws {PolicyError} `THROTTLE_STORE_UNAVAILABLE`.
+ */
+export function parseCheckReply(reply: unknown, limit: number): ThrottleCount {
+  if (!Array.isArray(reply) || reply.length !== REPLY_FIELDS.length) {
+    throw badReply(
+      Array.isArray(reply)
+        ? `an array of ${reply.length} elements instead of ${REPLY_FIELDS.length}`
+        : `${describeValue(reply)} instead of an array of ${REPLY_FIELDS.length} integers`,
+    );
   }
-  const [admitted, remaining, resetMicros, retryMicros, nowMicros] = reply.map(Number) as [
+  for (const [i, value] of reply.entries()) {
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+      throw badReply(
+        `its ${REPLY_FIELDS[i]} (element ${i + 1}) is ${
+          typeof value === "number" ? value : describeValue(value)
+        }, not an integer`,
+      );
+    }
+  }
+  const [admitted, remaining, resetMicros, retryMicros, nowMicros] = reply as number[] as [
     number,
     number,
     number,
     number,
     number,
   ];
+  const wrong = contradiction(admitted, remaining, resetMicros, retryMicros, nowMicros, limit);
+  if (wrong !== null) throw badReply(wrong);
   return { admitted: admitted === 1, remaining, resetMicros, retryMicros, nowMicros };
+}
+
+/** What in a reply of five integers contradicts {@link ThrottleCount} for `limit`, or null. */
+function contradiction(
+  admitted: number,
+  remaining: number,
+  reset: number,
+  retry: number,
+  now: number,
+  limit: number,
+): string | null {
+  if (admitted !== 0 && admitted !== 1) return `its admitted is ${admitted}, not 0 or 1`;
+  if (admitted === 1 && limit === 0) return "it admitted a request under a limit of 0";
+  // Admitted: what is left after it; refused: nothing is left.
+  const most = admitted === 1 ? limit - 1 : 0;
+  if (remaining < 0 || remaining > most) return `its remaining is ${remaining}, not 0 to ${most}`;
+  // -1: nothing counted, which an admitted request (counted) contradicts.
+  if (reset < (admitted === 1 ? 0 : -1)) return `its reset is ${reset}`;
+  // 0 when admitted; -1 (never) for a limit of 0 only; else the µs to wait.
+  if (admitted === 1 ? retry !== 0 : limit === 0 ? retry !== -1 : retry < 0) {
+    return `its retry is ${retry} for ${
+      admitted === 1 ? "an admitted" : "a refused"
+    } request under a limit of ${limit}`;
+  }
+  if (now < 0) return `its time is ${now}`;
+  return null;
+}
+
+function badReply(what: string): PolicyError {
+  return new PolicyError(
+    "THROTTLE_STORE_UNAVAILABLE",
+    `Redis answered the throttle check with a reply that is not the check-and-count script's: ${what}; check that the store's client talks to a Redis server and that nothing in between rewrites replies`,
+  );
 }

@@ -139,6 +139,7 @@ export function createRedisStore(
           (count) => settle(check) && resolve(count),
           (error) => {
             if (!settle(check)) return;
+            if (error instanceof PolicyError) return reject(error); // a reply that is not a count
             const why = describeThrown(error);
             reject(
               new PolicyError(

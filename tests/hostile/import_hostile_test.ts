@@ -1,0 +1,83 @@
+/**
+ * `policy policies import` on hostile inputs of up to 8 MiB
+ * (`_import_inputs.ts`): each ends with its code (never INTERNAL_ERROR),
+ * within 30 times what `JSON.parse` takes on the same text, in a process
+ * whose heap is capped; messages quote at most a short prefix of a value,
+ * warnings are listed up to validation's cap with the rest counted, and the
+ * text report lists at most as many policies. The inputs run in one child
+ * process, so one that exhausted memory would fail this test instead of
+ * ending the test run.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
+import { makeTempDir } from "../clients/_helpers.ts";
+import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
+import { importInputs } from "./_import_inputs.ts";
+import type { ImportReport } from "./_import_runner.ts";
+
+/** The heap cap of the child, as for loading (docs/security.md). */
+const HEAP_MIB = 320;
+/** Time within this multiple of JSON.parse's on the same text (see _import_runner.ts for the floor). */
+const MAX_RATIO = 30;
+/** The longest line printed: a message quotes at most ~60 characters of a value. */
+const MAX_LINE = 2_000;
+const RUNNER = fileURLToPath(new URL("./_import_runner.ts", import.meta.url));
+
+explainIgnored("tests/hostile/import_hostile_test.ts");
+
+Deno.test({
+  name:
+    `policies import: every hostile input of up to 8 MiB ends with its code within ${MAX_RATIO}x JSON.parse, in a ${HEAP_MIB} MiB heap, printing bounded lines`,
+  ignore: DENO === null,
+  fn: async (t) => {
+    const { dir, remove } = await makeTempDir("import-hostile-");
+    try {
+      const output = await runDeno(
+        [
+          "run",
+          "--no-prompt",
+          `--v8-flags=--max-old-space-size=${HEAP_MIB}`,
+          `--allow-read=${dir}`,
+          `--allow-write=${dir}`,
+          RUNNER,
+          dir,
+        ],
+        { seconds: 15 * 60 },
+      );
+      const reports = output.stdout.split("\n").filter((line) => line !== "").map((line) =>
+        JSON.parse(line) as ImportReport
+      );
+      const inputs = importInputs();
+      assert.equal(
+        output.code,
+        0,
+        `the runner died after ${reports.length} of ${inputs.length} inputs (the next: ${
+          inputs[reports.length]?.name
+        })\n${output.stderr.slice(-2000)}`,
+      );
+      assert.deepEqual(reports.map((r) => r.name), inputs.map((i) => i.name));
+      for (const [i, report] of reports.entries()) {
+        await t.step(report.name, () => {
+          const where = `${report.name} (${report.bytes} bytes)`;
+          assert.ok(report.bytes <= 8 * 1024 * 1024, `${where}: at most 8 MiB`);
+          assert.ok(inputs[i]!.outcomes.includes(report.outcome), `${where}: ${report.outcome}`);
+          const ratio = report.ms / report.baselineMs;
+          assert.ok(
+            ratio <= MAX_RATIO,
+            `${where}: took ${report.ms.toFixed(0)} ms, ${ratio.toFixed(1)}x JSON.parse (${
+              report.baselineMs.toFixed(0)
+            } ms)`,
+          );
+          assert.ok(report.longestLine <= MAX_LINE, `${where}: a line of ${report.longestLine}`);
+          // The warnings, the line that counts the others, and the report of the policies.
+          assert.ok(report.warningLines <= DEFAULT_MAX_ISSUES + 1, `${where}: warnings`);
+          assert.ok(report.lines <= 2 * DEFAULT_MAX_ISSUES + 10, `${where}: ${report.lines} lines`);
+          assert.ok(report.printedBytes <= 1024 * 1024, `${where}: ${report.printedBytes} bytes`);
+        });
+      }
+    } finally {
+      await remove();
+    }
+  },
+});

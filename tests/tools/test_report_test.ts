@@ -1,0 +1,113 @@
+/**
+ * tools/test_report.ts on what `deno test` really prints: a passing file is
+ * one line; a failing test keeps its output and deno's ERRORS section keeps
+ * the full message; what a file prints when it loads (why a test is
+ * skipped) is kept; the exit code follows deno's summary.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { DENO, explainIgnored } from "../faults/_policy_process.ts";
+
+explainIgnored("tests/tools/test_report_test.ts");
+
+const REPORT = fileURLToPath(new URL("../../tools/test_report.ts", import.meta.url));
+const SAMPLES = fileURLToPath(new URL("../testdata/test_report/", import.meta.url));
+
+/** `deno test <files>`, stdout and stderr together, through the report. */
+async function report(files: string[]): Promise<{ code: number; text: string }> {
+  const test = await new Deno.Command(DENO!, {
+    args: ["test", "--no-config", "--no-check", ...files.map((f) => SAMPLES + f)],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return await reportOf(new Uint8Array([...test.stdout, ...test.stderr]));
+}
+
+/** The report of `input`, as deno test would have printed it. */
+async function reportOf(input: Uint8Array): Promise<{ code: number; text: string }> {
+  const child = new Deno.Command(DENO!, {
+    args: ["run", "--no-prompt", REPORT],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(input);
+  await writer.close();
+  const { code, stdout } = await child.output();
+  return { code, text: new TextDecoder().decode(stdout) };
+}
+
+Deno.test({
+  name:
+    "test_report: a passing file is one line, a failure is kept in full, exit code from deno's summary",
+  ignore: DENO === null,
+  fn: async () => {
+    const passing = await report(["other_test.ts"]);
+    assert.equal(passing.code, 0, passing.text);
+    assert.deepEqual(passing.text.trim().split("\n"), [
+      "ok ./tests/testdata/test_report/other_test.ts (2 passed)",
+      passing.text.trim().split("\n")[1]!,
+    ]);
+    assert.match(passing.text, /^ok \| 2 passed \| 0 failed/m);
+
+    const failing = await report(["sample_test.ts", "other_test.ts"]);
+    assert.equal(failing.code, 1);
+    const text = failing.text;
+    assert.match(text, /sample_test\.ts: the ignored test needs a thing this machine lacks/);
+    assert.match(text, /output of the failing test/);
+    assert.match(text, /^sample_test\.ts: the second half not run: no thing here$/m);
+    assert.match(text, /the failure's own message/, "deno's ERRORS section");
+    assert.match(text, /the failing step's message/);
+    assert.match(text, /a step \.\.\. that fails \.\.\. FAILED/);
+    assert.match(
+      text,
+      /^FAILED \.\/tests\/testdata\/test_report\/sample_test\.ts \(3 passed, 2 failed, 1 ignored\)$/m,
+    );
+    assert.match(text, /^ok \.\/tests\/testdata\/test_report\/other_test\.ts \(2 passed\)$/m);
+    // Passing tests are dropped with their output; the steps of a failing test are kept (context).
+    assert.doesNotMatch(text, /output of a passing test|passes quietly|passes with output/);
+    assert.match(text, /a step that passes \.\.\. ok/);
+    assert.match(text, /^FAILED \| 5 passed \(1 step\) \| 2 failed \(1 step\) \| 1 ignored/m);
+  },
+});
+
+Deno.test({
+  name:
+    "test_report: a line of stderr or a long-running notice between a test's name and its result is dropped, the result kept; doc blocks count as their module",
+  ignore: DENO === null,
+  fn: async () => {
+    // As the full run printed them: a worker's Check line and the notices of a slow test land
+    // after `name ...`, and the result follows on a line of its own; the code blocks of a
+    // module's documentation run as modules of their own.
+    const input = [
+      "running 3 tests from ./a_test.ts",
+      "a test whose name says skipped ... ok (1ms)",
+      "in a worker ...Check tests/hostile/_worker.ts",
+      " ok (5s)",
+      "slow ...'slow' has been running for over (1m0s)",
+      "'slow' has been running for over (2m0s)",
+      "  a step ... ok (1ms)",
+      "slow ... ok (3m0s)",
+      "running 1 test from ./src/mod.ts#12-20.ts",
+      "./src/mod.ts#12-20.ts ... ok (2ms)",
+      "running 1 test from ./src/mod.ts#31-40.ts",
+      "./src/mod.ts#31-40.ts ... ok (2ms)",
+      "running 1 test from ./b_test.ts",
+      "failing ...Check tests/hostile/_worker.ts",
+      " FAILED (2ms)",
+      "",
+      "FAILED | 3 passed (1 step) | 1 failed (3m)",
+    ].join("\n") + "\n";
+    const { code, text } = await reportOf(new TextEncoder().encode(input));
+    assert.equal(code, 1);
+    assert.deepEqual(text.trim().split("\n"), [
+      "ok ./a_test.ts (3 passed)",
+      "ok ./src/mod.ts (2 passed)",
+      "failing ... FAILED (2ms)",
+      "FAILED ./b_test.ts (0 passed, 1 failed)",
+      "FAILED | 3 passed (1 step) | 1 failed (3m)",
+    ]);
+  },
+});
