@@ -109,7 +109,7 @@ function writeAtomically(url: URL, text: string): void {
 
 /**
  * The bundle's text with `cli.ts`'s import of the playground page resolved
- * from the bundle's own folder (`../playground/page.js`) instead of from
+ * from the bundle's own folder (`../../dist/playground/page.js`) instead of from
  * `cli.ts`'s, as a URL computed when the import runs: Deno reads the
  * modules that a dynamic import names literally when the importing module
  * loads, and the page is not needed for any other command. `null` when the
@@ -119,8 +119,9 @@ export function withPageFromBundle(text: string): string | null {
   const literal = `import(${JSON.stringify(PLAYGROUND_PAGE)})`;
   const parts = text.split(literal);
   if (parts.length !== 2) return null;
-  const page = new URL(PLAYGROUND_PAGE, CLI_SOURCE);
-  const fromBundle = `../${page.href.slice(new URL("../", OUT).href.length)}`;
+  // Up from the bundle's folder to the root (`../../`), then down to the page as cli.ts names it.
+  const up = "../".repeat(OUT.href.slice(ROOT.href.length).split("/").length - 1);
+  const fromBundle = `${up}${PLAYGROUND_PAGE.slice("./".length)}`;
   return parts.join(`import(new URL(${JSON.stringify(fromBundle)}, import.meta.url).href)`);
 }
 
