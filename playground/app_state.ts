@@ -45,6 +45,7 @@ const EMPTY_MODEL: DocumentModel = {
   kind: "empty",
   issues: [],
   compiled: null,
+  bundle: null,
   targets: [],
   checksum: null,
 };

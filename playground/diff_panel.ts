@@ -88,8 +88,8 @@ export function diffPanel(app: App): void {
       show(result, h("p", null, "The new side (the editor) cannot be evaluated yet."));
       return;
     }
-    const before = baselineModel.compiled.bundle;
-    const after = model.compiled.bundle;
+    const before = baselineModel.bundle!;
+    const after = model.bundle!;
     const diff = diffBundles(before, after, {
       compareScope: baselineModel.kind === "bundle" && model.kind === "bundle",
     });

@@ -41,6 +41,12 @@ export interface DocumentModel {
   issues: DocumentIssue[];
   /** The compiled bundle when the document is valid (a draft: the bundle it builds), else null. */
   compiled: CompiledBundle | null;
+  /**
+   * The bundle that was compiled, as a document (a draft: the bundle it
+   * builds); null exactly when `compiled` is. The compiled form does not keep
+   * it (`policiesOf` gives its policies as compiled, without descriptions).
+   */
+  bundle: RuntimeBundleV1 | null;
   /** Every target a rule names, sorted. */
   targets: Target[];
   /** For a bundle that loaded: its computed checksum (`sha256:…`). */
@@ -56,7 +62,7 @@ export const DRAFT_ENV = "dev";
  */
 export async function readDocument(text: string): Promise<DocumentModel> {
   if (text.trim() === "") {
-    return { kind: "empty", issues: [], compiled: null, targets: [], checksum: null };
+    return { kind: "empty", issues: [], compiled: null, bundle: null, targets: [], checksum: null };
   }
   let document: unknown;
   try {
@@ -86,12 +92,13 @@ async function readBundle(text: string): Promise<DocumentModel> {
       });
     }
     issues.push(...warnings(seen.warnings, "validation"));
-    issues.push(...warnings(lintBundle(seen.compiled.bundle), "lint"));
+    issues.push(...warnings(lintBundle(seen.document), "lint"));
     return {
       kind: "bundle",
       issues,
       compiled: seen.compiled,
-      targets: targetsOf(seen.compiled.bundle),
+      bundle: seen.document,
+      targets: targetsOf(seen.document),
       checksum: seen.status.checksum,
     };
   } catch (error) {
@@ -100,6 +107,7 @@ async function readBundle(text: string): Promise<DocumentModel> {
         kind: "bundle",
         issues: error.issues.map((i) => ({ ...i, severity: "error", source: "validation" })),
         compiled: null,
+        bundle: null,
         targets: [],
         checksum: null,
       };
@@ -116,6 +124,7 @@ async function readBundle(text: string): Promise<DocumentModel> {
           path: "",
         }],
         compiled: null,
+        bundle: null,
         targets: [],
         checksum: null,
       };
@@ -130,12 +139,14 @@ function readDraft(document: unknown): DocumentModel {
     ...result.errors.map((i): DocumentIssue => ({ ...i, severity: "error", source: "validation" })),
     ...warnings(result.warnings, "validation"),
   ];
-  if (!result.valid) return { kind: "draft", issues, compiled: null, targets: [], checksum: null };
+  if (!result.valid) {
+    return { kind: "draft", issues, compiled: null, bundle: null, targets: [], checksum: null };
+  }
   const bundle = draftToBundle(document as DraftDocument, { env: DRAFT_ENV });
   const compiled = compileBundle(bundle);
   // The projection keeps the policies' and rules' indexes: the findings' pointers hold in the draft.
   issues.push(...warnings(lintBundle(bundle), "lint"));
-  return { kind: "draft", issues, compiled, targets: targetsOf(bundle), checksum: null };
+  return { kind: "draft", issues, compiled, bundle, targets: targetsOf(bundle), checksum: null };
 }
 
 function warnings(issues: readonly Issue[], source: DocumentIssue["source"]): DocumentIssue[] {
@@ -157,6 +168,7 @@ function unreadable(error: unknown): DocumentModel {
       ...(parse === null ? {} : { offset: parse.offset }),
     }],
     compiled: null,
+    bundle: null,
     targets: [],
     checksum: null,
   };

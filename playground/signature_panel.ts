@@ -89,7 +89,7 @@ export function signaturePanel(app: App): void {
       };
     }
     if (mine !== generation) return;
-    const bundle = model.compiled.bundle;
+    const bundle = model.bundle!;
     const signature = bundle.signature;
     show(
       result,

@@ -106,7 +106,7 @@ export function suitePanel(app: App): SuitePanel {
       return;
     }
     const run = runSuite(model.compiled, checked.scenarios);
-    const sites = ruleSites(model.compiled.bundle);
+    const sites = ruleSites(model.bundle!);
     const rows = run.results.map((r, i) => {
       const scenario = checked.scenarios[i]!;
       const open = linkButton(

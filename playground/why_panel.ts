@@ -47,7 +47,7 @@ export function whyPanel(app: App): void {
       show(root, h("p", null, (error as Error).message));
       return;
     }
-    const sites = ruleSites(model.compiled.bundle);
+    const sites = ruleSites(model.bundle!);
     const jump = (policyKey: string, ruleId: string) => {
       const site = sites.get(ruleKey(policyKey, ruleId));
       return site === undefined ? `${policyKey}/${ruleId}` : linkButton(

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { Decision, EffectType, Issue, RuntimeBundleV1, Target } from "../engine/types.ts";
+import type { Decision, EffectType, Issue, Policy, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
-import type { CompiledBundle } from "../engine/compile_bundle.ts";
+import { type CompiledBundle, policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { traceEvaluation } from "../engine/trace_evaluation.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
@@ -188,12 +188,15 @@ export function runScenarios(
   return results;
 }
 
-/** The active rules of a bundle, and those not in `exercised` (filled by {@link runScenarios}). */
+/**
+ * The active rules of a bundle's policies (`policiesOf` of the compiled
+ * bundle), and those not in `exercised` (filled by {@link runScenarios}).
+ */
 export function coverageOf(
-  bundle: RuntimeBundleV1,
+  policies: readonly Policy[],
   exercised: ReadonlySet<string>,
 ): SuiteRun["coverage"] {
-  const active = bundle.policies.flatMap((p) =>
+  const active = policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({
       policyKey: p.policyKey,
       ruleId: r.id,
@@ -225,7 +228,7 @@ export function runSuite(
   return {
     results,
     summary: { scenarios: results.length, passed, failed: results.length - passed, durationMs },
-    coverage: coverageOf(compiled.bundle, exercised),
+    coverage: coverageOf(policiesOf(compiled), exercised),
   };
 }
 

@@ -371,7 +371,7 @@ async function compareWith(session: Session, draftPath: string | null): Promise<
   const { file } = await bundleDocument(session);
   if (!(await exists(session.files, file))) return null;
   const loaded = await inspectBundleFile(session, file, null);
-  return { type: "bundle", path: file, policies: loaded.compiled.bundle.policies as KnownPolicy[] };
+  return { type: "bundle", path: file, policies: loaded.document.policies as KnownPolicy[] };
 }
 
 /** A rule whose target no evaluation point uses, but one close to it does. */

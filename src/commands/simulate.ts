@@ -8,6 +8,7 @@
  */
 import { parseJson } from "../engine/parse_json.ts";
 import type { Target } from "../engine/types.ts";
+import { policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
 import { formatConditionTrace } from "../engine/format_condition.ts";
@@ -385,6 +386,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     throw error;
   }
   const { file, source, compiled, verification } = evaluated;
+  const policies = policiesOf(compiled);
 
   const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
@@ -423,7 +425,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   });
 
   const { activeRules, exercised: exercisedCount, unexercised } = coverageOf(
-    compiled.bundle,
+    policies,
     exercised,
   );
   const percent = activeRules === 0 ? 100 : Math.floor(exercisedCount / activeRules * 1000) / 10;

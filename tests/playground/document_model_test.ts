@@ -33,7 +33,8 @@ Deno.test("readDocument reads a draft as validate does, and the bundle it builds
   assert.deepEqual(model.issues, []);
   assert.equal(model.checksum, null);
   assert.equal(model.compiled!.policyCount, 4);
-  assert.equal(model.compiled!.bundle.env, "dev");
+  assert.equal(model.bundle!.env, "dev");
+  assert.equal(model.compiled!.scope.env, "dev");
   // A draft with comments is read too (bundles are strict JSON).
   const commented = await readDocument(`// the billing draft\n${draftText}`);
   assert.equal(commented.kind, "draft");
