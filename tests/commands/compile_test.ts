@@ -2,18 +2,22 @@
  * The `compile` task: a self-contained `policy` binary. `deno compile`
  * downloads a runtime binary (denort) from a host our machines cannot reach,
  * so where that download fails this test prints why and checks nothing else.
- * Where it works, the binary must run `--help`.
+ * Where it works, the binary must run `--help`. A compile takes a while:
+ * `deno task test:long` runs it.
  */
 import assert from "node:assert/strict";
 import { denoCommand } from "../_deno_command.ts";
+import { LONG, noteLong } from "../_long.ts";
 
 const DENO = denoCommand();
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
 const TASK: string = denoJson.tasks.compile;
 
+noteLong("tests/commands/compile_test.ts", "the compile task");
+
 Deno.test({
   name: "the compile task builds a policy binary that runs, or says why it cannot here",
-  ignore: DENO === null,
+  ignore: DENO === null || !LONG,
   async fn() {
     const out = await Deno.makeTempDir({ dir: ".tmp", prefix: "compile-" });
     try {
