@@ -4,7 +4,9 @@
  * what `JSON.parse` takes on the same bytes in the same run, in a process
  * whose heap is capped (docs/security.md, "Bounds under hostile input").
  * The documents run in one child process, so a document that exhausted
- * memory would fail this test instead of ending the test run.
+ * memory would fail this test instead of ending the test run. The quick
+ * suite loads a sample, one document of each family (`QUICK_CORPUS`);
+ * `deno task test:long` loads them all.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -12,7 +14,8 @@ import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
 import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { replayHint, testSeed } from "../_random.ts";
-import { hostileCorpusEntries } from "./_corpus.ts";
+import { hostileCorpusEntries, QUICK_CORPUS } from "./_corpus.ts";
+import { LONG, noteLong, sampled } from "../_long.ts";
 import type { CorpusReport } from "./_corpus_runner.ts";
 
 const SEED = testSeed(0x14c0_4b05);
@@ -24,19 +27,36 @@ const RUNNER = fileURLToPath(new URL("./_corpus_runner.ts", import.meta.url));
 
 explainIgnored("tests/hostile/corpus_test.ts");
 
+const ALL = hostileCorpusEntries().map((entry, index) => ({ ...entry, index }));
+/** The documents loaded: a sample of each family, or all of them under test:long. */
+const ENTRIES = sampled(ALL, (entry) => QUICK_CORPUS.has(entry.name));
+if (!LONG) assert.equal(ENTRIES.length, QUICK_CORPUS.size, "every document of the sample exists");
+noteLong(
+  "tests/hostile/corpus_test.ts",
+  `${ALL.length - ENTRIES.length} of ${ALL.length} documents`,
+);
+
 Deno.test({
-  name:
-    `hostile corpus: every 8 MiB document is loaded or refused with its code within ${MAX_RATIO}x JSON.parse, in a ${HEAP_MIB} MiB heap`,
+  name: `hostile corpus${
+    LONG ? "" : " (a sample)"
+  }: every 8 MiB document is loaded or refused with its code within ${MAX_RATIO}x JSON.parse, in a ${HEAP_MIB} MiB heap`,
   ignore: DENO === null,
   fn: async (t) => {
     const output = await runDeno(
-      ["run", "--no-prompt", `--v8-flags=--max-old-space-size=${HEAP_MIB}`, RUNNER, String(SEED)],
+      [
+        "run",
+        "--no-prompt",
+        `--v8-flags=--max-old-space-size=${HEAP_MIB}`,
+        RUNNER,
+        String(SEED),
+        ...LONG ? [] : [ENTRIES.map((entry) => entry.index).join(",")],
+      ],
       { seconds: 15 * 60 },
     );
     const reports = output.stdout.split("\n").filter((line) => line !== "").map((line) =>
       JSON.parse(line) as CorpusReport
     );
-    const entries = hostileCorpusEntries();
+    const entries = ENTRIES;
     assert.equal(
       output.code,
       0,
