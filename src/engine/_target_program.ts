@@ -11,7 +11,10 @@
  *     test, memoBit, ifTrue, ifFalse
  *
  * followed by the records of the candidates it can return. `test` is a
- * compiled condition, or null for "true". `ifTrue` and `ifFalse` each say
+ * compiled condition as it is emitted, or null for "true"; once the program
+ * is linked (`_program_dispatch.ts`, right after it is emitted) it is the
+ * offset of the condition's code in the same array (`_condition_code.ts`),
+ * and the first one may be replaced by the program's index on `eq`/`in`. `ifTrue` and `ifFalse` each say
  * what comes next: a number >= 0 is the offset of the next instruction,
  * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
  * the candidate whose record is at offset `-n - 2`. Instructions test the
@@ -33,9 +36,10 @@
  * @module
  */
 import { parseJson } from "./parse_json.ts";
-import type { Test } from "./compile_condition.ts";
 import type { Candidate, RankedPolicy, RankedRule } from "./rank_target.ts";
 import type { PathTable } from "./_path_table.ts";
+import { Dispatch, runDispatched } from "./_program_dispatch.ts";
+import { runCondition } from "./_condition_code.ts";
 
 /** The shared array holding every program and candidate record of a bundle. */
 export type Code = readonly unknown[];
@@ -198,27 +202,37 @@ export function runProgram(
 ): number {
   const mark = paths.open();
   try {
-    return runInstructions(code, start, context);
+    // A program with an index (`_program_dispatch.ts`) has it in place of its first test.
+    const head = code[start];
+    return head instanceof Dispatch
+      ? runDispatched(head, code, paths, start, context)
+      : runInstructions(code, paths, start, context);
   } finally {
     paths.close(mark);
   }
 }
 
-function runInstructions(code: Code, start: number, context: Record<string, unknown>): number {
+function runInstructions(
+  code: Code,
+  paths: PathTable,
+  start: number,
+  context: Record<string, unknown>,
+): number {
   let tested = 0; // memo bits of the tests that have run
   let passed = 0; // memo bits of the tests that were true
   let pc = start;
   for (;;) {
-    const test = code[pc] as Test | null;
+    // Once linked (`_program_dispatch.ts`): where the condition is laid out in the code.
+    const test = code[pc] as number | null;
     let result = true;
     if (test !== null) {
       const bit = code[pc + 1] as number;
       if (bit === 0) {
-        result = test(context);
+        result = runCondition(code, test, paths, context);
       } else if ((tested & bit) !== 0) {
         result = (passed & bit) !== 0;
       } else {
-        result = test(context);
+        result = runCondition(code, test, paths, context);
         tested |= bit;
         if (result) passed |= bit;
       }

@@ -5,6 +5,7 @@ import { sharedConditionCompiler, type Test } from "./compile_condition.ts";
 import { collectTargets, rankTarget } from "./rank_target.ts";
 import { emitProgram } from "./_target_program.ts";
 import { registerCompiledCode } from "./_compiled_code.ts";
+import { ProgramLinker } from "./_program_dispatch.ts";
 import { booleanField, checkOptions, type Fields } from "../_internal/check_options.ts";
 
 /** Version of the compiled form; changes when its shape does. */
@@ -78,9 +79,12 @@ export function compileBundle(document: unknown, options: CompileOptions = {}): 
     ruleTests[ruleStarts[p]! + r] = conditions.compile(when);
   const code: unknown[] = [];
   let targetCount = 0;
+  const linker = new ProgramLinker(conditions.paths);
   const programs = collectTargets(policies).transform((refs) => {
     targetCount++;
-    return emitProgram(code, rankTarget(policies, refs, testFor));
+    const start = emitProgram(code, rankTarget(policies, refs, testFor));
+    linker.link(code, start);
+    return start;
   });
   const compiled: CompiledBundle = Object.freeze({
     compilerVersion: COMPILER_VERSION,
