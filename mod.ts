@@ -33,6 +33,7 @@ export * from "./src/clients/mod.ts";
 // Evaluating, and the bundle format's types.
 export * from "./src/engine/types.ts";
 export {
+  type BundleScope,
   compileBundle,
   type CompiledBundle,
   type CompileOptions,

@@ -1,10 +1,10 @@
-// deno task bench — the engine against each scenario's hand-written floor,
-// traces against evaluate, the client layer with a contextPolicy, and load
-// against JSON.parse (docs/performance.md "Reproduce"). One process: quick to
-// run, but every benchmark shares the JIT's feedback; `deno task bench:peers`
-// measures each pair in a fresh process.
-import { compileBundle, createEvaluator, createLocalClient, validateBundle } from "../mod.ts";
-import { computeDigest, traceEvaluation } from "../src/engine/mod.ts";
+// deno task bench [-- --filter 50-rules] — the engine against each scenario's
+// straight-line floor, traces against evaluate, the client layer with a
+// contextPolicy (docs/performance.md "Reproduce"). One process: quick to run,
+// but every benchmark shares the JIT's feedback; `deno task bench:peers`
+// measures each pair in fresh processes, in rounds, and writes the tables.
+import { compileBundle, createEvaluator, createLocalClient } from "../mod.ts";
+import { traceEvaluation } from "../src/engine/mod.ts";
 import { QUERIES, scenarioById, scenarioRequests, SCENARIOS } from "./scenarios/mod.ts";
 
 for (const scenario of SCENARIOS) {
@@ -20,8 +20,7 @@ for (const scenario of SCENARIOS) {
       group,
       baseline: true,
       fn: () => {
-        const r = requests[i++ & (QUERIES - 1)]!;
-        floor(r.target, r.context);
+        floor(requests[i++ & (QUERIES - 1)]!);
       },
     });
     Deno.bench({
@@ -68,7 +67,7 @@ for (const id of ["3-rules", "3-rules-nested"]) {
           throw new Error(`context key ${key} is not allowed`);
         }
       }
-      floor(r.target, r.context);
+      floor(r);
     },
   });
   Deno.bench({
@@ -86,24 +85,3 @@ for (const id of ["3-rules", "3-rules-nested"]) {
     },
   });
 }
-
-const text = JSON.stringify(scenarioById("3-rules").bundle(10_000));
-console.log(`load bench: ${(text.length / 1048576).toFixed(1)} MiB bundle, 10,000 targets`);
-Deno.bench({
-  name: "JSON.parse",
-  group: "load 10,000 targets",
-  baseline: true,
-  fn: () => {
-    JSON.parse(text);
-  },
-});
-Deno.bench({
-  name: "JSON.parse + validate + checksum + compile",
-  group: "load 10,000 targets",
-  fn: async () => {
-    const doc = JSON.parse(text);
-    if (!validateBundle(doc).valid) throw new Error("invalid");
-    await computeDigest(doc);
-    compileBundle(doc, { skipValidation: true });
-  },
-});

@@ -15,7 +15,9 @@
  * - `_internal` depends on no other folder, `_io` on `_internal` alone;
  * - the portable exports (`./engine`, `./verify`, `./enforce`, `./openfeature/web`) reach no I/O:
  *   no `node:` module and no use of the `Deno` namespace in any module their
- *   code loads (statically or lazily).
+ *   code loads (statically or lazily); no library export uses the `Deno`
+ *   namespace (one source serves Deno, Node and browsers): only `./cli`
+ *   reaches the CLI's Deno file layer.
  *
  * The imports are read from the source text (static, dynamic, type-only and
  * re-exports), so the test needs only read permission; the public symbols
@@ -223,6 +225,17 @@ for (const name of ["./engine", "./verify", "./enforce", "./openfeature/web"]) {
     assert.deepEqual(ioUses(files, (f) => TEXT.get(f)!), []);
   });
 }
+
+Deno.test("no library export uses the Deno namespace: the Deno file layer is the CLI's alone", () => {
+  for (const [name, source] of Object.entries(EXPORTS)) {
+    if (name === "./cli") continue;
+    const files = runtimeClosure(source.replace(/^\.\//, ""));
+    const denoUses = ioUses(files, (f) => TEXT.get(f)!).filter((u) => u.endsWith("Deno namespace"));
+    assert.deepEqual(denoUses, [], `${name} reaches no use of the Deno namespace`);
+  }
+  // cli.ts does reach it, so the check above can find it.
+  assert.ok(runtimeClosure("cli.ts").has("src/_io/deno_file_layer.ts"));
+});
 
 Deno.test("the checks of this test catch what they are for", () => {
   // A cross-folder import of a private file, an upward import, a lateral one,

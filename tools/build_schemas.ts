@@ -1,8 +1,11 @@
 /**
  * Writes the JSON Schemas of `schemas/` (JSON Schema draft-07): one file per
  * document a user writes or reads, each self-contained (no reference to
- * another file), built here from shared definitions so that the rule of a
- * bundle, of a draft and of a rule file is described once.
+ * another file). The objects of a bundle (and so of a draft and of a rule
+ * file) are generated from the one definition of the format,
+ * `src/engine/bundle_format.ts`, which the validator's field table is also
+ * derived from; the CLI's own documents (suite, configuration, requests)
+ * are described here.
  *
  * The schemas accept every document the runtime's checks accept, with or
  * without warnings (warnings are `policy validate`'s: an unknown condition
@@ -17,11 +20,19 @@
  * @module
  */
 import {
+  CONDITION_OPERATORS,
   EFFECT_TYPES,
   ENVS,
-  RULE_STATUSES,
   SIGNATURE_ALGORITHMS,
 } from "../src/_internal/vocabulary.ts";
+import {
+  BUNDLE_FORMAT,
+  type FieldDefinition,
+  type FieldType,
+  OBJECT_KINDS,
+  type ObjectDefinition,
+  type UnionDefinition,
+} from "../src/engine/bundle_format.ts";
 import { PACKAGE_VERSION } from "../src/_internal/version.ts";
 import { SCHEMA_NAMES, type SchemaName, schemaUrl } from "../src/commands/_schema.ts";
 import { ENV_NAME, SECRET_LIKE } from "../src/commands/_env.ts";
@@ -30,166 +41,147 @@ export { SCHEMA_NAMES, type SchemaName, schemaUrl };
 
 type Schema = Record<string, unknown>;
 
-const ISO_8601 =
-  "^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$";
-
 const nonEmpty = (description: string): Schema => ({ type: "string", minLength: 1, description });
 const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
-const when = (field: string, values: readonly string[], then: Schema): Schema => ({
-  if: { properties: { [field]: values.length === 1 ? { const: values[0] } : { enum: values } } },
-  then,
-});
+const withDescription = (schema: Schema, description: string | undefined): Schema =>
+  description === undefined ? schema : { ...schema, description };
 
-/** The operators of conditions, for editors' completion (docs/bundle-format.md "Conditions"). */
-const CONDITION_OPERATORS = [
-  "eq",
-  "neq",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "in",
-  "exists",
-  "and",
-  "or",
-  "not",
-];
+/** The schema of a value of type `type`. */
+function typeSchema(type: FieldType): Schema {
+  switch (type.kind) {
+    case "string":
+      return {
+        type: "string",
+        ...(type.nonEmpty && { minLength: 1 }),
+        ...(type.pattern !== undefined && { pattern: type.pattern }),
+      };
+    case "number":
+      return {
+        type: "number",
+        ...(type.minimum !== undefined && { minimum: type.minimum }),
+        ...(type.exclusiveMinimum !== undefined && { exclusiveMinimum: type.exclusiveMinimum }),
+      };
+    case "integer":
+      return { type: "integer", minimum: type.minimum, maximum: Number.MAX_SAFE_INTEGER };
+    case "const":
+      return { const: type.value };
+    case "enum":
+      return type.open || type.refusedAtLoad
+        ? { anyOf: [{ enum: [...type.values] }, { type: "string" }] }
+        : { enum: [...type.values] };
+    case "object":
+      return ref(type.of);
+    case "array":
+      return { type: "array", items: ref(type.of) };
+    case "primitive":
+      return { type: ["string", "number", "boolean", "null"] };
+    case "primitives":
+      return { type: "array", items: { type: ["string", "number", "boolean", "null"] } };
+    case "any":
+      return {};
+  }
+}
 
-/** Shared definitions; each schema copies those it uses. */
-const DEFINITIONS: Record<string, Schema> = {
-  target: {
+/**
+ * The schema of a field of a condition: described, not checked (the runtime
+ * accepts any condition, see {@link conditionSchema}), but for the nested
+ * conditions.
+ */
+function lenientSchema(field: FieldDefinition): Schema {
+  const type = field.type;
+  const nested = type.kind === "array"
+    ? { items: ref(type.of) }
+    : type.kind === "object"
+    ? { allOf: [ref(type.of)] }
+    : {};
+  return field.description === undefined
+    ? nested
+    : type.kind === "array"
+    ? { description: field.description, ...nested }
+    : { ...nested, description: field.description };
+}
+
+/** The schema of an object of the format. */
+function objectSchema(definition: ObjectDefinition): Schema {
+  const fields = Object.entries(definition.fields);
+  const variants = definition.variants;
+  const variantFields = new Set(variants?.cases.map((c) => c.field));
+  const required = fields.filter(([name, f]) => f.required && !variantFields.has(name));
+  const properties = Object.fromEntries(
+    fields.map(([name, field]) => [
+      name,
+      // A descriptor is checked by its variant only, as the runtime does.
+      variantFields.has(name)
+        ? withDescription({}, field.description)
+        : withDescription(typeSchema(field.type), field.description),
+    ]),
+  );
+  const schema: Schema = {
     type: "object",
-    description: 'What a rule applies to: exact, case-sensitive strings ("*" is not a wildcard)',
-    required: ["service", "resource", "action"],
-    properties: {
-      service: nonEmpty("The service, for example billing"),
-      resource: nonEmpty("The resource, for example invoice"),
-      action: nonEmpty("The action, for example create"),
-    },
-  },
-  killSwitch: {
-    type: "object",
-    required: ["service"],
-    properties: {
-      service: nonEmpty("The service the kill switch turns off"),
-      reason: { type: "string", description: "Why, for people" },
-    },
-  },
-  throttle: {
-    type: "object",
-    description: "limit requests per windowSeconds per key; the lowest rate wins among throttles",
-    required: ["limit", "windowSeconds", "key"],
-    properties: {
-      limit: { type: "number", minimum: 0 },
-      windowSeconds: { type: "number", exclusiveMinimum: 0 },
-      key: { type: "string", description: "What requests are counted by, for example tenant" },
-    },
-  },
-  effect: {
-    type: "object",
-    description: "A decision: type plus the descriptor the type needs",
-    required: ["type"],
-    properties: {
-      type: { enum: EFFECT_TYPES, description: "kill_switch > deny > throttle > allow > custom" },
-      killSwitch: { description: "kill_switch: {service, reason?}" },
-      throttle: { description: "throttle: {limit, windowSeconds, key}" },
-      value: { description: "custom: the value, a string (often JSON-encoded)" },
-    },
-    // Descriptors are checked for the type that uses them only, as the runtime does.
-    allOf: [
-      when("type", ["kill_switch"], {
-        required: ["killSwitch"],
-        properties: { killSwitch: ref("killSwitch") },
-      }),
-      when("type", ["throttle"], {
-        required: ["throttle"],
-        properties: { throttle: ref("throttle") },
-      }),
-      when("type", ["custom"], { required: ["value"], properties: { value: { type: "string" } } }),
-    ],
-  },
-  defaults: {
-    type: "object",
-    description:
-      "Applied when the policy applies to a target and none of its rules fires; a kill_switch or throttle default without its descriptor is ignored",
-    required: ["effect"],
-    properties: {
-      effect: { enum: EFFECT_TYPES },
-      killSwitch: { description: "Required for a kill_switch default (without it, it is ignored)" },
-      throttle: { description: "Required for a throttle default (without it, it is ignored)" },
-      customEffect: { description: "custom: the value, a string" },
-    },
-    allOf: [
-      {
-        if: { properties: { effect: { const: "kill_switch" } }, required: ["killSwitch"] },
-        then: { properties: { killSwitch: ref("killSwitch") } },
-      },
-      {
-        if: { properties: { effect: { const: "throttle" } }, required: ["throttle"] },
-        then: { properties: { throttle: ref("throttle") } },
-      },
-      when("effect", ["custom"], {
-        required: ["customEffect"],
-        properties: { customEffect: { type: "string" } },
-      }),
-    ],
-  },
-  // Any value is a condition to the runtime: a malformed one or an unknown operator evaluates
-  // to false, with a warning from validation (docs/bundle-format.md "Conditions"), so that a
-  // bundle written for a newer runtime still loads. The schema accepts them all, as the runtime
-  // does, and only describes the known operators and their fields, for editors.
-  condition: {
-    description:
-      'A condition (docs/bundle-format.md, "Conditions"). An unknown op or a malformed condition evaluates to false: policy validate warns (CONDITION_UNKNOWN_OPERATOR, CONDITION_MALFORMED), the schema accepts it as the runtime does',
-    properties: {
-      op: {
-        description:
-          "eq, neq, gt, gte, lt, lte (path, value); in (path, values); exists (path); and, or (conditions); not (condition). ne, args and arg are legacy spellings of neq, conditions and condition",
-        examples: CONDITION_OPERATORS,
-      },
-      path: {
-        description: "Dotted path into the context, a string; one leading ctx. is stripped",
-      },
-      value: {
-        description:
-          "eq, neq: the JSON primitive compared with; gt, gte, lt, lte: a number, or a string that is a JSON number",
-      },
-      values: { description: "in: the JSON primitives accepted, an array" },
-      conditions: {
-        description: "and, or: the operands, a non-empty array of conditions",
-        items: ref("condition"),
-      },
-      args: { description: "Legacy spelling of conditions", items: ref("condition") },
-      condition: { allOf: [ref("condition")], description: "not: the condition inverted" },
-      arg: { allOf: [ref("condition")], description: "Legacy spelling of condition" },
-    },
-  },
-  rule: {
-    type: "object",
-    required: ["id", "status", "priority", "target", "effect"],
-    properties: {
-      id: nonEmpty("Unique within the policy"),
-      status: { enum: [...RULE_STATUSES], description: "Only active rules fire" },
-      priority: { type: "number", description: "Higher wins among candidates of one effect type" },
-      target: ref("target"),
-      effect: ref("effect"),
-      when: ref("condition"),
-      thenEffect: ref("effect"),
-      elseEffect: ref("effect"),
-      description: { type: "string" },
-    },
-  },
-  policy: {
-    type: "object",
-    required: ["policyKey", "activeVersion", "rules"],
-    properties: {
-      policyKey: nonEmpty("Unique in the bundle"),
-      activeVersion: { type: "number" },
-      defaults: ref("defaults"),
-      rules: { type: "array", items: ref("rule") },
-    },
-  },
-};
+    ...(definition.description !== undefined && { description: definition.description }),
+    ...(required.length > 0 && { required: required.map(([name]) => name) }),
+    ...(definition.closed && { additionalProperties: false }),
+    properties,
+  };
+  if (variants !== undefined) {
+    schema.allOf = variants.cases.map(({ when, field, absent }) => {
+      const on = { properties: { [variants.on]: { const: when } } };
+      const then = { properties: { [field]: typeSchema(definition.fields[field]!.type) } };
+      return absent === "required"
+        ? { if: on, then: { required: [field], ...then } }
+        : { if: { ...on, required: [field] }, then };
+    });
+  }
+  return schema;
+}
+
+/**
+ * The schema of a condition: any value, as the runtime accepts it (a
+ * malformed one or an unknown operator evaluates to false, with a warning
+ * from validation, so that a bundle written for a newer runtime still
+ * loads); the fields of every kind are described, for editors.
+ */
+function conditionSchema(definition: UnionDefinition): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const kind of definition.union) {
+    for (const [name, field] of Object.entries((BUNDLE_FORMAT[kind] as ObjectDefinition).fields)) {
+      if (name in properties) continue;
+      properties[name] = lenientSchema(field);
+    }
+  }
+  properties.op = { ...properties.op, examples: CONDITION_OPERATORS.filter((op) => op !== "ne") };
+  return { ...withDescription({}, definition.description), properties };
+}
+
+/** The definitions of the format's objects, generated from `bundle_format.ts`. */
+const DEFINITIONS: Record<string, Schema> = Object.fromEntries(
+  OBJECT_KINDS.filter((name) => name !== "bundle").map((name) => {
+    const definition: ObjectDefinition | UnionDefinition = BUNDLE_FORMAT[name];
+    return [name, "union" in definition ? conditionSchema(definition) : objectSchema(definition)];
+  }),
+);
+
+/** The definitions `schema` refers to, directly or through other definitions, in format order. */
+function definitionsOf(schema: Schema): string[] {
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === "$ref" && typeof child === "string") {
+          const name = child.slice("#/definitions/".length);
+          if (!used.has(name)) {
+            used.add(name);
+            visit(DEFINITIONS[name]);
+          }
+        } else visit(child);
+      }
+    }
+  };
+  visit(schema);
+  // Kinds of condition that are not their own definition are folded into `condition`.
+  return OBJECT_KINDS.filter((name) => used.has(name));
+}
 
 /** The target of a request (any strings, as `evaluate` takes them). */
 const requestTarget: Schema = {
@@ -205,12 +197,7 @@ const requestTarget: Schema = {
 const requestContext: Schema = { type: "object", description: "The request context (default {})" };
 
 // No type: every reader accepts and ignores whatever $schema holds.
-const schemaProperty: Schema = {
-  description: "The URL of this document's JSON Schema, for editors (ignored by the runtime)",
-};
-
-/** A freshness statement's time: UTC, whole seconds or milliseconds (statementTime checks the date). */
-const STATEMENT_TIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$";
+const schemaProperty: Schema = withDescription({}, BUNDLE_FORMAT.bundle.fields.$schema.description);
 
 const nullableString = (description: string): Schema => ({
   type: ["string", "null"],
@@ -242,79 +229,20 @@ const signing: Schema = {
   },
 };
 
+/** The bundle document: its object's schema, with `$schema` and `signature` as the runtime reads them. */
+function bundleSchema(): Schema {
+  const { description: _, ...schema } = objectSchema(BUNDLE_FORMAT.bundle);
+  return schema;
+}
+
 /** The top level of each schema. */
-const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }> = {
+const TOP: Record<SchemaName, { title: string; schema: Schema }> = {
   bundle: {
     title: "Policy bundle (RuntimeBundleV1)",
-    uses: ["policy", "rule", "target", "effect", "killSwitch", "throttle", "defaults", "condition"],
-    schema: {
-      type: "object",
-      required: ["schemaVersion", "env", "policies"],
-      properties: {
-        $schema: schemaProperty,
-        schemaVersion: { const: 1 },
-        env: { enum: ENVS },
-        orgId: { type: "string" },
-        projectId: { type: "string" },
-        generatedAt: { type: "string", pattern: ISO_8601, description: "ISO 8601" },
-        bundleVersion: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-        checksum: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
-        etag: { type: "string" },
-        signature: {
-          type: "object",
-          required: ["algorithm", "keyId", "value"],
-          properties: {
-            algorithm: {
-              anyOf: [{ enum: [...SIGNATURE_ALGORITHMS] }, { type: "string" }],
-            },
-            keyId: { type: "string" },
-            value: { type: "string" },
-          },
-        },
-        freshness: {
-          type: "object",
-          description:
-            "A signed freshness statement for this bundle (docs/bundle-format.md, Freshness statement)",
-          required: [
-            "type",
-            "checksum",
-            "bundleVersion",
-            "env",
-            "issuedAt",
-            "expiresAt",
-            "signature",
-          ],
-          additionalProperties: false,
-          properties: {
-            type: { const: "policy-bundle-freshness/v1" },
-            checksum: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
-            bundleVersion: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-            orgId: { type: "string" },
-            projectId: { type: "string" },
-            env: { type: "string" },
-            issuedAt: { type: "string", pattern: STATEMENT_TIME, description: "UTC" },
-            expiresAt: { type: "string", pattern: STATEMENT_TIME, description: "UTC" },
-            signature: {
-              type: "object",
-              required: ["algorithm", "keyId", "value"],
-              additionalProperties: false,
-              properties: {
-                algorithm: {
-                  anyOf: [{ enum: [...SIGNATURE_ALGORITHMS] }, { type: "string" }],
-                },
-                keyId: { type: "string" },
-                value: { type: "string" },
-              },
-            },
-          },
-        },
-        policies: { type: "array", items: ref("policy") },
-      },
-    },
+    schema: bundleSchema(),
   },
   draft: {
     title: "Policy draft",
-    uses: ["policy", "rule", "target", "effect", "killSwitch", "throttle", "defaults", "condition"],
     schema: {
       type: "object",
       required: ["schemaVersion", "policies"],
@@ -345,7 +273,6 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
   },
   rule: {
     title: "Policy rule (policy policies add-rule --rule-file)",
-    uses: ["rule", "target", "effect", "killSwitch", "throttle", "condition"],
     schema: {
       type: "object",
       allOf: [ref("rule")],
@@ -354,7 +281,6 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
   },
   suite: {
     title: "Simulation suite (policy simulate --suite, policy diff --suite)",
-    uses: [],
     schema: {
       type: "object",
       required: ["name", "scenarios"],
@@ -387,7 +313,6 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
   },
   config: {
     title: "Project configuration (policy.config.json, JSON with comments)",
-    uses: [],
     schema: {
       type: "object",
       properties: {
@@ -443,7 +368,6 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
   },
   "requests-line": {
     title: "One line of a requests file (policy diff --requests, JSON Lines)",
-    uses: [],
     schema: {
       type: "object",
       required: ["target"],
@@ -459,7 +383,8 @@ const TOP: Record<SchemaName, { title: string; uses: string[]; schema: Schema }>
 export function buildSchemas(version = PACKAGE_VERSION): Record<SchemaName, Schema> {
   const out = {} as Record<SchemaName, Schema>;
   for (const name of SCHEMA_NAMES) {
-    const { title, uses, schema } = TOP[name];
+    const { title, schema } = TOP[name];
+    const uses = definitionsOf(schema);
     out[name] = {
       $schema: "http://json-schema.org/draft-07/schema#",
       $id: schemaUrl(name, version),

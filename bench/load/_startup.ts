@@ -14,6 +14,8 @@ export interface StartupCase {
   /** `deno` or `node`, from PATH. */
   command: "deno" | "node";
   args: string[];
+  /** The folder it runs in (default: the benchmark's). */
+  cwd?: string;
   /** The runtime's empty script: the other cases of the runtime are given as multiples of it. */
   baseline?: true;
   /** What must be on stdout for a run to count: a failing command is an error, never a time. */
@@ -37,6 +39,7 @@ const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.u
  * would make it verify the unsigned example.
  */
 const examples = path("../../examples");
+const root = path("../..").replace(/\/$/, "");
 const simulateArgs = [
   "simulate",
   "-w",
@@ -106,7 +109,30 @@ export async function prepareStartup(dir: string): Promise<StartupCase[]> {
       args: deno("./startup/decide_client.ts", bundle, key),
     },
     {
-      name: "deno run cli.ts simulate (one request, example bundle)",
+      name: "deno run tools/policy.ts simulate: cli.ts bundled (what deno task policy runs)",
+      command: "deno",
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--unstable-bundle",
+        `--allow-read=${root}`,
+        `--allow-write=${root}/dist`,
+        "--allow-env=POLICY_*",
+        path("../../tools/policy.ts"),
+        ...simulateArgs,
+      ],
+      check: simulated,
+    },
+    {
+      name: "deno task policy simulate (the same, through deno task)",
+      command: "deno",
+      args: ["task", "--quiet", "policy", ...simulateArgs],
+      cwd: root,
+      check: simulated,
+    },
+    {
+      name: "deno run cli.ts simulate: the sources (the JSR package's ./cli)",
       command: "deno",
       args: [
         "run",
@@ -165,7 +191,12 @@ export function measureStartup(cases: StartupCase[], runs = 21): Map<string, Sta
   const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   for (let run = -1; run < runs; run++) {
     for (const c of cases) {
-      const command = new Deno.Command(c.command, { args: c.args, env, clearEnv: true });
+      const command = new Deno.Command(c.command, {
+        args: c.args,
+        env,
+        clearEnv: true,
+        ...(c.cwd === undefined ? {} : { cwd: c.cwd }),
+      });
       const start = performance.now();
       const child = command.outputSync();
       const ms = performance.now() - start;

@@ -33,7 +33,8 @@ export interface Measurement {
  */
 const BATCH_MS = 2;
 const WARMUP_MS = 300;
-const MEASURE_MS = 1_500;
+/** Timed batches per measurement, after the warm-up, by default. */
+export const MEASURE_MS = 1_000;
 const MIN_BATCHES = 50;
 const LOAD_BUDGET_MS = 1_000;
 const MAX_LOADS = 5;
@@ -43,6 +44,7 @@ export async function measure(
   scenario: Scenario,
   n: number,
   scratch: string,
+  measureMs = MEASURE_MS,
 ): Promise<Measurement> {
   const source = await engine.source(n, { scenario, scratch });
   const loadTimes: number[] = [];
@@ -62,7 +64,7 @@ export async function measure(
   const warmupEnd = performance.now() + WARMUP_MS;
   while (performance.now() < warmupEnd) await run(decide, requests, batchSize);
   const times: number[] = [];
-  const end = performance.now() + MEASURE_MS;
+  const end = performance.now() + measureMs;
   while (performance.now() < end || times.length < MIN_BATCHES) {
     times.push(await run(decide, requests, batchSize));
   }

@@ -1,13 +1,16 @@
 // deno task bench:peers [--scenarios 3-rules,50-rules] [--targets 10,1000]
-//                       [--engines ours,cedar] [--rounds 3] [--all] [--no-write]
+//                       [--engines ours,cedar] [--rounds 5] [--measure-ms 1000]
+//                       [--all] [--no-write]
 // deno task bench:peers:node [same flags] (compiled by build_node.ts, run by node)
 //
 // The peer benchmark: each scenario of bench/scenarios/ in our engine (evaluate,
-// traceEvaluation, a local client with a contextPolicy), in its hand-written
+// traceEvaluation, a local client with a contextPolicy), in its straight-line
 // floor and in each peer that expresses it (bench/peers/engines/), each engine,
 // scenario and size measured in a fresh process. Writes
 // bench/peers/results-<runtime>.json, docs/perf-chart.svg and the tables between
-// the markers in docs/performance.md.
+// the markers in docs/performance.md. Every engine, floors and peers alike, runs
+// once in each of --rounds interleaved rounds; tables show the median over the
+// rounds and the spread (docs/performance.md "Method").
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -17,19 +20,23 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ENGINES } from "./engines/mod.ts";
 import { expresses, type PeerEngine } from "./_engine.ts";
-import type { Measurement } from "./_measure.ts";
+import { MEASURE_MS, type Measurement } from "./_measure.ts";
 import { childCommand, runtimeInfo } from "./_runtime.ts";
 import { renderChart } from "./_chart.ts";
-import { type PeerResult, renderTable, replaceBetweenMarkers } from "./_report.ts";
+import {
+  methodLine,
+  nsRounds,
+  type PeerResult,
+  renderTable,
+  replaceBetweenMarkers,
+} from "./_report.ts";
 import { PEER_TABLE_ENGINES, renderAims, renderScenarioTable } from "./_scenario_report.ts";
+import { median, ratioSpread, spread } from "../_stats.ts";
+import { runCaption, startRun } from "../_report.ts";
 import { type Scenario, scenarioById, SCENARIOS, THREE_RULES } from "../scenarios/mod.ts";
 
-/**
- * The engines the engine's aims compare (our engine and the floors): run in
- * rounds, each keeping its fastest, so that a pair compared is not one quiet
- * and one busy moment of a shared machine. Peers run once.
- */
-const REPEATED = new Set(["floor", "ours", "ours-trace", "ours-client"]);
+/** Rounds of the tables: every engine once per round. */
+const ROUNDS = 5;
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -40,14 +47,20 @@ const { values: flags } = parseArgs({
     engines: { type: "string", default: ENGINES.map((e) => e.id).join(",") },
     all: { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
-    // Rounds of our engine and the floors (peers run once): each keeps its fastest.
-    rounds: { type: "string", default: "3" },
+    // Rounds: every engine runs once in each, in a fresh process (docs/performance.md "Method").
+    rounds: { type: "string", default: String(ROUNDS) },
+    // Timed batches per child after the warm-up, in ms (the tables: the default).
+    "measure-ms": { type: "string", default: String(MEASURE_MS) },
     // The repository to write into: the compiled Node runner lives elsewhere.
     repo: { type: "string" },
   },
 });
 const scenarios = flags.scenarios.split(",").map(scenarioById);
 const rounds = Number(flags.rounds);
+const measureMs = Number(flags["measure-ms"]);
+if (!(Number.isSafeInteger(rounds) && rounds >= 1 && measureMs > 0)) {
+  throw new Error("--rounds must be a whole number of at least 1, --measure-ms positive");
+}
 const only = flags.targets?.split(",").map(Number);
 const engines = flags.engines.split(",").map((id) => {
   const engine = ENGINES.find((e) => e.id === id);
@@ -59,13 +72,14 @@ const repo = flags.repo === undefined ? here("../..") : resolve(flags.repo);
 const childScript = here(`./child${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`);
 const scratch = join(repo, ".tmp", "bench-peers");
 const runtime = runtimeInfo();
+const finishRun = startRun();
 
 /** One engine at one scenario and size, measured in a fresh process. */
-function runChild(engine: PeerEngine, scenario: Scenario, n: number): PeerResult {
+function runChild(engine: PeerEngine, scenario: Scenario, n: number): Measurement | string {
   const pair = `${engine.id} ${scenario.id} n=${n}`;
   const [command, args] = childCommand(
     childScript,
-    [engine.id, String(n), scenario.id, scratch],
+    [engine.id, String(n), scenario.id, scratch, String(measureMs)],
     scratch,
   );
   const child = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 24 });
@@ -76,55 +90,73 @@ function runChild(engine: PeerEngine, scenario: Scenario, n: number): PeerResult
       `${pair}: load ${m.loadMs.toFixed(1)} ms, ${m.nsPerDecision.toFixed(0)} ns/decision ` +
         `(median batch ${m.nsPerDecisionMedian.toFixed(0)})`,
     );
-    return { ...m, status: "ok" };
+    return m;
   }
   const how = child.error?.message ?? child.signal ?? `exit code ${child.status}`;
   const detail = `${how}: ${(child.stderr ?? "").trim().split("\n").slice(-3).join(" | ")}`;
   console.error(`${pair}: FAILED ${detail}`);
-  return { engine: engine.id, scenario: scenario.id, targets: n, status: "failed", detail };
+  return detail;
 }
 
 const results: PeerResult[] = [];
 for (const scenario of scenarios) {
   const sizes = scenario.sizes.filter((n) => only === undefined || only.includes(n));
   for (const n of sizes) {
-    const measured = new Map<string, PeerResult>();
-    for (let round = 0; round < rounds; round++) {
-      for (const engine of engines) {
-        if (!expresses(engine, scenario.id)) continue;
-        if (round > 0 && (!REPEATED.has(engine.id) || measured.get(engine.id)?.status !== "ok")) {
-          continue;
-        }
-        if (engine.maxTargets !== undefined && n > engine.maxTargets.targets && !flags.all) {
-          const { reason } = engine.maxTargets;
-          const base = { engine: engine.id, scenario: scenario.id, targets: n };
-          measured.set(engine.id, { ...base, status: "skipped", detail: reason });
-          console.error(`${engine.id} ${scenario.id} n=${n}: skipped (${reason})`);
-          continue;
-        }
-        const result = runChild(engine, scenario, n);
-        const best = measured.get(engine.id);
-        // Each round's engines run one after the other: keep each one's fastest round.
-        if (best === undefined || result.nsPerDecision! < best.nsPerDecision!) {
-          measured.set(engine.id, { ...result, rounds: round + 1 });
-        } else {
-          best.rounds = round + 1;
-        }
+    const base = (engine: PeerEngine) => ({ engine: engine.id, scenario: scenario.id, targets: n });
+    const runs = engines.filter((engine) => expresses(engine, scenario.id));
+    const measured = new Map<string, Measurement[]>();
+    const failed = new Map<string, string>();
+    for (const engine of runs) {
+      if (engine.maxTargets !== undefined && n > engine.maxTargets.targets && !flags.all) {
+        const { reason } = engine.maxTargets;
+        results.push({ ...base(engine), status: "skipped", detail: reason });
+        console.error(`${engine.id} ${scenario.id} n=${n}: skipped (${reason})`);
+      } else {
+        measured.set(engine.id, []);
       }
     }
-    results.push(...measured.values());
+    // Rounds interleave the engines, each round starting one engine further along, so that
+    // no engine always runs first or right after the same one.
+    const timed = runs.filter((engine) => measured.has(engine.id));
+    for (let round = 0; round < rounds; round++) {
+      const turn = round % Math.max(1, timed.length);
+      for (const engine of [...timed.slice(turn), ...timed.slice(0, turn)]) {
+        if (failed.has(engine.id)) continue;
+        const result = runChild(engine, scenario, n);
+        if (typeof result === "string") failed.set(engine.id, result);
+        else measured.get(engine.id)!.push(result);
+      }
+    }
+    for (const engine of timed) {
+      const detail = failed.get(engine.id);
+      if (detail !== undefined) {
+        results.push({ ...base(engine), status: "failed", detail });
+        continue;
+      }
+      const ms = measured.get(engine.id)!;
+      const ns = spread(ms.map((m) => m.nsPerDecision));
+      results.push({
+        ...base(engine),
+        status: "ok",
+        nsPerDecision: ns.median,
+        nsSpread: ns,
+        loadMs: median(ms.map((m) => m.loadMs)),
+        opsPerSecond: 1e9 / ns.median,
+        rounds: ms,
+      });
+    }
   }
 }
 
-// Ratios to our engine at the same scenario and size, from this run only.
+// Ratios to our engine at the same scenario and size, round by round, from this run only.
 for (const r of results) {
   const ours = results.find((o) =>
     o.engine === "ours" && o.scenario === r.scenario && o.targets === r.targets
   );
-  if (r.status === "ok" && ours?.status === "ok") {
-    r.ratioToOurs = r.nsPerDecision! / ours.nsPerDecision!;
-    r.loadRatioToOurs = r.loadMs! / ours.loadMs!;
-  }
+  const ratio = r.status === "ok" && ours?.status === "ok"
+    ? ratioSpread(nsRounds(r), nsRounds(ours))
+    : undefined;
+  if (ratio !== undefined) r.ratioToOurs = ratio;
 }
 
 // The peer table and chart: the three-rule scenario, our evaluate against the peers.
@@ -133,15 +165,25 @@ const peerResults = results.filter((r) =>
   r.scenario === THREE_RULES.id && PEER_TABLE_ENGINES.includes(r.engine)
 );
 const labels = new Map(peerEngines.map((e) => [e.id, e.label]));
-const table = renderTable(peerResults, labels);
-const scenarioTable = renderScenarioTable(results);
-const aims = renderAims(results);
+const run = finishRun();
+// Each block says how and when it was measured.
+const captioned = (body: string) => `${methodLine(rounds)} ${runCaption(run)}\n\n${body}`;
+const table = captioned(renderTable(peerResults, labels));
+const scenarioTable = captioned(renderScenarioTable(results));
+const aims = captioned(renderAims(results));
 console.log([table, scenarioTable, aims].join("\n\n"));
 if (!flags["no-write"]) {
   const report = {
     generatedBy: "bench/peers/run.ts",
     date: new Date().toISOString(),
     runtime,
+    run,
+    method: {
+      rounds,
+      measureMs,
+      statistic: "each round: the fast decile of 2 ms batches, per decision; reported: the " +
+        "median over the rounds, the lowest and highest round; ratios taken round by round",
+    },
     machine: {
       cpu: os.cpus()[0]?.model ?? "?",
       cores: os.cpus().length,

@@ -1,9 +1,12 @@
-// What a benchmark scenario provides, and the hand-written helpers its floor
-// uses: the checks a correct evaluator must make, written out by hand.
+// What a benchmark scenario provides, and the nested-Map index peers without
+// one of their own use.
 import type { Decision, EffectType, RuntimeBundleV1, Target } from "../../mod.ts";
 
-/** A hand-written evaluator for one scenario's bundle: the cost of the work itself. */
-export type Floor = (target: Target, context: Record<string, unknown>) => Decision;
+/**
+ * A straight-line evaluator for one scenario's bundle, taking a request as
+ * `evaluate` does: the cost of the work itself.
+ */
+export type Floor = (request: BenchRequest) => Decision;
 
 /** A workload of the benchmarks: a bundle of n targets, contexts, and its floor. */
 export interface Scenario {
@@ -28,10 +31,12 @@ export interface Scenario {
   /** The top-level context keys, for a `contextPolicy` that allows exactly them. */
   readonly contextKeys: readonly string[];
   /**
-   * The floor: hand-written code deciding the scenario's rules for every
-   * context (tests/bench/floors_test.ts compares it with the engine on odd
-   * contexts too), with the checks a correct evaluator makes: a checked
-   * request, values read from own properties of plain objects only.
+   * The floor: straight-line code (hand-written for three rules, generated
+   * for wide targets) deciding the scenario's rules for every context
+   * (tests/bench/floors_test.ts compares it with the engine on odd contexts
+   * too, with Object.prototype polluted), with the checks a correct evaluator
+   * makes: a checked request, values read from own properties of plain
+   * objects only. No helper function on the way.
    */
   floor(n: number): Floor;
 }
@@ -53,82 +58,19 @@ export function scenarioRequests(scenario: Scenario, n: number): BenchRequest[] 
   }));
 }
 
-/** The request check `evaluate` makes, by hand: three target strings, a plain-object context. */
-export function checkedContext(
-  target: Target,
-  context: Record<string, unknown>,
-): Record<string, unknown> {
-  if (
-    typeof target !== "object" || target === null || typeof target.service !== "string" ||
-    typeof target.resource !== "string" || typeof target.action !== "string" ||
-    !isPlain(context)
-  ) {
-    throw new TypeError("a request needs a target of three strings and a plain-object context");
-  }
-  return context;
-}
-
-/** True for an object whose prototype is `Object.prototype` or null. */
-export function isPlain(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** `object[key]` when it is an own property, otherwise undefined. */
-export function own(object: Record<string, unknown>, key: string): unknown {
-  const value = object[key];
-  return value !== undefined && Object.hasOwn(object, key) ? value : undefined;
-}
-
-/** `object[key]` when it is an own property holding a plain object, otherwise undefined. */
-export function ownPlain(
-  object: Record<string, unknown> | undefined,
-  key: string,
-): Record<string, unknown> | undefined {
-  if (object === undefined) return undefined;
-  const value = object[key];
-  return isPlain(value) && Object.hasOwn(object, key) ? value : undefined;
-}
-
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
-
-/** A context value as ordering operators compare it: a finite number or numeric string, else NaN. */
-export function comparable(value: unknown): number {
-  if (typeof value === "number") return Number.isFinite(value) ? value : NaN;
-  if (typeof value !== "string" || !JSON_NUMBER.test(value)) return NaN;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : NaN;
-}
-
 /** The throttle every scenario's throttle rules apply. */
 export const THROTTLE = Object.freeze({ limit: 100, windowSeconds: 60, key: "tenant" });
 
-/** A decision of a rule, built by hand as a floor returns it (the scenarios' rules allow, deny or throttle). */
-export function ruleDecision(
-  decision: "allow" | "deny" | "throttle",
-  policyKey: string,
-  ruleId: string,
-): Decision {
-  return decision === "throttle"
-    ? {
-      decision,
-      reason: "rule",
-      policyKey,
-      ruleId,
-      throttle: { limit: THROTTLE.limit, windowSeconds: THROTTLE.windowSeconds, key: THROTTLE.key },
-    }
-    : { decision, reason: "rule", policyKey, ruleId };
-}
+/** The nested maps of a {@link TargetIndex}, for code that looks targets up inline. */
+export type TargetMaps<T> = Map<string, Map<string, Map<string, T>>>;
 
-/** The global deny, for a target no rule names. */
-export function defaultDeny(): Decision {
-  return { decision: "deny", reason: "default" };
-}
-
-/** The nested-Map index of the floors and of peers without one: service → resource → action. */
+/**
+ * The nested-Map index of the floors and of peers without one of their own:
+ * service → resource → action. The floors read {@link TargetIndex.maps}
+ * inline, with no method call on the way.
+ */
 export class TargetIndex<T> {
-  readonly #services = new Map<string, Map<string, Map<string, T>>>();
+  readonly #services: TargetMaps<T> = new Map();
 
   set(target: Target, value: T): void {
     let resources = this.#services.get(target.service);
@@ -140,5 +82,10 @@ export class TargetIndex<T> {
 
   get(target: Target): T | undefined {
     return this.#services.get(target.service)?.get(target.resource)?.get(target.action);
+  }
+
+  /** The maps themselves. */
+  maps(): TargetMaps<T> {
+    return this.#services;
   }
 }

@@ -4,17 +4,7 @@
 // (`plan`), with the `ctx.` prefix the README uses (`ctx.plan`), or nested
 // (`user.org.plan`).
 import type { RuntimeBundleV1, Target } from "../../mod.ts";
-import {
-  checkedContext,
-  comparable,
-  defaultDeny,
-  type Floor,
-  ownPlain,
-  ruleDecision,
-  type Scenario,
-  TargetIndex,
-  THROTTLE,
-} from "./_scenario.ts";
+import { type Floor, type Scenario, TargetIndex, type TargetMaps, THROTTLE } from "./_scenario.ts";
 
 /** How the scenario writes its paths. */
 export type PathStyle = "flat" | "ctx" | "nested";
@@ -86,47 +76,131 @@ const NESTED_CONTEXTS = FLAT_CONTEXTS.map(({ plan, seats, region }, i) => ({
   user: { id: `user-${i}`, region, org: { id: `org-${i}`, plan, seats } },
 }));
 
-/**
- * The three rules by hand, strongest first: `org` holds plan and seats,
- * `holder` holds region (the context itself when paths are flat). Each value
- * is compared first and proven an own property only when it matters.
- */
-function decide(
-  policyKey: string,
-  org: Record<string, unknown> | undefined,
-  holder: Record<string, unknown> | undefined,
-) {
-  if (
-    org !== undefined && org.plan === "free" && Object.hasOwn(org, "plan") &&
-    comparable(org.seats) > 5 && Object.hasOwn(org, "seats")
-  ) {
-    return ruleDecision("deny", policyKey, "deny-free-many-seats");
-  }
-  const region = holder === undefined ? undefined : holder.region;
-  if ((region === "eu" || region === "us") && Object.hasOwn(holder!, "region")) {
-    return ruleDecision("throttle", policyKey, "throttle-regions");
-  }
-  return ruleDecision("allow", policyKey, "allow-all");
-}
+/** A JSON number literal: the strings ordering operators compare as numbers. */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+const INVALID = "a request needs a target of three strings and a plain-object context";
+const OBJECT = Object.prototype;
+const hasOwn = Object.hasOwn;
+const getPrototypeOf = Object.getPrototypeOf;
 
-function floor(n: number, style: PathStyle): Floor {
+/** The floors' index: the policy key of each target, as the engine's index maps it to its program. */
+function targetMaps(n: number): TargetMaps<string> {
   const index = new TargetIndex<string>();
   for (let i = 0; i < n; i++) index.set(threeRuleTarget(i), `policy-${i}`);
-  if (style === "nested") {
-    return (target, context) => {
-      const ctx = checkedContext(target, context);
-      const policyKey = index.get(target);
-      if (policyKey === undefined) return defaultDeny();
-      // Each object on the way is read once, and must be an own plain object.
-      const user = ownPlain(ctx, "user");
-      return decide(policyKey, ownPlain(user, "org"), user);
-    };
-  }
-  // `ctx.plan` and `plan` read the same key: a hand-written floor strips the prefix.
-  return (target, context) => {
-    const ctx = checkedContext(target, context);
-    const policyKey = index.get(target);
-    return policyKey === undefined ? defaultDeny() : decide(policyKey, ctx, ctx);
+  return index.maps();
+}
+
+/**
+ * The floor of the flat and `ctx.` scenarios (`ctx.plan` and `plan` read the
+ * same key: a hand-written floor strips the prefix): one straight-line
+ * function, no helper on the way. Each value is compared first and proven an
+ * own property only when the decision depends on it.
+ */
+function flatFloor(n: number): Floor {
+  const services = targetMaps(n);
+  return (request) => {
+    const target = request.target;
+    if (
+      typeof target !== "object" || target === null || typeof target.service !== "string" ||
+      typeof target.resource !== "string" || typeof target.action !== "string"
+    ) throw new TypeError(INVALID);
+    let ctx = request.context;
+    if (ctx === undefined) ctx = {};
+    else if (typeof ctx !== "object" || ctx === null) throw new TypeError(INVALID);
+    else {
+      const proto = getPrototypeOf(ctx);
+      if (proto !== OBJECT && proto !== null) throw new TypeError(INVALID);
+    }
+    const policyKey = services.get(target.service)?.get(target.resource)?.get(target.action);
+    if (policyKey === undefined) return { decision: "deny", reason: "default" };
+    if (ctx.plan === "free") {
+      const seats = ctx.seats;
+      if (
+        (typeof seats === "number"
+          ? seats > 5 && seats < Infinity
+          : typeof seats === "string" && JSON_NUMBER.test(seats) && +seats > 5 &&
+            +seats < Infinity) && hasOwn(ctx, "plan") && hasOwn(ctx, "seats")
+      ) {
+        return { decision: "deny", reason: "rule", policyKey, ruleId: "deny-free-many-seats" };
+      }
+    }
+    const region = ctx.region;
+    if ((region === "eu" || region === "us") && hasOwn(ctx, "region")) {
+      return {
+        decision: "throttle",
+        reason: "rule",
+        policyKey,
+        ruleId: "throttle-regions",
+        throttle: { limit: 100, windowSeconds: 60, key: "tenant" },
+      };
+    }
+    return { decision: "allow", reason: "rule", policyKey, ruleId: "allow-all" };
+  };
+}
+
+/**
+ * The floor of the nested scenario (`user.org.plan`, `user.org.seats`,
+ * `user.region`): each object on the way read once and checked to be a plain
+ * object; its ownership, like the values', proven only when the decision
+ * depends on it.
+ */
+function nestedFloor(n: number): Floor {
+  const services = targetMaps(n);
+  return (request) => {
+    const target = request.target;
+    if (
+      typeof target !== "object" || target === null || typeof target.service !== "string" ||
+      typeof target.resource !== "string" || typeof target.action !== "string"
+    ) throw new TypeError(INVALID);
+    let ctx = request.context;
+    if (ctx === undefined) ctx = {};
+    else if (typeof ctx !== "object" || ctx === null) throw new TypeError(INVALID);
+    else {
+      const proto = getPrototypeOf(ctx);
+      if (proto !== OBJECT && proto !== null) throw new TypeError(INVALID);
+    }
+    const policyKey = services.get(target.service)?.get(target.resource)?.get(target.action);
+    if (policyKey === undefined) return { decision: "deny", reason: "default" };
+    const user = ctx.user as Record<string, unknown> | null | undefined;
+    if (typeof user === "object" && user !== null) {
+      const userProto = getPrototypeOf(user);
+      if (userProto === OBJECT || userProto === null) {
+        const org = user.org as Record<string, unknown> | null | undefined;
+        if (typeof org === "object" && org !== null && org.plan === "free") {
+          const orgProto = getPrototypeOf(org);
+          const seats = org.seats;
+          if (
+            (orgProto === OBJECT || orgProto === null) &&
+            (typeof seats === "number"
+              ? seats > 5 && seats < Infinity
+              : typeof seats === "string" && JSON_NUMBER.test(seats) && +seats > 5 &&
+                +seats < Infinity) &&
+            hasOwn(ctx, "user") && hasOwn(user, "org") && hasOwn(org, "plan") &&
+            hasOwn(org, "seats")
+          ) {
+            return {
+              decision: "deny",
+              reason: "rule",
+              policyKey,
+              ruleId: "deny-free-many-seats",
+            };
+          }
+        }
+        const region = user.region;
+        if (
+          (region === "eu" || region === "us") && hasOwn(ctx, "user") && hasOwn(user, "region")
+        ) {
+          return {
+            decision: "throttle",
+            reason: "rule",
+            policyKey,
+            ruleId: "throttle-regions",
+            throttle: { limit: 100, windowSeconds: 60, key: "tenant" },
+          };
+        }
+      }
+    }
+    return { decision: "allow", reason: "rule", policyKey, ruleId: "allow-all" };
   };
 }
 
@@ -146,6 +220,6 @@ export function threeRules(style: PathStyle): Scenario {
     expected: ["deny", "throttle", "allow"],
     conditionsTested: [1, 2, 2],
     contextKeys: nested ? ["user"] : ["plan", "seats", "region"],
-    floor: (n) => floor(n, style),
+    floor: nested ? nestedFloor : flatFloor,
   };
 }

@@ -82,8 +82,14 @@ export function jsonProblems(value: unknown, limit: number): number {
   let found = 0;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      found |= jsonProblems(value[i], limit - 1);
-      if (found & TOO_DEEP) return TOO_DEEP;
+      const item = value[i];
+      // Numbers and strings here, not in a call: most values of a bundle are leaves.
+      if (typeof item === "number") {
+        if (!Number.isFinite(item)) found |= NOT_FINITE;
+      } else if (typeof item === "object" && item !== null) {
+        found |= jsonProblems(item, limit - 1);
+        if (found & TOO_DEEP) return TOO_DEEP;
+      }
     }
     return found;
   }
@@ -93,10 +99,12 @@ export function jsonProblems(value: unknown, limit: number): number {
     if (previous !== undefined && !(previous < key)) found |= KEYS_OUT_OF_ORDER;
     previous = key;
     const child = (value as Record<string, unknown>)[key];
-    if (typeof child !== "object" && typeof child !== "number") continue;
-    if (!Object.hasOwn(value, key)) continue;
-    found |= jsonProblems(child, limit - 1);
-    if (found & TOO_DEEP) return TOO_DEEP;
+    if (typeof child === "number") {
+      if (!Number.isFinite(child) && Object.hasOwn(value, key)) found |= NOT_FINITE;
+    } else if (typeof child === "object" && child !== null && Object.hasOwn(value, key)) {
+      found |= jsonProblems(child, limit - 1);
+      if (found & TOO_DEEP) return TOO_DEEP;
+    }
   }
   return found;
 }

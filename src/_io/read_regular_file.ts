@@ -72,7 +72,11 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
     if (stats.size > BigInt(maxBytes)) {
       throw new ReadFailure("too-large", "it is over the size limit", Number(stats.size));
     }
-    const bytes = await readAtMost(handle, Number(stats.size), maxBytes + 1);
+    const bytes = await readAtMost(
+      async (into) => (await handle.read(into, 0, into.byteLength, null)).bytesRead,
+      Number(stats.size),
+      maxBytes + 1,
+    );
     if (bytes.byteLength > maxBytes) {
       throw new ReadFailure("too-large", "it grew over the size limit", bytes.byteLength);
     }
@@ -97,9 +101,14 @@ export function assertRegularFile(stats: { isDirectory(): boolean; isFile(): boo
   }
 }
 
-/** Reads from the current position to the end of the file, or until `limit` bytes. */
-async function readAtMost(
-  handle: FileHandle,
+/**
+ * Reads from the current position to the end of a file, or until `limit`
+ * bytes, with `read` (which fills the start of the buffer it is given and
+ * returns how many bytes, 0 or null at the end): the one read loop of the
+ * file readers.
+ */
+export async function readAtMost(
+  read: (into: Uint8Array) => Promise<number | null>,
   expected: number,
   limit: number,
 ): Promise<Uint8Array> {
@@ -112,8 +121,8 @@ async function readAtMost(
       grown.set(buffer);
       buffer = grown;
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.byteLength - length, null);
-    if (bytesRead === 0) break;
+    const bytesRead = await read(buffer.subarray(length));
+    if (bytesRead === null || bytesRead === 0) break;
     length += bytesRead;
   }
   return buffer.subarray(0, length);

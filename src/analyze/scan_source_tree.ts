@@ -4,9 +4,8 @@
  * @module
  */
 import { DEFAULT_SKIPPED_DIRECTORIES as SKIPPED_DIRECTORIES } from "../_io/find_files.ts";
-import { readdir, stat } from "node:fs/promises";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { basename, join, relative, sep } from "node:path";
+import { nodeFs } from "../_io/node_fs.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import type { Discovery, DiscoveryWarning, EvaluationPoint, TypeScriptApi } from "./types.ts";
 import { discoverEvaluationPoints } from "./discover_evaluation_points.ts";
@@ -102,9 +101,12 @@ export async function scanSourceTree(
   const warnings: DiscoveryWarning[] = [];
   let filesScanned = 0;
 
+  // node:fs and node:path load on first use: the `policy` command bundles this module.
+  const { fs, path: paths } = await nodeFs();
+  const { basename, join } = paths;
   let rootIsFile: boolean;
   try {
-    const info = await stat(root);
+    const info = await fs.stat(root);
     if (!info.isDirectory() && !info.isFile()) throw new Error("not a folder or a file");
     rootIsFile = info.isFile();
   } catch (cause) {
@@ -147,10 +149,10 @@ export async function scanSourceTree(
   const walk = async (folder: string): Promise<void> => {
     let entries;
     try {
-      entries = await readdir(folder, { withFileTypes: true });
+      entries = await fs.readdir(folder, { withFileTypes: true });
     } catch (cause) {
       warnAbout(
-        _relativePath(root, folder),
+        _relativePath(paths, root, folder),
         "ANALYZE_FILE_UNREADABLE",
         `skipped folder: ${_describeError(cause)}`,
       );
@@ -164,8 +166,8 @@ export async function scanSourceTree(
       if (entry.isDirectory()) {
         if (!name.startsWith(".") && !skipped.has(name)) await walk(path);
       } else if (isSourceFileName(name)) {
-        if (entry.isFile() || (entry.isSymbolicLink() && await _isFileThroughLink(path))) {
-          await scanFile(path, _relativePath(root, path));
+        if (entry.isFile() || (entry.isSymbolicLink() && await _isFileThroughLink(fs, path))) {
+          await scanFile(path, _relativePath(paths, root, path));
         }
       }
     }
@@ -183,15 +185,22 @@ export async function scanSourceTree(
 }
 
 /** True when `path` (a symbolic link) leads to a regular file. Broken links are false. */
-async function _isFileThroughLink(path: string): Promise<boolean> {
+async function _isFileThroughLink(
+  fs: { stat(path: string): Promise<{ isFile(): boolean }> },
+  path: string,
+): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    return (await fs.stat(path)).isFile();
   } catch {
     return false; // a broken link: nothing to scan
   }
 }
 
-function _relativePath(root: string, path: string): string {
+function _relativePath(
+  { relative, sep }: { relative(from: string, to: string): string; sep: string },
+  root: string,
+  path: string,
+): string {
   const relativePath = relative(root, path);
   return sep === "/" ? relativePath : relativePath.split(sep).join("/");
 }

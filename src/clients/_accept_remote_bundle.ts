@@ -47,7 +47,7 @@ export async function acceptRemoteBundle(
   } catch (error) {
     throw refineLoadError(error, what);
   }
-  const bundle = loaded.compiled.bundle;
+  const bundle = loaded.compiled.scope;
   const wrong = (["orgId", "projectId", "env"] as const).filter((field) =>
     bundle[field] !== scope[field]
   );

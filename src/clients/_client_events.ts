@@ -5,6 +5,7 @@
 // listeners it builds no event at all.
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { changedTargets } from "../diff/changed_targets.ts";
+import { policiesOf } from "../engine/compile_bundle.ts";
 import { callSafely } from "../_internal/call_safely.ts";
 import type { ClientEvent, ClientListener, ClientStatus } from "./types.ts";
 
@@ -81,10 +82,10 @@ export class ClientEvents {
 }
 
 /**
- * The policies of a loaded bundle, which `changedTargets` reads the rules of
- * each target from. The one place that reaches into the compiled bundle's
- * document.
+ * The policies of a loaded bundle as compiled (`policiesOf`: what decides,
+ * which is what `changedTargets` compares), made only when a reload event
+ * is, for its listeners.
  */
 function rulesOf(loaded: LoadedBundle) {
-  return loaded.compiled.bundle.policies;
+  return policiesOf(loaded.compiled);
 }

@@ -1,5 +1,6 @@
 // This module is browser compatible.
 // When the remote client polls next (docs/remote.md "Polling, backoff and jitter").
+import { MAX_DELAY_MS } from "../_internal/check_options.ts";
 
 /** Jitter of the regular interval: a success waits `intervalMs` ± 10 %. */
 export const INTERVAL_JITTER = 0.1;
@@ -21,7 +22,8 @@ export interface PollDelayInput {
 /**
  * The delay, in whole milliseconds, before the next poll:
  *
- * - after a success: `intervalMs × (0.9 + 0.2 r)`, so within ±10 % of the interval;
+ * - after a success: `intervalMs × (0.9 + 0.2 r)`, so within ±10 % of the interval (and at
+ *   most 2^31 - 1 ms, the longest a timer waits);
  * - after the n-th consecutive failure: `base × (0.5 + 0.5 r)` ("equal jitter"), where
  *   `base = min(maxBackoffMs, intervalMs × 2^(n-1))`, or `base = maxBackoffMs` after a
  *   401/403; never more than `maxBackoffMs`;
@@ -31,7 +33,9 @@ export interface PollDelayInput {
 export function pollDelay(input: PollDelayInput): number {
   const { failures, intervalMs, maxBackoffMs, random } = input;
   if (failures === 0) {
-    return Math.round(intervalMs * (1 - INTERVAL_JITTER + 2 * INTERVAL_JITTER * random));
+    // The jitter may take an interval of up to MAX_DELAY_MS past it, where a timer fires at once.
+    const jittered = Math.round(intervalMs * (1 - INTERVAL_JITTER + 2 * INTERVAL_JITTER * random));
+    return Math.min(jittered, MAX_DELAY_MS);
   }
   const grown = intervalMs * 2 ** Math.min(failures - 1, 52);
   const base = input.unauthorized ? maxBackoffMs : Math.min(maxBackoffMs, grown);

@@ -1,10 +1,12 @@
 /**
- * Argument parsing on top of `node:util` `parseArgs`: the global flags of
- * every command, strict checking with "did you mean" hints, and help text.
+ * Argument parsing: the global flags of every command, strict checking with
+ * "did you mean" hints, and help text. The arguments are split into tokens
+ * as `node:util` `parseArgs` splits them (`tests/commands/args_tokens_test.ts`
+ * compares the two), without loading `node:util`, which costs a Deno process
+ * its Node compatibility layer at start-up (docs/performance.md, "Start-up").
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { type ExitCode, usageError } from "./_errors.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/describe_value.ts";
@@ -156,19 +158,7 @@ export interface ParsedArgs {
  */
 export function parseCommandArgs(args: readonly string[], spec: CommandSpec): ParsedArgs {
   const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS, ...spec.flags };
-  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
-  for (const [name, flag] of Object.entries(all)) {
-    options[name] = flag.short === undefined
-      ? { type: flag.type }
-      : { type: flag.type, short: flag.short };
-  }
-  const { tokens } = parseArgs({
-    args: [...args],
-    options,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
+  const tokens = argumentTokens(args, all);
   const values = new Map<string, string | true>();
   const lists = new Map<string, string[]>();
   const positionals: string[] = [];
@@ -246,6 +236,105 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, lists.get(name) ?? value);
   }
   return { global, flags, positionals };
+}
+
+/** One argument (or part of a group of short flags) as `parseArgs` tokenizes it. */
+export type ArgumentToken =
+  | { kind: "positional"; value: string }
+  | { kind: "option-terminator" }
+  | {
+    kind: "option";
+    /** The long name (a known short flag is mapped to its long name). */
+    name: string;
+    /** As written: `--name` or `-n`. */
+    rawName: string;
+    value: string | undefined;
+    /** The value was written in the same argument (`--name=value`, `-nvalue`). */
+    inlineValue: boolean | undefined;
+  };
+
+/**
+ * Splits `args` into tokens as `parseArgs` of `node:util` does without
+ * `strict`, with positionals allowed: `--name=value`; `--name value` and
+ * `-n value` for string flags (the next argument is the value, whatever it
+ * looks like); `-abc` groups of short flags, where a string flag takes the
+ * rest of the group as its value; `--` ends the flags. Unknown flags are
+ * tokens of their own, taking no value.
+ */
+export function argumentTokens(
+  args: readonly string[],
+  flags: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
+): ArgumentToken[] {
+  const longOf = new Map<string, string>();
+  for (const [name, flag] of Object.entries(flags)) {
+    if (flag.short !== undefined) longOf.set(flag.short, name);
+  }
+  const takesValue = (name: string) => Object.hasOwn(flags, name) && flags[name]!.type === "string";
+  const tokens: ArgumentToken[] = [];
+  const pending = [...args];
+  // A flag written alone: a string flag takes the next argument, whatever it is, as its value.
+  const alone = (name: string, rawName: string): ArgumentToken => {
+    const value = takesValue(name) ? pending.shift() : undefined;
+    return {
+      kind: "option",
+      name,
+      rawName,
+      value,
+      inlineValue: value === undefined ? undefined : false,
+    };
+  };
+  while (pending.length > 0) {
+    const arg = pending.shift()!;
+    if (arg === "--") {
+      tokens.push({ kind: "option-terminator" });
+      for (const value of pending.splice(0)) tokens.push({ kind: "positional", value });
+    } else if (arg.startsWith("--")) {
+      // `--name=value` needs a name of one character or more; the value starts after the first `=`.
+      const equals = arg.indexOf("=", 3) >= 0 ? arg.indexOf("=") : -1;
+      if (equals >= 0) {
+        const name = arg.slice(2, equals);
+        tokens.push({
+          kind: "option",
+          name,
+          rawName: `--${name}`,
+          value: arg.slice(equals + 1),
+          inlineValue: true,
+        });
+      } else {
+        tokens.push(alone(arg.slice(2), arg));
+      }
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      const letter = arg[1]!;
+      const name = longOf.get(letter) ?? letter;
+      if (arg.length === 2) {
+        tokens.push(alone(name, arg));
+      } else if (takesValue(name)) {
+        tokens.push({
+          kind: "option",
+          name,
+          rawName: `-${letter}`,
+          value: arg.slice(2),
+          inlineValue: true,
+        });
+      } else {
+        // A group: each letter a flag of its own, until a string flag takes the rest.
+        const expanded: string[] = [];
+        for (let i = 1; i < arg.length; i++) {
+          const short = arg[i]!;
+          if (!takesValue(longOf.get(short) ?? short) || i === arg.length - 1) {
+            expanded.push(`-${short}`);
+          } else {
+            expanded.push(`-${arg.slice(i)}`);
+            break;
+          }
+        }
+        pending.unshift(...expanded);
+      }
+    } else {
+      tokens.push({ kind: "positional", value: arg });
+    }
+  }
+  return tokens;
 }
 
 function stringValue(value: string | true | undefined): string | undefined {

@@ -116,7 +116,7 @@ async function throughPipeline(
   for (const w of loaded.warnings) {
     session.out.warn(w.code, `${w.message} (at ${w.path || "/"})`);
   }
-  if (warnExpired) warnIfExpired(session, loaded.compiled.bundle, file);
+  if (warnExpired) warnIfExpired(session, loaded.document, file);
   return loaded;
 }
 

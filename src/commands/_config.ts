@@ -6,7 +6,7 @@
  *
  * @module
  */
-import * as path from "node:path";
+import type { FileLayer, PathRules } from "../_io/file_layer.ts";
 import type { Env } from "../engine/types.ts";
 import { ENVS } from "../_internal/vocabulary.ts";
 import { CliError } from "./_errors.ts";
@@ -79,21 +79,22 @@ export interface ProjectConfig {
  * @throws {CliError} `CONFIG_NOT_FOUND`, `CONFIG_INVALID`, `DOCUMENT_READ_ERROR`.
  */
 export async function loadProjectConfig(
+  files: FileLayer,
   workingFolder: string,
   configFlag: string | undefined,
 ): Promise<ProjectConfig> {
   const named = configFlag !== undefined;
-  const file = path.resolve(workingFolder, named ? configFlag : CONFIG_FILE);
-  if (!(await exists(file))) {
+  const file = files.path.resolve(workingFolder, named ? configFlag : CONFIG_FILE);
+  if (!(await exists(files, file))) {
     if (named) {
       throw new CliError("CONFIG_NOT_FOUND", `the config file ${file} does not exist`, {
         hint: "--config resolves from the working folder; check the path",
       });
     }
-    return resolveConfig(workingFolder, null, {});
+    return resolveConfig(workingFolder, null, {}, files.path);
   }
-  const text = await readTextDocument(file, "config", DEFAULT_MAX_FILE_BYTES);
-  return resolveConfig(workingFolder, file, parseJsoncObject(text, file));
+  const text = await readTextDocument(files, file, "config", DEFAULT_MAX_FILE_BYTES);
+  return resolveConfig(workingFolder, file, parseJsoncObject(text, file), files.path);
 }
 
 /** The fields of the blocks the CLI reads; a signing block's are under `signing`. */
@@ -125,11 +126,12 @@ const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "/analyze": ["source", "skipDirectories"],
 };
 
-/** Applies defaults and type checks to a parsed config object. */
+/** Applies defaults and type checks to a parsed config object; paths by the given rules. */
 export function resolveConfig(
   workingFolder: string,
   file: string | null,
   raw: Record<string, unknown>,
+  path: PathRules,
 ): ProjectConfig {
   const read = new Reader(file ?? CONFIG_FILE, raw);
   const warnings: Warning[] = [];

@@ -71,9 +71,9 @@ export async function validateDocument(session: Session): Promise<ChosenDocument
     return note(session, { file, type, source: "argument" });
   }
   const draft = await draftDocument(session);
-  if (await exists(draft.file)) return draft;
+  if (await exists(session.files, draft.file)) return draft;
   const bundle = await bundleDocument(session);
-  if (await exists(bundle.file)) {
+  if (await exists(session.files, bundle.file)) {
     session.out.note(`no draft at ${draft.file}: validating the bundle`);
     return bundle;
   }

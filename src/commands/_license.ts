@@ -9,7 +9,6 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import * as path from "node:path";
 import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
 import {
@@ -29,6 +28,7 @@ import { writeFileAtomic } from "./_atomic_write.ts";
 import { policyHome } from "./_working_folder.ts";
 import { plural } from "./_describe.ts";
 import type { Session } from "./_session.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The licence `activate` stores, in `$POLICY_HOME`. */
@@ -91,13 +91,17 @@ async function licenseKey(session: Session): Promise<CryptoKey> {
 /** The stored licence file, or undefined when no home folder is known. */
 export function storedLicensePath(session: Session): string | undefined {
   const home = policyHome(session.io);
-  return home === undefined ? undefined : path.join(home, LICENSE_FILE);
+  return home === undefined ? undefined : session.files.path.join(home, LICENSE_FILE);
 }
 
 /** Reads a licence file (at most 64 KiB). */
-export async function readLicenseFile(file: string, hint: string): Promise<string> {
+export async function readLicenseFile(
+  files: FileLayer,
+  file: string,
+  hint: string,
+): Promise<string> {
   try {
-    return await readTextDocument(file, "license", MAX_LICENSE_BYTES);
+    return await readTextDocument(files, file, "license", MAX_LICENSE_BYTES);
   } catch (error) {
     if (error instanceof CliError) throw new CliError(error.code, error.message, { hint });
     throw error;
@@ -141,8 +145,9 @@ export async function findLicense(session: Session): Promise<FoundLicense | null
   }
   const fileVariable = session.env("POLICY_LICENSE_FILE");
   if (fileVariable !== undefined) {
-    const file = path.resolve(session.io.cwd, fileVariable);
+    const file = session.files.path.resolve(session.io.cwd, fileVariable);
     const text = await readLicenseFile(
+      session.files,
       file,
       "POLICY_LICENSE_FILE names the licence file, from the current folder",
     );
@@ -154,8 +159,12 @@ export async function findLicense(session: Session): Promise<FoundLicense | null
     return { source: "POLICY_LICENSE_FILE", path: file, license };
   }
   const stored = storedLicensePath(session);
-  if (stored !== undefined && await exists(stored)) {
-    const text = await readLicenseFile(stored, "run 'policy activate' again to replace it");
+  if (stored !== undefined && await exists(session.files, stored)) {
+    const text = await readLicenseFile(
+      session.files,
+      stored,
+      "run 'policy activate' again to replace it",
+    );
     const { license } = await verifyLicenseText(
       session,
       text,
@@ -178,7 +187,7 @@ interface GraceState {
 async function readGraceState(session: Session, file: string): Promise<GraceState | null> {
   let text: string;
   try {
-    text = await readTextDocument(file, "document", MAX_LICENSE_BYTES);
+    text = await readTextDocument(session.files, file, "document", MAX_LICENSE_BYTES);
   } catch {
     return null; // missing, not a regular file, unreadable: no usable record
   }
@@ -209,7 +218,7 @@ export async function licenseState(session: Session): Promise<LicenseState> {
   if (home === undefined) {
     return { status: "grace", grace: null, lastWarnedAt: null, statePath: null };
   }
-  const statePath = path.join(home, GRACE_STATE_FILE);
+  const statePath = session.files.path.join(home, GRACE_STATE_FILE);
   const state = await readGraceState(session, statePath);
   if (state === null) return { status: "grace", grace: null, lastWarnedAt: null, statePath };
   const grace = gracePeriod(state.startedAt, new Date(session.io.clock.wallNow()));

@@ -9,8 +9,8 @@
  * @module
  */
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
-import * as fs from "node:fs/promises";
-import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
+import { ReadFailure } from "../_io/read_regular_file.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 import { CliError } from "./_errors.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
@@ -40,12 +40,13 @@ export type DocumentKind =
  * bundles, `DOCUMENT_READ_ERROR`/`DOCUMENT_TOO_LARGE` otherwise.
  */
 export async function readDocumentBytes(
+  files: FileLayer,
   path: string,
   kind: DocumentKind,
   maxBytes: number,
 ): Promise<Uint8Array> {
   try {
-    return (await readRegularFile(path, maxBytes)).bytes;
+    return await files.readRegularFile(path, maxBytes);
   } catch (error) {
     if (error instanceof ReadFailure && error.reason === "too-large") {
       throw tooLarge(kind, path, maxBytes, error.size);
@@ -62,11 +63,12 @@ export async function readDocumentBytes(
  * `BUNDLE_PARSE_ERROR`/`DOCUMENT_PARSE_ERROR` when it is not UTF-8.
  */
 export async function readTextDocument(
+  files: FileLayer,
   path: string,
   kind: DocumentKind,
   maxBytes: number,
 ): Promise<string> {
-  const bytes = await readDocumentBytes(path, kind, maxBytes);
+  const bytes = await readDocumentBytes(files, path, kind, maxBytes);
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -113,21 +115,17 @@ export function parseDocumentText(text: string, kind: DocumentKind, path: string
  * {@link parseDocumentText}.
  */
 export async function readJsonDocument(
+  files: FileLayer,
   path: string,
   kind: DocumentKind,
   maxBytes: number,
 ): Promise<JsonDocument> {
-  return parseDocumentText(await readTextDocument(path, kind, maxBytes), kind, path);
+  return parseDocumentText(await readTextDocument(files, path, kind, maxBytes), kind, path);
 }
 
-/** True when something exists at `path`. */
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await fs.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** True when something exists at `path` (a dangling symlink included). */
+export function exists(files: FileLayer, path: string): Promise<boolean> {
+  return files.exists(path);
 }
 
 function readError(kind: DocumentKind, path: string, error: unknown): Error {

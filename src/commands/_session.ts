@@ -7,8 +7,8 @@
  *
  * @module
  */
-import * as path from "node:path";
-import type { CliIo } from "./cli_io.ts";
+import type { CliIo, CommandIo } from "./cli_io.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 import {
   type CommandInfo,
   type CommandSpec,
@@ -49,9 +49,21 @@ import {
 /** A command: arguments and process I/O in, exit code out. */
 export type CommandFunction = (args: string[], io: CliIo) => Promise<number>;
 
+/**
+ * `io` with its file layer: `io.files`, else the `node:fs` layer (imported
+ * here, so that a process that chose the Deno layer never loads it).
+ */
+export async function withFileLayer(io: CliIo): Promise<CommandIo> {
+  if (io.files !== undefined) return io as CommandIo;
+  const { nodeFileLayer } = await import("../_io/node_file_layer.ts");
+  return { ...io, files: await nodeFileLayer() };
+}
+
 /** Everything a command body works with. */
 export class Session {
-  readonly io: CliIo;
+  readonly io: CommandIo;
+  /** How files are read, listed and stat-ed, and the path rules (`io.files`). */
+  readonly files: FileLayer;
   readonly out: Output;
   readonly global: GlobalOptions;
   readonly spec: CommandSpec;
@@ -68,12 +80,13 @@ export class Session {
   #lock: WorkingFolderLock | undefined;
 
   constructor(
-    io: CliIo,
+    io: CommandIo,
     out: Output,
     spec: CommandSpec,
     parsed: ReturnType<typeof parseCommandArgs>,
   ) {
     this.io = io;
+    this.files = io.files;
     this.out = out;
     this.spec = spec;
     this.global = parsed.global;
@@ -157,7 +170,7 @@ export class Session {
     this.#workingFolder ??= (async () => {
       const folder = await resolveWorkingFolder(this.global.workingFolder, this.io);
       this.out.note(`working folder: ${folder.path} (from ${SOURCE_LABELS[folder.source]})`);
-      await requireWorkingFolder(folder);
+      await requireWorkingFolder(this.files, folder);
       return folder;
     })();
     return this.#workingFolder;
@@ -165,15 +178,16 @@ export class Session {
 
   /** A path resolved from the working folder. */
   async fromWorkingFolder(p: string): Promise<string> {
-    return path.resolve((await this.workingFolder()).path, p);
+    return this.files.path.resolve((await this.workingFolder()).path, p);
   }
 
   /** The project config. Loaded once; its warnings are printed once. */
   config(): Promise<ProjectConfig> {
     this.#config ??= (async () => {
       const folder = await this.workingFolder();
+      const { path } = this.files;
       this.filesRead.add(path.resolve(folder.path, this.global.config ?? "policy.config.json"));
-      const config = await loadProjectConfig(folder.path, this.global.config);
+      const config = await loadProjectConfig(this.files, folder.path, this.global.config);
       this.out.note(
         config.file === null
           ? `config: none (${
@@ -200,7 +214,7 @@ export class Session {
   async readDocument(file: string, kind: DocumentKind): Promise<JsonDocument> {
     const limit = await this.#limit();
     this.filesRead.add(file);
-    const document = await readJsonDocument(file, kind, limit);
+    const document = await readJsonDocument(this.files, file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return document;
   }
@@ -209,7 +223,7 @@ export class Session {
   async readBytes(file: string, kind: DocumentKind): Promise<Uint8Array> {
     const limit = await this.#limit();
     this.filesRead.add(file);
-    const bytes = await readDocumentBytes(file, kind, limit);
+    const bytes = await readDocumentBytes(this.files, file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return bytes;
   }
@@ -264,7 +278,7 @@ export class Session {
   async readText(file: string, kind: DocumentKind): Promise<string> {
     const limit = await this.#limit();
     this.filesRead.add(file);
-    const value = await readTextDocument(file, kind, limit);
+    const value = await readTextDocument(this.files, file, kind, limit);
     this.out.note(`read ${file} (${kind})`);
     return value;
   }
@@ -309,7 +323,7 @@ export function defineCommand(
         return 0;
       }
       out = new Output(io, parsed.global);
-      return await body(new Session(io, out, spec, parsed));
+      return await body(new Session(await withFileLayer(io), out, spec, parsed));
     } catch (error) {
       const report = describeError(error);
       out.error(report);

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import * as path from "node:path";
 import type { FreshnessStatement, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { PolicyError } from "../_internal/policy_error.ts";
 // The modules themselves, not verify/mod.ts: a command that only verifies loads no key generator.
@@ -398,7 +397,7 @@ async function findVerifyKey(
   session: Session,
   options: ResolveVerifyKeyOptions,
 ): Promise<VerifyKey | null> {
-  const fromCwd = (p: string) => path.resolve(session.io.cwd, p);
+  const fromCwd = (p: string) => session.files.path.resolve(session.io.cwd, p);
   const { algorithm } = options;
   const fromFile = async (file: string) =>
     verifyKeyFromText(await session.readText(file, "public key"), file, algorithm);

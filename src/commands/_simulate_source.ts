@@ -146,7 +146,7 @@ async function fromBundle(session: Session): Promise<SimulationSource> {
     };
   }
   if (failure.code !== "BUNDLE_SIGNATURE_UNVERIFIED") throw inFile(failure, file);
-  const { algorithm, keyId } = seen.compiled.bundle.signature!;
+  const { algorithm, keyId } = seen.document.signature!;
   const unverified = `${file} is signed (${algorithm}, key id ${JSON.stringify(keyId)})`;
   const how = howToConfigureKey(algorithm);
   if (session.global.strict) {

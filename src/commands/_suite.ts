@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
+import type { FileLayer } from "../_io/file_layer.ts";
 import type { EffectType, Issue, Target } from "../engine/types.ts";
 import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
@@ -135,19 +135,14 @@ export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
  * folder without suite files), `SUITE_INVALID` (too many files or entries).
  */
 export async function suiteFiles(
+  files: FileLayer,
   paths: readonly string[],
   onFolder: (folder: string) => void = () => {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const given of paths) {
-    let isFolder: boolean;
-    try {
-      isFolder = (await fs.stat(given)).isDirectory();
-    } catch {
-      // Not there (or unreadable): reading it as a file says which, with the usual code.
-      isFolder = false;
-    }
-    if (!isFolder) {
+    // Not there (or unreadable): reading it as a file says which, with the usual code.
+    if (await files.kind(given) !== "folder") {
       found.push(given);
       continue;
     }

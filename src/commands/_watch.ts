@@ -1,15 +1,15 @@
 /**
  * Watching files for `policy simulate --watch`: the state of each file (or
  * folder) is polled, as the local client polls its bundle (device, inode,
- * size, modification and change times; see `src/_io/file_version.ts`),
+ * size, modification and change times; see `FileLayer.version`),
  * every {@link WATCH_INTERVAL_MS}, on the timers of the command's clock
  * (`CliIo.clock`), until one changes or the I/O's abort signal fires.
  *
  * @module
  */
-import { statVersion } from "../_io/file_version.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import type { CliIo } from "./cli_io.ts";
+import type { CommandIo } from "./cli_io.ts";
 
 /** How often watched files are polled. */
 export const WATCH_INTERVAL_MS = 500;
@@ -18,13 +18,16 @@ export const WATCH_INTERVAL_MS = 500;
 export type FileStates = ReadonlyMap<string, string>;
 
 /** The states of `paths` now. */
-export async function fileStates(paths: Iterable<string>): Promise<FileStates> {
+export async function fileStates(
+  files: FileLayer,
+  paths: Iterable<string>,
+): Promise<FileStates> {
   const states = new Map<string, string>();
   await Promise.all(
     [...new Set(paths)].map(async (p) => {
       let state: string;
       try {
-        state = await statVersion(p);
+        state = await files.version(p);
       } catch (error) {
         state = `missing:${systemErrorCode(error) ?? "unknown"}`;
       }
@@ -46,7 +49,7 @@ function changed(before: FileStates, now: FileStates): string | null {
  * clock. Resolves with the path that changed, or null when the I/O's signal
  * aborts first (no timer is left pending).
  */
-export function waitForChange(io: CliIo, since: FileStates): Promise<string | null> {
+export function waitForChange(io: CommandIo, since: FileStates): Promise<string | null> {
   const { clock, signal } = io;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return resolve(null);
@@ -64,7 +67,7 @@ export function waitForChange(io: CliIo, since: FileStates): Promise<string | nu
     signal?.addEventListener("abort", onAbort);
     const poll = async () => {
       try {
-        const now = await fileStates(since.keys());
+        const now = await fileStates(io.files, since.keys());
         if (done) return;
         const path = changed(since, now);
         if (path !== null) return finish(path);

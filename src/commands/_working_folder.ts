@@ -4,9 +4,9 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
-import type { CliIo } from "./cli_io.ts";
+import type { CommandIo } from "./cli_io.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
+import { nodeFs } from "../_io/node_fs.ts";
 import { readEnv } from "./_env.ts";
 import { CliError } from "./_errors.ts";
 import { parseJsoncObject } from "./_jsonc.ts";
@@ -33,7 +33,8 @@ export const SOURCE_LABELS: Readonly<Record<WorkingFolderSource, string>> = Obje
 });
 
 /** `$POLICY_HOME`, else `~/.policy`; undefined when no home folder is known. */
-export function policyHome(io: CliIo): string | undefined {
+export function policyHome(io: CommandIo): string | undefined {
+  const { path } = io.files;
   const home = readEnv(io, "POLICY_HOME");
   if (home !== undefined) return path.resolve(io.cwd, home);
   const user = readEnv(io, "HOME") ?? readEnv(io, "USERPROFILE");
@@ -41,9 +42,9 @@ export function policyHome(io: CliIo): string | undefined {
 }
 
 /** The user config file, or undefined when no home folder is known. */
-export function userConfigPath(io: CliIo): string | undefined {
+export function userConfigPath(io: CommandIo): string | undefined {
   const home = policyHome(io);
-  return home === undefined ? undefined : path.join(home, "config.json");
+  return home === undefined ? undefined : io.files.path.join(home, "config.json");
 }
 
 /** How to recover from a user config that cannot be used. */
@@ -57,9 +58,12 @@ const REPAIR_HINT =
  * is not a JSON object or `workingFolder` is not a non-empty string;
  * `DOCUMENT_READ_ERROR`.
  */
-export async function readUserConfig(file: string): Promise<Record<string, unknown>> {
-  if (!(await exists(file))) return {};
-  const text = await readTextDocument(file, "config", DEFAULT_MAX_FILE_BYTES);
+export async function readUserConfig(
+  files: FileLayer,
+  file: string,
+): Promise<Record<string, unknown>> {
+  if (!(await exists(files, file))) return {};
+  const text = await readTextDocument(files, file, "config", DEFAULT_MAX_FILE_BYTES);
   let config: Record<string, unknown>;
   try {
     config = parseJsoncObject(text, file);
@@ -85,14 +89,16 @@ export async function readUserConfig(file: string): Promise<Record<string, unkno
  * file; `moved` says where it went.
  */
 export async function readUserConfigForChange(
+  files: FileLayer,
   file: string,
   now: Date,
 ): Promise<{ config: Record<string, unknown>; moved: string | null }> {
   try {
-    return { config: await readUserConfig(file), moved: null };
+    return { config: await readUserConfig(files, file), moved: null };
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== "CONFIG_INVALID") throw error;
     const moved = `${file}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
+    const { fs } = await nodeFs();
     await fs.rename(file, moved).catch((cause) => {
       throw new CliError("WRITE_ERROR", `cannot move ${file} aside: ${describeThrown(cause)}`);
     });
@@ -117,8 +123,9 @@ export async function writeUserConfig(file: string, data: Record<string, unknown
  */
 export async function resolveWorkingFolder(
   flag: string | undefined,
-  io: CliIo,
+  io: CommandIo,
 ): Promise<WorkingFolder> {
+  const { path } = io.files;
   if (flag !== undefined && flag !== "") {
     return { path: path.resolve(io.cwd, flag), source: "flag" };
   }
@@ -126,7 +133,7 @@ export async function resolveWorkingFolder(
   if (env !== undefined) return { path: path.resolve(io.cwd, env), source: "env" };
   const file = userConfigPath(io);
   if (file !== undefined) {
-    const persisted = (await readUserConfig(file)).workingFolder;
+    const persisted = (await readUserConfig(io.files, file)).workingFolder;
     if (typeof persisted === "string") {
       return { path: path.resolve(io.cwd, persisted), source: "user-config" };
     }
@@ -135,12 +142,8 @@ export async function resolveWorkingFolder(
 }
 
 /** True when `folder` is an existing directory. */
-export async function isDirectory(folder: string): Promise<boolean> {
-  try {
-    return (await fs.stat(folder)).isDirectory();
-  } catch {
-    return false;
-  }
+export async function isDirectory(files: FileLayer, folder: string): Promise<boolean> {
+  return await files.kind(folder) === "folder";
 }
 
 /**
@@ -148,8 +151,11 @@ export async function isDirectory(folder: string): Promise<boolean> {
  *
  * @throws {CliError} `WORKING_FOLDER_NOT_FOUND`.
  */
-export async function requireWorkingFolder(folder: WorkingFolder): Promise<void> {
-  if (!(await isDirectory(folder.path))) {
+export async function requireWorkingFolder(
+  files: FileLayer,
+  folder: WorkingFolder,
+): Promise<void> {
+  if (!(await isDirectory(files, folder.path))) {
     throw new CliError(
       "WORKING_FOLDER_NOT_FOUND",
       `the working folder ${folder.path} (from ${

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import * as path from "node:path";
 import {
   DEFAULT_LICENSE_API_URL,
   GRACE_PERIOD_DAYS,
@@ -138,13 +137,17 @@ async function install(
     text = JSON.stringify(answer);
     description = `the licence from the activation endpoint ${apiUrl}`;
   } else {
-    const file = path.resolve(session.io.cwd, licenseFile!);
-    text = await readLicenseFile(file, "--license-file resolves from the current folder");
+    const file = session.files.path.resolve(session.io.cwd, licenseFile!);
+    text = await readLicenseFile(
+      session.files,
+      file,
+      "--license-file resolves from the current folder",
+    );
     out.note(`read ${file} (license)`);
     description = `the licence file ${file}`;
   }
   const { document, license } = await verifyLicenseText(session, text, description);
-  const replaced = await exists(target);
+  const replaced = await exists(session.files, target);
   await writeFileAtomic(target, JSON.stringify(document, null, 2) + "\n", {
     mode: 0o600,
     createParents: true,

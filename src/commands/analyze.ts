@@ -7,8 +7,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
+import type { FileLayer, PathRules } from "../_io/file_layer.ts";
 import {
   buildDraft,
   type DiscoveredPolicy,
@@ -105,12 +104,13 @@ export const runAnalyze = defineCommand(
 
     const sourceFlag = session.string("source");
     if (sourceFlag === "") throw usageError("--source needs a folder");
+    const { path } = session.files;
     const source = path.resolve(workingFolder, sourceFlag ?? settings.source ?? ".");
-    const sourceIsFile = await sourceKind(source);
+    const sourceIsFile = await sourceKind(session.files, source);
     out.note(`source: ${source}`);
 
     const { file: draftFile } = await draftDocument(session);
-    const hasDraft = await exists(draftFile);
+    const hasDraft = await exists(session.files, draftFile);
     if (!check && !merge && hasDraft) throw draftExists(draftFile);
 
     const scan = await scanSourceTree(source, {
@@ -121,7 +121,8 @@ export const runAnalyze = defineCommand(
 
     // Paths are printed relative to the working folder, so they can be opened from there.
     const base = sourceIsFile ? path.dirname(source) : source;
-    const display = (file: string) => toPosix(path.relative(workingFolder, path.join(base, file)));
+    const display = (file: string) =>
+      toPosix(path, path.relative(workingFolder, path.join(base, file)));
     const points = scan.points.map((p) => ({ ...p, file: display(p.file) }));
 
     const located: LocatedWarning[] = [];
@@ -352,14 +353,10 @@ function draftExists(target: string): CliError {
 }
 
 /** True when `source` is a file, false for a folder; a usage error when it is neither. */
-async function sourceKind(source: string): Promise<boolean> {
-  try {
-    const info = await fs.stat(source);
-    if (info.isFile()) return true;
-    if (info.isDirectory()) return false;
-  } catch {
-    // reported below
-  }
+async function sourceKind(files: FileLayer, source: string): Promise<boolean> {
+  const kind = await files.kind(source);
+  if (kind === "file") return true;
+  if (kind === "folder") return false;
   throw usageError(
     `the source folder ${source} does not exist`,
     "--source (and analyze.source) resolve from the working folder",
@@ -373,14 +370,14 @@ async function sourceKind(source: string): Promise<boolean> {
  * command's concern); else nothing.
  */
 async function compareWith(session: Session, draftPath: string | null): Promise<Comparison | null> {
-  if (draftPath !== null && await exists(draftPath)) {
+  if (draftPath !== null && await exists(session.files, draftPath)) {
     const draft = asEditableDraft(await session.readJson(draftPath, "draft"), draftPath);
     return { type: "draft", path: draftPath, policies: draft.policies as KnownPolicy[] };
   }
   const { file } = await bundleDocument(session);
-  if (!(await exists(file))) return null;
+  if (!(await exists(session.files, file))) return null;
   const loaded = await inspectBundleFile(session, file, null);
-  return { type: "bundle", path: file, policies: loaded.compiled.bundle.policies as KnownPolicy[] };
+  return { type: "bundle", path: file, policies: loaded.document.policies as KnownPolicy[] };
 }
 
 /** A rule whose target no evaluation point uses, but one close to it does. */
@@ -452,6 +449,6 @@ export function analyzeSettings(
   };
 }
 
-function toPosix(p: string): string {
+function toPosix(path: PathRules, p: string): string {
   return path.sep === "/" ? p : p.split(path.sep).join("/");
 }

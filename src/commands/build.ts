@@ -251,7 +251,7 @@ async function previousBundle(
   file: string,
   counting: boolean,
 ): Promise<PreviousBundle> {
-  if (!(await exists(file))) return { next: 1, signature: null };
+  if (!(await exists(session.files, file))) return { next: 1, signature: null };
   let previous: unknown;
   try {
     previous = parseBundleBytes(await session.readBytes(file, "bundle"));

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from "../_internal/clock.ts";
+import type { FileLayer } from "../_io/file_layer.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -30,4 +31,13 @@ export interface CliIo {
   signal?: AbortSignal;
   /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */
   stdoutIsTerminal?: boolean;
+  /**
+   * How commands read, list and stat files, and the platform's path rules
+   * (`src/_io/file_layer.ts`). Default: the `node:fs` layer. `cli.ts` passes
+   * the `Deno.*` layer under Deno, which starts sooner.
+   */
+  files?: FileLayer;
 }
+
+/** A command's process I/O with its file layer chosen (`CliIo.files`, or the default). */
+export type CommandIo = CliIo & { readonly files: FileLayer };

@@ -126,7 +126,7 @@ async function readComparable(session: Session, argument: string): Promise<Side>
     // bundle is never held twice (docs/security.md, "Memory").
     document = null;
     const seen = await readBundleFileUnverified(session, file);
-    return { file, argument, type, bundle: seen.compiled.bundle };
+    return { file, argument, type, bundle: seen.document };
   }
   const result = validateDraft(document);
   if (!result.valid) {

@@ -24,14 +24,12 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { parseJson } from "../engine/parse_json.ts";
 import { findFiles } from "../_io/find_files.ts";
+import { nodeFs } from "../_io/node_fs.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { type DocumentKind, parseDocumentText } from "./_read_document.ts";
+import { type DocumentKind, exists, parseDocumentText } from "./_read_document.ts";
 import { detectDocumentType } from "./_documents.ts";
 import { asEditableDraft, draftText } from "./_draft.ts";
 import { commentsOf, formatJsonc, hasComments } from "./_format_jsonc.ts";
@@ -114,7 +112,7 @@ export const runFmt = defineCommand(
     const count = (status: FmtFile["status"]) => files.filter((f) => f.status === status).length;
     const changed = count("formatted") + count("unformatted");
     const passed = !check || changed === 0;
-    const show = (file: string) => path.relative(wf, file) || file;
+    const show = (file: string) => session.files.path.relative(wf, file) || file;
     out.result(
       {
         check,
@@ -163,6 +161,7 @@ async function chosenFiles(session: Session): Promise<Target[]> {
   const known = (file: string): FmtKind | null =>
     file === config.draftPath ? "draft" : file === config.file ? "config" : null;
   const byPattern = (name: string) => PATTERN_SUFFIXES.some((s) => name.endsWith(s));
+  const { path } = session.files;
   const found: string[] = [];
   // The draft and the config: wherever they are by default, when inside it for a folder named.
   const folderFiles = async (folder: string | null) => {
@@ -171,7 +170,7 @@ async function chosenFiles(session: Session): Promise<Target[]> {
       (!path.relative(folder, file).startsWith("..") &&
         !path.isAbsolute(path.relative(folder, file)));
     for (const file of [config.draftPath, config.file]) {
-      if (file !== null && inside(file) && await exists(file)) found.push(file);
+      if (file !== null && inside(file) && await exists(session.files, file)) found.push(file);
     }
     found.push(...await findFiles(folder ?? (await session.workingFolder()).path, byPattern));
   };
@@ -180,16 +179,11 @@ async function chosenFiles(session: Session): Promise<Target[]> {
   } else {
     for (const argument of session.positionals) {
       const file = await session.fromWorkingFolder(argument);
-      const info = await fs.stat(file).catch(() => null);
-      if (info?.isDirectory()) await folderFiles(file);
+      if (await session.files.kind(file) === "folder") await folderFiles(file);
       else found.push(file);
     }
   }
   return [...new Set(found)].map((file) => ({ path: file, kind: known(file) }));
-}
-
-async function exists(file: string): Promise<boolean> {
-  return await fs.lstat(file).then(() => true, () => false);
 }
 
 /** The guarded writer's kind of a document (bundles are never written here). */
@@ -209,6 +203,8 @@ async function plan(
     file: { path: target.path, kind, status: "skipped" as const, reason, diff: null },
     text: null,
   });
+  // node:fs (and node:util below) load when fmt runs: it writes, as the other writers do.
+  const { fs } = await nodeFs();
   const info = await fs.lstat(target.path).catch(() => null);
   if (info === null) {
     throw new CliError("DOCUMENT_READ_ERROR", `cannot read ${target.path}: it does not exist`, {
@@ -251,6 +247,7 @@ async function plan(
     if (error instanceof RangeError) return skip("it is nested too deeply to format", kind);
     throw error;
   }
+  const { isDeepStrictEqual } = await import("node:util");
   const same = isDeepStrictEqual(parseJson(after, { comments: true }), expected) &&
     isDeepStrictEqual(commentsOf(after), commentsOf(before));
   if (!same) {
@@ -267,7 +264,8 @@ async function plan(
     diff: null,
   };
   if (after === before) return { file, text: null };
-  const name = path.relative((await session.workingFolder()).path, target.path) || target.path;
+  const name = session.files.path.relative((await session.workingFolder()).path, target.path) ||
+    target.path;
   return {
     file: { ...file, diff: showDiff ? unifiedDiff(before, after, name) : null },
     text: after,

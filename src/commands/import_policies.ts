@@ -106,7 +106,7 @@ export const runImportPolicies = defineCommand(
       }
       const { file: draftFile } = await draftDocument(session);
       return await session.exclusive(async () => {
-        const created = !(await exists(draftFile));
+        const created = !(await exists(session.files, draftFile));
         const edit: EditableDraft = created
           ? {
             file: draftFile,

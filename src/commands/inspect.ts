@@ -91,7 +91,7 @@ export const runInspect = defineCommand(
     if (key !== null) out.note(`verifying with ${key.algorithm} key from ${key.source}`);
     // The library's load pipeline, reporting (not throwing) what makes the bundle untrusted.
     const loaded = await inspectBundleFile(session, file, key);
-    const bundle = loaded.compiled.bundle;
+    const bundle = loaded.document;
     const failure = loaded.integrity;
 
     let verification: Verification | null = null;

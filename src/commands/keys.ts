@@ -3,7 +3,6 @@
  *
  * @module
  */
-import * as path from "node:path";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { generateEcdsaKeyPair, generateHmacSecret, SIGNATURE_ALGORITHMS } from "../verify/mod.ts";
 import { CliError, usageError } from "./_errors.ts";
@@ -76,14 +75,14 @@ export const runKeysGenerate = defineCommand(
     const dir = await session.fromWorkingFolder(
       session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
     );
-    const privateKeyPath = path.join(dir, PRIVATE_KEY_FILE);
-    const publicKeyPath = path.join(dir, PUBLIC_KEY_FILE);
+    const privateKeyPath = session.files.path.join(dir, PRIVATE_KEY_FILE);
+    const publicKeyPath = session.files.path.join(dir, PUBLIC_KEY_FILE);
     const refuse = (target: string) =>
       new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
         hint: "choose another --out-dir, or move the existing keys away first",
       });
     for (const target of [privateKeyPath, publicKeyPath]) {
-      if (await exists(target)) throw refuse(target);
+      if (await exists(session.files, target)) throw refuse(target);
     }
     const pair = await generateEcdsaKeyPair();
     await writeFileAtomic(privateKeyPath, pair.privateKey, {

@@ -60,7 +60,7 @@ export const runSign = defineCommand(
     return await session.exclusive(async () => {
       // The library's pipeline; the old signature is being replaced, so only the checksum counts.
       const loaded = await readBundleFileUnverified(session, file);
-      const bundle = loaded.compiled.bundle;
+      const bundle = loaded.document;
       const previous = bundle.signature;
       const signed = await sign(bundle, key);
       // A new statement with --expires-in; else the one there, if any, stays valid (same payload).

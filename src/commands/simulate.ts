@@ -6,9 +6,9 @@
  *
  * @module
  */
-import * as path from "node:path";
 import { parseJson } from "../engine/parse_json.ts";
 import type { Decision, Target } from "../engine/types.ts";
+import { policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
 import { formatConditionTrace } from "../engine/format_condition.ts";
@@ -218,7 +218,7 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
   let previous: readonly string[] = [];
   for (;;) {
     // The files of the last run, as they are before this one: a change made while it runs is seen.
-    const before = await fileStates(previous);
+    const before = await fileStates(io.files, previous);
     if (io.stdoutIsTerminal) io.stdout(CLEAR_SCREEN);
     let code: number;
     try {
@@ -229,7 +229,7 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
       code = exitCodeWhenNotRun(report.code);
     }
     const files = [...run.filesRead].sort();
-    const since: Map<string, string> = new Map(await fileStates(files));
+    const since: Map<string, string> = new Map(await fileStates(io.files, files));
     for (const [file, state] of before) if (since.has(file)) since.set(file, state);
     run.out.aside(`watching ${plural(files.length, "file")} for changes (Ctrl-C to stop)`);
     const changed = await waitForChange(io, since as FileStates);
@@ -369,7 +369,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const loaded: LoadedSuite[] = [];
   let evaluated: SimulationSource;
   try {
-    files = await suiteFiles(given, (folder) => session.filesRead.add(folder));
+    files = await suiteFiles(session.files, given, (folder) => session.filesRead.add(folder));
     for (const file of files) loaded.push(await readSuite(session, file, options));
     evaluated = await simulationSource(session);
   } catch (error) {
@@ -378,7 +378,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       const report = describeError(error);
       const why: JunitError = { type: report.code, message: report.message };
       const suites = files.map((file): JunitSuite => ({
-        name: loaded.find((s) => s.path === file)?.name ?? path.relative(wf, file),
+        name: loaded.find((s) => s.path === file)?.name ?? session.files.path.relative(wf, file),
         timestamp: startedAt,
         durationMs: 0,
         cases: [],
@@ -389,6 +389,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     throw error;
   }
   const { file, source, compiled, verification } = evaluated;
+  const policies = policiesOf(compiled);
 
   const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
@@ -447,7 +448,7 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     };
   });
 
-  const active = compiled.bundle.policies.flatMap((p) =>
+  const active = policies.flatMap((p) =>
     p.rules.filter((r) => r.status === "active").map((r) => ({
       policyKey: p.policyKey,
       ruleId: r.id,
@@ -508,9 +509,9 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
       out.info(`signature: ${describeVerification(verification)}`);
       for (const s of suites) {
         out.info(
-          `suite "${s.name}" (${path.relative(wf, s.path)}): ${plural(s.scenarios, "scenario")}${
-            s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`
-          }`,
+          `suite "${s.name}" (${session.files.path.relative(wf, s.path)}): ${
+            plural(s.scenarios, "scenario")
+          }${s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`}`,
         );
         for (const r of results) {
           if (r.suitePath !== s.path) continue;

@@ -3,8 +3,7 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
-import * as path from "node:path";
+import { nodeFs } from "../_io/node_fs.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { draftDocument } from "./_documents.ts";
 import { defineCommand, type Session } from "./_session.ts";
@@ -91,7 +90,7 @@ async function show(
 ): Promise<number> {
   const out = session.out;
   const userConfig = userConfigPath(session.io) ?? null;
-  const exists = await isDirectory(folder.path);
+  const exists = await isDirectory(session.files, folder.path);
   out.note(`user config: ${userConfig ?? "(none: neither POLICY_HOME nor HOME is set)"}`);
   out.result(
     {
@@ -157,8 +156,8 @@ async function set(session: Session, argument: string | undefined): Promise<numb
       "policy working-folder set <path>",
     );
   }
-  const target = path.resolve(session.io.cwd, argument);
-  if (!(await isDirectory(target))) {
+  const target = session.files.path.resolve(session.io.cwd, argument);
+  if (!(await isDirectory(session.files, target))) {
     throw new CliError("WORKING_FOLDER_NOT_FOUND", `${target} is not an existing folder`);
   }
   const file = requireUserConfig(session);
@@ -175,6 +174,7 @@ async function userConfigForChange(
   file: string,
 ): Promise<{ config: Record<string, unknown>; moved: string | null }> {
   const { config, moved } = await readUserConfigForChange(
+    session.files,
     file,
     new Date(session.io.clock.wallNow()),
   );
@@ -201,6 +201,7 @@ async function reset(session: Session): Promise<number> {
 async function init(session: Session): Promise<number> {
   // Created when missing; resolved without the note, which workingFolder() prints below.
   const folder = await resolveWorkingFolder(session.global.workingFolder, session.io);
+  const { fs } = await nodeFs();
   await fs.mkdir(folder.path, { recursive: true }).catch((error) => {
     throw new CliError("WRITE_ERROR", `cannot create ${folder.path}: ${describeThrown(error)}`);
   });

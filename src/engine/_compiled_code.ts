@@ -5,20 +5,19 @@ import { PolicyError } from "../_internal/policy_error.ts";
 import type { Code } from "./_target_program.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
-import type { Test } from "./compile_condition.ts";
 import type { TracePlan } from "./_trace_plan.ts";
+import type { ProgramIndex } from "./_program_index.ts";
+import type { RuleTable } from "./_rule_table.ts";
 import type { ExplainerCache } from "./_explain_condition.ts";
 
-/** Every target's program, where each starts, the paths their tests read, and each rule's test. */
+/** Every target's program, where each starts, the paths their tests read, and the rules. */
 export interface CompiledCode {
   readonly code: Code;
-  readonly programs: TargetIndex<number>;
+  readonly programs: ProgramIndex;
   /** Opened around every run of the programs' tests. */
   readonly paths: PathTable;
-  /** The test of every rule (null without `when`), policy after policy, for traces. */
-  readonly ruleTests: readonly (Test | null)[];
-  /** Where each policy's rules start in `ruleTests`. */
-  readonly ruleStarts: Int32Array;
+  /** The rules, for traces and `policiesOf`. */
+  readonly rules: RuleTable;
   /**
    * Made on the first trace: where each target's rules are (`policyIndex,
    * ruleIndex` pairs), replaced by the target's trace plan on its first trace.

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
  * Target programs: what `evaluate` runs, built once at compile time from
- * each target's ranked candidates. Every program of a bundle lives in one
+ * each target's ranked candidates (`_bundle_builder.ts` emits them). Every program of a bundle lives in one
  * shared array (the bundle's "code"); the target index maps a target to the
  * offset where its program starts. An evaluation therefore reads one small
  * contiguous region of memory after the lookup: no per-target objects.
@@ -36,7 +36,8 @@
  * @module
  */
 import { parseJson } from "./parse_json.ts";
-import type { Candidate, RankedPolicy, RankedRule } from "./rank_target.ts";
+import type { Candidate } from "./rank_target.ts";
+import type { Effect, EffectType } from "./types.ts";
 import type { PathTable } from "./_path_table.ts";
 import { Dispatch, runDispatched } from "./_program_dispatch.ts";
 import { runCondition } from "./_condition_code.ts";
@@ -51,69 +52,36 @@ export const NO_CANDIDATE = -1;
 export const RECORD_SIZE = 7;
 
 /** How many rule tests a program can remember results of (small integers only). */
-const MEMO_BITS = 30;
-
-/** A candidate with the rule tests it depends on. */
-interface Step {
-  candidate: Candidate;
-  /**
-   * "true": fires when the one rule's test is true, or always when it has none.
-   * "false": fires when every listed rule's test is false (an `elseEffect`,
-   * or a default whose policy's active rules all have tests and no `elseEffect`).
-   */
-  firesWhen: "true" | "false";
-  rules: RankedRule[];
-}
-
-/**
- * Appends the program of a target, and its candidate records, to `code`;
- * returns the offset where the program starts.
- */
-export function emitProgram(code: unknown[], policies: readonly RankedPolicy[]): number {
-  const steps = reachableSteps(policies);
-  const memoBits = assignMemoBits(steps);
-  const start = code.length;
-  let instructions = 0;
-  for (const step of steps) instructions += isUnconditional(step) ? 1 : step.rules.length;
-  if (instructions === 0) {
-    code.push(null, 0, NO_CANDIDATE, NO_CANDIDATE);
-    return start;
-  }
-  const recordsAt = start + instructions * 4;
-  const returns = (stepIndex: number) => -(recordsAt + stepIndex * RECORD_SIZE) - 2;
-  steps.forEach((step, s) => {
-    const { rules } = step;
-    if (isUnconditional(step)) {
-      code.push(null, 0, returns(s), returns(s)); // always the last step
-      return;
-    }
-    const end = code.length + rules.length * 4;
-    const next = end === recordsAt ? NO_CANDIDATE : end;
-    if (step.firesWhen === "true") {
-      code.push(rules[0]!.test, memoBits?.get(rules[0]!) ?? 0, returns(s), next);
-      return;
-    }
-    // Every test false, in turn: any true test skips to the next step.
-    rules.forEach((rule, i) => {
-      const last = i === rules.length - 1;
-      code.push(rule.test, memoBits?.get(rule) ?? 0, next, last ? returns(s) : code.length + 4);
-    });
-  });
-  for (const { candidate } of steps) pushRecord(code, candidate);
-  return start;
-}
+export const MEMO_BITS = 30;
 
 /** Appends the record of a candidate (what its decision holds) to `code`. */
 export function pushRecord(code: unknown[], c: Candidate): void {
-  code.push(c.type, c.reason, c.policyKey, c.ruleId);
-  if (c.type === "throttle") {
-    const t = c.effect.throttle!;
+  pushDecisionRecord(code, c.type, c.reason, c.policyKey, c.ruleId, c.effect, c.value);
+}
+
+/**
+ * Appends a decision record: its type, reason, policy key and rule id, and
+ * the descriptor of its type, read from `source` (an effect or a policy's
+ * `defaults`), or the custom `value`.
+ */
+export function pushDecisionRecord(
+  code: unknown[],
+  type: EffectType,
+  reason: "rule" | "default",
+  policyKey: string,
+  ruleId: string,
+  source: Pick<Effect, "throttle" | "killSwitch">,
+  value: string | null,
+): void {
+  code.push(type, reason, policyKey, ruleId);
+  if (type === "throttle") {
+    const t = source.throttle!;
     code.push(t.limit, t.windowSeconds, t.key);
-  } else if (c.type === "kill_switch") {
-    const ks = c.effect.killSwitch!;
+  } else if (type === "kill_switch") {
+    const ks = source.killSwitch!;
     code.push(ks.service, ks.reason ?? null, null);
-  } else if (c.value !== null) {
-    code.push(c.value, parsesAsJson(c.value), null);
+  } else if (value !== null) {
+    code.push(value, parsesAsJson(value), null);
   } else {
     code.push(null, null, null);
   }
@@ -126,67 +94,6 @@ function parsesAsJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isUnconditional(step: Step): boolean {
-  return step.rules.length === 0 || step.rules[0]!.test === null;
-}
-
-/**
- * The steps in rank order, up to the first unconditional one. Defaults that
- * can never fire (a rule of their policy always fires) are left out.
- */
-function reachableSteps(policies: readonly RankedPolicy[]): Step[] {
-  // Ranks are 0..n-1 over every candidate of the target, disabled rules' too:
-  // placing steps at their rank sorts them (leaving holes).
-  const byRank: Step[] = [];
-  for (const policy of policies) {
-    let defaultCanFire = true;
-    for (const rule of policy.rules) {
-      if (!rule.active) continue;
-      byRank[rule.onTrue.rank] = { candidate: rule.onTrue, firesWhen: "true", rules: [rule] };
-      if (rule.onFalse !== null) {
-        byRank[rule.onFalse.rank] = { candidate: rule.onFalse, firesWhen: "false", rules: [rule] };
-      }
-      if (rule.test === null || rule.onFalse !== null) defaultCanFire = false;
-    }
-    const fallback = policy.fallback;
-    if (fallback !== null && defaultCanFire) {
-      const active = policy.rules.filter((rule) => rule.active);
-      byRank[fallback.rank] = { candidate: fallback, firesWhen: "false", rules: active };
-    }
-  }
-  const steps: Step[] = [];
-  for (const step of byRank) {
-    if (step === undefined) continue;
-    steps.push(step);
-    if (isUnconditional(step)) break;
-  }
-  return steps;
-}
-
-/**
- * A memo bit for each rule whose test more than one step needs, while bits
- * last; null when no test is needed twice (the usual case).
- */
-function assignMemoBits(steps: Step[]): Map<RankedRule, number> | null {
-  // Only an elseEffect or a default can make a second step need a rule's test.
-  if (steps.every((step) => step.firesWhen === "true")) return null;
-  const uses = new Map<RankedRule, number>();
-  let shared = false;
-  for (const step of steps) {
-    for (const rule of step.rules) {
-      const count = (uses.get(rule) ?? 0) + 1;
-      uses.set(rule, count);
-      if (count > 1) shared = true;
-    }
-  }
-  if (!shared) return null;
-  const bits = new Map<RankedRule, number>();
-  for (const [rule, count] of uses) {
-    if (count > 1 && rule.test !== null && bits.size < MEMO_BITS) bits.set(rule, 1 << bits.size);
-  }
-  return bits;
 }
 
 /**

@@ -85,8 +85,8 @@ export function createEvaluator(
   return (request) => {
     const context = checkRequest(request, allowed);
     const { service, resource, action } = request.target;
-    const start = programs.get(service, resource, action);
-    const winner = start === undefined ? -1 : runProgram(code, paths, start, context);
+    const start = programs.find(code, service, resource, action);
+    const winner = start < 0 ? -1 : runProgram(code, paths, start, context);
     return winner < 0 ? { decision: "deny", reason: "default" } : makeDecision(code, winner, parse);
   };
 }

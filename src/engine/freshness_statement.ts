@@ -9,24 +9,15 @@
  */
 import { isRecord } from "../_internal/guards.ts";
 import { canonicalJsonBytes } from "./canonical_payload.ts";
+import { fieldNames } from "./bundle_format.ts";
 import type { FreshnessStatement } from "./types.ts";
 
 /** The `type` of a version 1 statement, the only one there is. */
 export const FRESHNESS_TYPE = "policy-bundle-freshness/v1";
 
-/** The members a statement may have (the optional ones: `orgId`, `projectId`). */
-const MEMBERS: ReadonlySet<string> = new Set([
-  "type",
-  "checksum",
-  "bundleVersion",
-  "orgId",
-  "projectId",
-  "env",
-  "issuedAt",
-  "expiresAt",
-  "signature",
-]);
-const SIGNATURE_MEMBERS: ReadonlySet<string> = new Set(["algorithm", "keyId", "value"]);
+/** The members a statement may have, from the format's definition (the optional ones: `orgId`, `projectId`). */
+const MEMBERS: ReadonlySet<string> = new Set(fieldNames("freshness"));
+const SIGNATURE_MEMBERS: ReadonlySet<string> = new Set(fieldNames("statementSignature"));
 const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
 /** UTC with a `Z`, whole seconds or milliseconds: what `toISOString` writes, `.000` optional. */
 const TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?Z$/;

@@ -48,8 +48,8 @@ export {
 } from "../_internal/vocabulary.ts";
 export * from "../_internal/policy_error.ts";
 export { JsonParseError, parseJson, type ParseJsonOptions } from "./parse_json.ts";
-// Named, not `*`: these two modules also export what only the load pipeline
-// calls (validateForLoad, canonicalPayloadBytesOfParsed).
+// Named, not `*`: these modules also export what only the load pipeline
+// calls (validateForLoad, canonicalPayloadBytesOfParsed, compileForLoad).
 export {
   type BundleDigest,
   canonicalJson,
@@ -66,7 +66,14 @@ export {
   validateBundle,
   type ValidateBundleOptions,
 } from "./validate_bundle.ts";
-export * from "./compile_bundle.ts";
+export {
+  type BundleScope,
+  compileBundle,
+  type CompiledBundle,
+  type CompileOptions,
+  COMPILER_VERSION,
+  policiesOf,
+} from "./compile_bundle.ts";
 export { createEvaluator, evaluate, type EvaluateOptions, type Evaluator } from "./evaluate.ts";
 export * from "./trace_evaluation.ts";
 export * from "./condition_trace.ts";

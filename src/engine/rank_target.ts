@@ -142,8 +142,27 @@ export function rankTarget(
       onFalse,
     });
   }
-  if (drafts.length > 1) drafts.sort(compareDrafts);
-  for (let rank = 0; rank < drafts.length; rank++) drafts[rank]!.rank = rank;
+  const n = drafts.length;
+  const keys = new Float64Array(n * RANK_KEY_SIZE);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = drafts[i]!;
+    const isDefault = d.ruleIndex < 0 ? 1 : 0;
+    setRankKeys(
+      keys,
+      i,
+      d.strength,
+      d.rate,
+      d.priority,
+      isDefault,
+      d.policyIndex,
+      d.ruleIndex,
+      d.branch,
+    );
+    order[i] = i;
+  }
+  sortByRank(keys, order, n);
+  for (let rank = 0; rank < n; rank++) drafts[order[rank]!]!.rank = rank;
   return ranked;
 }
 
@@ -165,8 +184,8 @@ function ruleDraft(
     reason: "rule",
     effect,
     value: type === "custom" ? effect.value! : null,
-    strength: STRENGTH.get(type)!,
-    rate: effectRate(effect),
+    strength: strengthOf(type),
+    rate: type === "throttle" ? effectRate(effect) : 0,
     policyIndex,
     ruleIndex,
     branch,
@@ -190,8 +209,8 @@ function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
     reason: "default",
     effect: d,
     value: type === "custom" ? d.customEffect! : null,
-    strength: STRENGTH.get(type)!,
-    rate: effectRate(d),
+    strength: strengthOf(type),
+    rate: type === "throttle" ? effectRate(d) : 0,
     policyIndex,
     ruleIndex: -1,
     branch: 0,
@@ -200,21 +219,88 @@ function defaultDraft(policy: Policy, policyIndex: number): Draft | null {
 
 const STRENGTH = new Map(EFFECT_TYPES.map((type, i) => [type, i]));
 
-/**
- * Selection order (`docs/bundle-format.md`, "Selecting the decision"): strongest effect type; among throttles
- * the lowest rate then the higher priority; among others the higher
- * priority; then rules before defaults; then bundle order.
- */
-function compareDrafts(a: Draft, b: Draft): number {
-  return a.strength - b.strength ||
-    (a.type === "throttle" ? a.rate - b.rate : 0) ||
-    b.priority - a.priority ||
-    Number(a.ruleIndex < 0) - Number(b.ruleIndex < 0) ||
-    a.policyIndex - b.policyIndex ||
-    a.ruleIndex - b.ruleIndex ||
-    a.branch - b.branch;
+/** The strength of an effect type: 0 for the strongest (`kill_switch`). */
+export function strengthOf(type: EffectType): number {
+  return STRENGTH.get(type)!;
 }
 
-function effectRate(effect: { throttle?: { limit: number; windowSeconds: number } }): number {
+/** Numbers per candidate in a {@link RankKeys} array. */
+export const RANK_KEY_SIZE = 7;
+
+/**
+ * The keys that order candidates, {@link RANK_KEY_SIZE} numbers per
+ * candidate: strength, rate (throttles; 0 otherwise), priority, 1 for a
+ * default (0 for a rule), policy index, rule index, branch (0 for
+ * `effect`/`thenEffect`, 1 for `elseEffect`).
+ */
+export type RankKeys = Float64Array;
+
+/** Writes the keys of candidate `i` into `keys`. */
+export function setRankKeys(
+  keys: RankKeys,
+  i: number,
+  strength: number,
+  rate: number,
+  priority: number,
+  isDefault: number,
+  policyIndex: number,
+  ruleIndex: number,
+  branch: number,
+): void {
+  const at = i * RANK_KEY_SIZE;
+  keys[at] = strength;
+  keys[at + 1] = rate;
+  keys[at + 2] = priority;
+  keys[at + 3] = isDefault;
+  keys[at + 4] = policyIndex;
+  keys[at + 5] = ruleIndex;
+  keys[at + 6] = branch;
+}
+
+/**
+ * Selection order (`docs/bundle-format.md`, "Selecting the decision"), the
+ * one definition of it: strongest effect type; among throttles the lowest
+ * rate then the higher priority; among others the higher priority; then
+ * rules before defaults; then bundle order. Negative when candidate `a`
+ * comes first.
+ */
+export function compareRanks(keys: RankKeys, a: number, b: number): number {
+  const x = a * RANK_KEY_SIZE;
+  const y = b * RANK_KEY_SIZE;
+  for (let k = 0; k < RANK_KEY_SIZE; k++) {
+    // Compared, not subtracted: a rate can be Infinity (a limit of 1e308 per 1e-300 seconds).
+    const u = keys[x + k]!;
+    const v = keys[y + k]!;
+    if (u === v) continue;
+    // Higher priority first; every other key lower first.
+    return (k === 2 ? u > v : u < v) ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Sorts `order[0..n)` (candidate numbers) by {@link compareRanks}; stable. */
+export function sortByRank(keys: RankKeys, order: Int32Array | number[], n: number): void {
+  if (n > 16) {
+    const sorted: number[] = [];
+    for (let i = 0; i < n; i++) sorted.push(order[i]!);
+    sorted.sort((a, b) => compareRanks(keys, a, b));
+    for (let i = 0; i < n; i++) order[i] = sorted[i]!;
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const c = order[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareRanks(keys, order[j]!, c) > 0) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = c;
+  }
+}
+
+/** The rate of an effect's throttle descriptor (requests per second); 0 without one. */
+export function effectRate(
+  effect: { throttle?: { limit: number; windowSeconds: number } | undefined },
+): number {
   return effect.throttle ? effect.throttle.limit / effect.throttle.windowSeconds : 0;
 }

@@ -5,7 +5,8 @@ import { EVALUATE_FIELDS, type EvaluateOptions } from "./evaluate.ts";
 import { checkOptions, NO_OPTIONS } from "../_internal/check_options.ts";
 import { checkRequest } from "./_request.ts";
 import { makeDecision } from "./_decision.ts";
-import { collectTargets, rankTarget } from "./rank_target.ts";
+import { rankTarget } from "./rank_target.ts";
+import { policiesAt, targetRefs } from "./_rule_table.ts";
 import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
 import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
 import type { ConditionTrace } from "./condition_trace.ts";
@@ -140,7 +141,7 @@ export function traceEvaluation(
   const context = checkRequest(request, allowed);
   const { service, resource, action } = request.target;
   const compiledCode = compiledCodeOf(compiled);
-  const plan = planOf(compiled, compiledCode, service, resource, action);
+  const plan = planOf(compiledCode, service, resource, action);
   if (plan === undefined) {
     return {
       decision: { decision: "deny", reason: "default" },
@@ -251,18 +252,17 @@ function traceRules(
 
 /** The trace plan of a target, made on its first trace; undefined when no rule names it. */
 function planOf(
-  compiled: CompiledBundle,
   code: CompiledCode,
   service: string,
   resource: string,
   action: string,
 ): TracePlan | undefined {
-  const policies = compiled.bundle.policies;
-  const index = code.tracePlans ??= collectTargets(policies);
+  const { rules } = code;
+  const index = code.tracePlans ??= targetRefs(rules);
   const entry = index.get(service, resource, action);
   if (entry === undefined || !Array.isArray(entry)) return entry;
-  const { ruleTests, ruleStarts } = code;
-  const ranked = rankTarget(policies, entry, (_, p, r) => ruleTests[ruleStarts[p]! + r]!);
+  const policies = policiesAt(rules, entry);
+  const ranked = rankTarget(policies, entry, (_, p, r) => rules.tests[rules.ruleStarts[p]! + r]!);
   const plan = planTrace(ranked, code.paths, code.explainers ??= new Map());
   index.set(service, resource, action, plan);
   return plan;

@@ -15,7 +15,9 @@ import {
   TOO_DEEP,
 } from "../_internal/guards.ts";
 import { unknownFieldIssue } from "../_internal/unknown_field_issue.ts";
+import type { BundleBuilder } from "./_bundle_builder.ts";
 import { suggest } from "../_internal/suggest.ts";
+import { fieldNames, type FieldsObjectName, OBJECTS_WITH_FIELDS } from "./bundle_format.ts";
 import {
   COMPARISON_OPERATORS,
   CONDITION_OPERATORS,
@@ -47,148 +49,27 @@ interface FieldSet {
 }
 
 /**
- * The fields each object of a bundle may have (`docs/bundle-format.md`).
- * Any other field is kept and ignored by the runtime, and reported as an
- * `UNKNOWN_FIELD` warning with the closest known name: a typo such as
- * `thenEfect` would otherwise change decisions without a word.
+ * The fields each object of a bundle may have, derived from the format's
+ * definition (`bundle_format.ts`, docs/bundle-format.md), each kind with
+ * its own bit. Any other field is kept and ignored by the runtime, and
+ * reported as an `UNKNOWN_FIELD` warning with the closest known name: a
+ * typo such as `thenEfect` would otherwise change decisions without a word.
  */
-const FIELDS = {
-  bundle: fieldSet(
-    1 << 0,
-    "$schema", // for editors (docs/schemas.md)
-    "schemaVersion",
-    "env",
-    "policies",
-    "orgId",
-    "projectId",
-    "generatedAt",
-    "bundleVersion",
-    "checksum",
-    "etag",
-    "signature",
-    "freshness",
-  ),
-  signature: fieldSet(1 << 1, "algorithm", "keyId", "value"),
-  policy: fieldSet(1 << 2, "policyKey", "activeVersion", "rules", "defaults"),
-  rule: fieldSet(
-    1 << 3,
-    "id",
-    "status",
-    "priority",
-    "target",
-    "effect",
-    "when",
-    "thenEffect",
-    "elseEffect",
-    "description",
-  ),
-  target: fieldSet(1 << 4, "service", "resource", "action"),
-  effect: fieldSet(1 << 5, "type", "killSwitch", "throttle", "value"),
-  defaults: fieldSet(1 << 6, "effect", "killSwitch", "throttle", "customEffect"),
-  killSwitch: fieldSet(1 << 7, "service", "reason"),
-  throttle: fieldSet(1 << 8, "limit", "windowSeconds", "key"),
-  comparison: fieldSet(1 << 9, "op", "path", "value"),
-  in: fieldSet(1 << 10, "op", "path", "values"),
-  exists: fieldSet(1 << 11, "op", "path"),
-  list: fieldSet(1 << 12, "op", "conditions", "args"),
-  not: fieldSet(1 << 13, "op", "condition", "arg"),
-} as const;
+const FIELDS = {} as Record<FieldsObjectName, FieldSet>;
+OBJECTS_WITH_FIELDS.forEach((name, i) => FIELDS[name] = { names: fieldNames(name), bit: 1 << i });
 
-function fieldSet(bit: number, ...names: string[]): FieldSet {
-  return { names, bit };
-}
+/** Every field name, with the bits of the kinds of object it belongs to. */
+const BITS: ReadonlyMap<string, number> = (() => {
+  const bits = new Map<string, number>();
+  for (const set of Object.values<FieldSet>(FIELDS)) {
+    for (const name of set.names) bits.set(name, (bits.get(name) ?? 0) | set.bit);
+  }
+  return bits;
+})();
 
-/**
- * The bits of the field sets `key` belongs to. A switch, because the check
- * runs for every field of every rule on each load: about three times faster
- * than a `Set` lookup. {@link FIELDS} is the list; the check below this
- * function keeps the two in step.
- */
+/** The bits of the field sets `key` belongs to (0 for a field of none). */
 function fieldBits(key: string): number {
-  const f = FIELDS;
-  switch (key) {
-    case "$schema":
-    case "schemaVersion":
-    case "env":
-    case "policies":
-    case "orgId":
-    case "projectId":
-    case "generatedAt":
-    case "bundleVersion":
-    case "checksum":
-    case "etag":
-    case "signature":
-    case "freshness":
-      return f.bundle.bit;
-    case "algorithm":
-    case "keyId":
-      return f.signature.bit;
-    case "value":
-      return f.signature.bit | f.effect.bit | f.comparison.bit;
-    case "policyKey":
-    case "activeVersion":
-    case "rules":
-      return f.policy.bit;
-    case "defaults":
-      return f.policy.bit;
-    case "id":
-    case "status":
-    case "priority":
-    case "target":
-    case "when":
-    case "thenEffect":
-    case "elseEffect":
-    case "description":
-      return f.rule.bit;
-    case "effect":
-      return f.rule.bit | f.defaults.bit;
-    case "service":
-      return f.target.bit | f.killSwitch.bit;
-    case "resource":
-    case "action":
-      return f.target.bit;
-    case "type":
-      return f.effect.bit;
-    case "killSwitch":
-    case "throttle":
-      return f.effect.bit | f.defaults.bit;
-    case "customEffect":
-      return f.defaults.bit;
-    case "reason":
-      return f.killSwitch.bit;
-    case "limit":
-    case "windowSeconds":
-    case "key":
-      return f.throttle.bit;
-    case "op":
-      return f.comparison.bit | f.in.bit | f.exists.bit | f.list.bit | f.not.bit;
-    case "path":
-      return f.comparison.bit | f.in.bit | f.exists.bit;
-    case "values":
-      return f.in.bit;
-    case "conditions":
-    case "args":
-      return f.list.bit;
-    case "condition":
-    case "arg":
-      return f.not.bit;
-    default:
-      return 0;
-  }
-}
-
-// The switch and the lists say the same: each listed field has its set's bit, and no other.
-for (const set of Object.values(FIELDS)) {
-  for (const name of set.names) {
-    if ((fieldBits(name) & set.bit) === 0) throw new Error(`fieldBits misses ${name}`);
-  }
-}
-for (const name of new Set(Object.values(FIELDS).flatMap((set) => set.names))) {
-  const expected = Object.values(FIELDS).reduce(
-    (bits, set) => set.names.includes(name) ? bits | set.bit : bits,
-    0,
-  );
-  if (fieldBits(name) !== expected) throw new Error(`fieldBits gives ${name} other sets`);
+  return BITS.get(key) ?? 0;
 }
 
 /** Issues of each kind {@link validateBundle} lists by default; the rest are counted. */
@@ -221,14 +102,24 @@ class Collector {
   /** Every rule and default lists its keys in canonical order (see {@link validateForLoad}). */
   keysInOrder = true;
   readonly max: number;
+  /** Compiles the bundle in the same walk, while it has no error (see {@link validateAndBuild}). */
+  build: BundleBuilder | null;
+  /**
+   * The `when` being checked is written the one way its compiled test
+   * identifies it: no legacy spelling (`ne`, `args`, `arg`), no unknown
+   * field, nothing malformed; identical such conditions can be kept once.
+   */
+  whenCanonical = true;
 
-  constructor(max: number) {
+  constructor(max: number, build: BundleBuilder | null = null) {
     this.max = Math.max(1, Math.floor(max));
+    this.build = build;
   }
 
   /** True when the next issue of this kind is listed; otherwise it is counted as omitted. */
   keep(kind: typeof ERROR | typeof WARNING): boolean {
     if (kind === ERROR) {
+      this.build = null; // the bundle is invalid: nothing will be compiled
       if (this.errors.length < this.max) return true;
       this.omittedErrors++;
     } else {
@@ -284,7 +175,6 @@ export function validateBundle(
   return result(collect(document, options.maxIssues ?? DEFAULT_MAX_ISSUES));
 }
 
-/** Walks the document once, collecting its issues. */
 /** The options of `validateBundle`, for the library's one option checker. */
 const VALIDATE_FIELDS: Fields = {
   maxIssues: {
@@ -296,8 +186,13 @@ const VALIDATE_FIELDS: Fields = {
   },
 };
 
-function collect(document: unknown, maxIssues: number): Collector {
-  const out = new Collector(maxIssues);
+/** Walks the document once, collecting its issues (and building with `build`, when given). */
+function collect(
+  document: unknown,
+  maxIssues: number,
+  build: BundleBuilder | null = null,
+): Collector {
+  const out = new Collector(maxIssues, build);
   if (!isRecord(document)) {
     if (out.keep(ERROR)) {
       out.error(
@@ -382,6 +277,24 @@ export function assertValidBundle(
  */
 export function validateForLoad(document: unknown): { warnings: Issue[]; keysInOrder: boolean } {
   const out = checked(collect(document, LOAD_MAX_ISSUES));
+  return { warnings: out.warnings, keysInOrder: out.keysInOrder };
+}
+
+/**
+ * {@link validateForLoad} that also compiles, in the same walk: `build`
+ * gets each policy and each rule as it is found valid, and its programs are
+ * made (`build.finish()`) only when the whole bundle is. Not exported by
+ * `mod.ts` (`compileBundle` and the load pipeline call it).
+ *
+ * @param maxIssues {@link LOAD_MAX_ISSUES} for the load pipeline, else {@link DEFAULT_MAX_ISSUES}.
+ * @throws {PolicyError} `BUNDLE_INVALID`, carrying every error in `issues`.
+ */
+export function validateAndBuild(
+  document: unknown,
+  maxIssues: number,
+  build: BundleBuilder,
+): { warnings: Issue[]; keysInOrder: boolean } {
+  const out = checked(collect(document, maxIssues, build));
   return { warnings: out.warnings, keysInOrder: out.keysInOrder };
 }
 
@@ -572,6 +485,7 @@ function checkPolicy(
     }
   }
   const rules = policy.rules;
+  if (Array.isArray(rules)) out.build?.policy(policy);
   if (!Array.isArray(rules)) {
     if (out.keep(ERROR)) {
       out.error(
@@ -581,8 +495,9 @@ function checkPolicy(
       );
     }
   } else if (rules.length > 0) {
-    const seenIds = new Map<string, number>();
-    for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, seenIds, site, out);
+    // A few rules are compared with each other; many, through a map.
+    const seenIds = rules.length > SMALL_POLICY ? new Map<string, number>() : null;
+    for (let i = 0; i < rules.length; i++) checkRule(rules[i], i, rules, seenIds, site, out);
     site.rule = -1;
   }
   if (policy.defaults !== undefined) {
@@ -600,10 +515,34 @@ function checkPolicy(
   }
 }
 
+/** Policies of at most this many rules find duplicate ids without a map. */
+const SMALL_POLICY = 8;
+
+/** The index of the first rule before `index` with the id `id`, or -1. */
+function earlierRule(
+  id: string,
+  index: number,
+  rules: readonly unknown[],
+  seenIds: Map<string, number> | null,
+): number {
+  if (seenIds !== null) {
+    const earlier = seenIds.get(id);
+    if (earlier !== undefined) return earlier;
+    seenIds.set(id, index);
+    return -1;
+  }
+  for (let i = 0; i < index; i++) {
+    const rule = rules[i];
+    if (isRecord(rule) && rule.id === id) return i;
+  }
+  return -1;
+}
+
 function checkRule(
   rule: unknown,
   index: number,
-  seenIds: Map<string, number>,
+  rules: readonly unknown[],
+  seenIds: Map<string, number> | null,
   site: Site,
   out: Collector,
 ): void {
@@ -628,18 +567,17 @@ function checkRule(
         `${site.policyName()}: rule ${index} needs an id (a non-empty string)`,
       );
     }
-  } else if (seenIds.has(id)) {
-    if (out.keep(ERROR)) {
+  } else {
+    const earlier = earlierRule(id, index, rules, seenIds);
+    if (earlier >= 0 && out.keep(ERROR)) {
       out.error(
         "DUPLICATE_RULE_ID",
         site.path("/id"),
-        `${site.policyName()}: rule id ${describe(id)} is already used by rule ${
-          seenIds.get(id)
-        } of this policy`,
+        `${site.policyName()}: rule id ${
+          describe(id)
+        } is already used by rule ${earlier} of this policy`,
       );
     }
-  } else {
-    seenIds.set(id, index);
   }
   site.ruleId = id;
   unknownFieldsAt(rule, FIELDS.rule, site, out);
@@ -685,6 +623,7 @@ function checkRule(
     }
   } else {
     site.below.push("when");
+    out.whenCanonical = true;
     const shallowEnough = checkCondition(rule.when, 1, site, out);
     site.below.length = 0;
     if (!shallowEnough) return; // too deep: the generic depth check below would only repeat it
@@ -699,6 +638,7 @@ function checkRule(
     }
   }
   checkJsonValue(rule, "", "", site, out);
+  out.build?.rule(rule, out.whenCanonical);
 }
 
 /**
@@ -851,19 +791,20 @@ function unknownFields(
   }
 }
 
-/** {@link unknownFields} of the object at the site's current place. */
+/** {@link unknownFields} of the object at the site's current place; true when it has any. */
 function unknownFieldsAt(
   object: Record<string, unknown>,
   known: FieldSet,
   site: Site,
   out: Collector,
-): void {
+): boolean {
   for (const key in object) {
     if ((fieldBits(key) & known.bit) !== 0 || !Object.hasOwn(object, key)) continue;
     // Rare: the path and name are built only now.
     unknownFields(object, known, out, site.path(), site.name());
-    return;
+    return true;
   }
+  return false;
 }
 
 /** Checks a policy's defaults (the site is at the policy). */
@@ -968,7 +909,8 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
     return true;
   }
   const fields = conditionFields(op);
-  if (fields !== undefined) unknownFieldsAt(node, fields, site, out);
+  if (fields !== undefined && unknownFieldsAt(node, fields, site, out)) out.whenCanonical = false;
+  if (op === "ne") out.whenCanonical = false;
   if (COMPARISON_OPS.has(op) || op === "in" || op === "exists") {
     if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`, site, out);
     if (COMPARISON_OPS.has(op)) {
@@ -986,6 +928,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       if (!Array.isArray(values)) {
         malformed("in needs values (an array)", site, out);
       } else if (!values.every(isConditionValue)) {
+        out.whenCanonical = false;
         if (out.keep(WARNING)) {
           out.warn(
             "CONDITION_MALFORMED",
@@ -999,6 +942,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
   }
   if (op === "and" || op === "or") {
     const listKey = node.conditions !== undefined ? "conditions" : "args";
+    if (node.args !== undefined) out.whenCanonical = false;
     const list = node[listKey];
     if (!Array.isArray(list) || list.length === 0) {
       malformed(`${op} needs conditions (a non-empty array)`, site, out);
@@ -1014,6 +958,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
   }
   if (op === "not") {
     const childKey = node.condition !== undefined ? "condition" : "arg";
+    if (node.arg !== undefined) out.whenCanonical = false;
     const child = node[childKey];
     if (!isRecord(child)) {
       malformed("not needs condition (one condition object)", site, out);
@@ -1024,6 +969,7 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
     site.below.length -= 1;
     return shallowEnough;
   }
+  out.whenCanonical = false;
   if (out.keep(WARNING)) {
     out.warn(
       "CONDITION_UNKNOWN_OPERATOR",
@@ -1089,6 +1035,7 @@ function conditionFields(op: string): FieldSet | undefined {
 }
 
 function malformed(detail: string, site: Site, out: Collector): void {
+  out.whenCanonical = false;
   if (out.keep(WARNING)) {
     out.warn(
       "CONDITION_MALFORMED",

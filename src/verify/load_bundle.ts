@@ -7,11 +7,10 @@
  */
 import { canonicalPayloadBytesOfParsed } from "../engine/canonical_payload.ts";
 import { toHex } from "../_internal/encoding.ts";
-import { compileBundle, type CompiledBundle } from "../engine/compile_bundle.ts";
+import { type CompiledBundle, compileForLoad } from "../engine/compile_bundle.ts";
 import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
-import { validateForLoad } from "../engine/validate_bundle.ts";
 import {
   type BundleSignatureStatus,
   checkSignature,
@@ -49,7 +48,7 @@ export interface LoadBundleOptions
    * The bundle in force, when this load may replace it: a candidate with the
    * same canonical payload (a renewed freshness statement, the same
    * policies republished) takes its compiled form instead of being compiled
-   * again. Its `compiled.bundle` is then the in-force document.
+   * again.
    */
   inForce?: LoadedBundle;
 }
@@ -114,6 +113,11 @@ export const INTEGRITY_CODES: ReadonlySet<string> = new Set([
 export interface InspectedBundle {
   /** The compiled bundle (structurally valid). */
   compiled: CompiledBundle;
+  /**
+   * The document as parsed, whole (the compiled bundle does not keep it):
+   * for the tools that show, re-sign or compare it.
+   */
+  document: RuntimeBundleV1;
   /** What `status()` would report, but the signature and the freshness statement. */
   status: Omit<BundleStatus, "signature" | "freshness">;
   /** The verified or unsigned state; null when the checksum or signature checks failed. */
@@ -167,6 +171,7 @@ export async function loadBundle(
   options: LoadBundleOptions = {},
 ): Promise<LoadedBundle> {
   checkOptions(options, LOAD_FIELDS, "loadBundle");
+  // The document is left behind: a client keeps the compiled bundle only.
   const { compiled, status, signature, freshness, warnings } = await runPipeline(
     source,
     options,
@@ -246,11 +251,12 @@ async function runPipeline(
   // loads faster than a turn of the event loop takes: it does not yield.
   const pause = bytes.byteLength > YIELD_ABOVE_BYTES ? yieldToEventLoop : () => Promise.resolve();
   await pause();
-  const { warnings, keysInOrder } = validateForLoad(document);
+  // Validated, and the rules collected, in one walk of the document.
+  const { warnings, keysInOrder, finish } = compileForLoad(document);
   const bundle = document as RuntimeBundleV1;
   await pause();
   const payload = canonicalPayloadBytesOfParsed(bundle, bytes.byteLength, keysInOrder);
-  // Hashing and signature verification run outside JavaScript: compile meanwhile.
+  // Hashing and signature verification run outside JavaScript: the programs are made meanwhile.
   const digest = subtleCrypto().digest("SHA-256", payload);
   const signature = checkSignature(bundle, () => payload, options);
   signature.catch(() => {}); // reported below, after a checksum mismatch if there is one
@@ -261,13 +267,11 @@ async function runPipeline(
   try {
     await pause();
     if (inForce !== undefined && bundle.checksum === inForce.status.checksum) {
-      // Claims the payload in force (a renewed statement): compile only if it is not.
+      // Claims the payload in force (a renewed statement): make the programs only if it is not.
       hex = toHex(await digest);
-      compiled = `sha256:${hex}` === inForce.status.checksum
-        ? inForce.compiled
-        : compileBundle(bundle, { skipValidation: true });
+      compiled = `sha256:${hex}` === inForce.status.checksum ? inForce.compiled : finish();
     } else {
-      compiled = compileBundle(bundle, { skipValidation: true });
+      compiled = finish();
       hex = toHex(await digest);
     }
     const computed = `sha256:${hex}`;
@@ -305,6 +309,7 @@ async function runPipeline(
   }
   return {
     compiled,
+    document: bundle,
     status: {
       bundleVersion: bundle.bundleVersion ?? null,
       checksum: `sha256:${hex}`,

@@ -1,12 +1,16 @@
 /**
  * The benchmarks' floors are honest: each decides exactly as the engine does,
  * on the scenario's contexts and on odd ones (inherited, null-prototype and
- * non-plain objects, numeric strings, Infinity, absent keys), so it does the
- * same work, safety checks included, and nothing less.
+ * non-plain objects, numeric strings, Infinity, absent keys), also with
+ * Object.prototype polluted, and refuses what the engine refuses, so it does
+ * the same work, safety checks included, and nothing less. The wide floors
+ * are generated straight-line code: their source is checked to hold one test
+ * per rule and no call but the ownership checks.
  */
 import assert from "node:assert/strict";
 import { compileBundle, createEvaluator } from "../../mod.ts";
 import { SCENARIOS } from "../../bench/scenarios/mod.ts";
+import { floorSource } from "../../bench/scenarios/wide.ts";
 import { fc, holder } from "../properties/_arbitraries.ts";
 
 const N = 24;
@@ -71,17 +75,37 @@ for (const scenario of SCENARIOS) {
       for (const target of targets) {
         const decision = evaluate({ target, context });
         assert.equal(decision.decision, scenario.expected[c]);
-        assert.deepEqual(floor(target, context), decision);
+        assert.deepEqual(floor({ target, context }), decision);
       }
     });
     const unknown = { service: "none", resource: "none", action: "read" };
-    assert.deepEqual(floor(unknown, {}), evaluate({ target: unknown, context: {} }));
+    assert.deepEqual(
+      floor({ target: unknown, context: {} }),
+      evaluate({ target: unknown, context: {} }),
+    );
+    // No context is an empty one; a request that is not one is refused by both.
+    const noContext = { target: targets[0]! } as {
+      target: typeof unknown;
+      context: Record<string, unknown>;
+    };
+    assert.deepEqual(floor(noContext), evaluate(noContext));
+    const invalid = [
+      { target: { ...targets[0]!, action: 1 }, context: {} },
+      { target: null, context: {} },
+      { target: targets[0]!, context: [] },
+      { target: targets[0]!, context: new Map() },
+      { target: targets[0]!, context: "free" },
+    ] as unknown as { target: typeof unknown; context: Record<string, unknown> }[];
+    for (const request of invalid) {
+      assert.throws(() => evaluate(request));
+      assert.throws(() => floor(request), TypeError);
+    }
     const nested = scenario.contextKeys.includes("user");
     const contexts = fc.sample(nested ? nestedContext : flatContext, { numRuns: 500, seed: 20 });
     const agree = () => {
       for (const [i, context] of contexts.entries()) {
         const target = targets[i % targets.length]!;
-        assert.deepEqual(floor(target, context), evaluate({ target, context }));
+        assert.deepEqual(floor({ target, context }), evaluate({ target, context }));
       }
     };
     agree();
@@ -97,3 +121,22 @@ for (const scenario of SCENARIOS) {
     assert.equal(({} as Record<string, unknown>).plan, undefined);
   });
 }
+
+Deno.test("the wide floors are straight-line code: one if per rule, no call but hasOwn", () => {
+  for (const [rules, style] of [[50, "flat"], [500, "nested"]] as const) {
+    const source = floorSource(rules, style);
+    // One `if … return` for an unknown target, one per conditional rule, then the allow.
+    assert.equal(source.match(/^ {2}if \(.*\) return \{ decision: /gm)?.length, 1 + rules - 1);
+    const calls = [...source.matchAll(/([A-Za-z_.]+)\(/g)].map((m) => m[1]);
+    // The target maps' get, the number and plain-object checks, ownership; nothing else.
+    assert.deepEqual([...new Set(calls)].sort(), [
+      ".get",
+      "JSON_NUMBER.test",
+      "TypeError",
+      "floor",
+      "getPrototypeOf",
+      "hasOwn",
+      "services.get",
+    ]);
+  }
+});

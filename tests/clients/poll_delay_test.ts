@@ -52,3 +52,16 @@ test("parseRetryAfter() reads delay-seconds and the three HTTP date forms", () =
     assert.equal(parseRetryAfter(bad, now), null, `${bad}`);
   }
 });
+
+test("pollDelay() never exceeds what a timer can wait (2^31 - 1 ms): beyond, it fires at once", () => {
+  // The options accept intervals up to 2^31 - 1 ms; the +10 % jitter must not push a delay past
+  // it, or setTimeout fires after 1 ms and the client polls in a loop.
+  const longest = { ...base, intervalMs: 2_147_483_647, maxBackoffMs: 2_147_483_647 };
+  for (const random of randoms) {
+    for (const failures of [0, 1, 2, 40]) {
+      const delay = pollDelay({ ...longest, failures, random });
+      assert.ok(delay > 0 && delay <= 2_147_483_647, `${failures} failures: ${delay}`);
+    }
+  }
+  assert.equal(pollDelay({ ...longest, failures: 0, random: 1 - 1e-12 }), 2_147_483_647);
+});

@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { STALE_TEMPORARY_MS, writeFileAtomic } from "../../src/commands/_atomic_write.ts";
 import { exists, readJsonDocument } from "../../src/commands/_read_document.ts";
 import { scratch } from "./_helpers.ts";
+import { nodeFileLayer } from "../../src/_io/node_file_layer.ts";
+import { denoFileLayer } from "../../src/_io/deno_file_layer.ts";
 import { FakeClock } from "../_fake_clock.ts";
 
 Deno.test("writeFileAtomic() replaces a file through a temporary file and leaves nothing else", async () => {
@@ -76,18 +78,30 @@ Deno.test("writeFileAtomic() reports WRITE_ERROR when the folder is missing, unl
   assert.equal(await Deno.readTextFile(target), "x");
 });
 
-Deno.test("readJsonDocument() checks the size limit and gives bundle or document codes", async () => {
-  await using s = await scratch();
-  const file = await s.write("d.json", '{"a": 1}');
-  assert.deepEqual((await readJsonDocument(file, "draft", 8)).value, { a: 1 });
-  await assert.rejects(readJsonDocument(file, "draft", 7), { code: "DOCUMENT_TOO_LARGE" });
-  await assert.rejects(readJsonDocument(file, "bundle", 7), { code: "BUNDLE_TOO_LARGE" });
-  await assert.rejects(readJsonDocument(s.wf, "bundle", 100), { code: "BUNDLE_READ_ERROR" });
-  const bom = await s.write("bom.json", '\uFEFF{"b": 2}');
-  assert.deepEqual((await readJsonDocument(bom, "suite", 100)).value, { b: 2 });
-  const bad = await s.write("bad.json", "{");
-  await assert.rejects(readJsonDocument(bad, "bundle", 100), { code: "BUNDLE_PARSE_ERROR" });
-});
+for (
+  const [name, layer] of [
+    ["node:fs", () => nodeFileLayer()],
+    ["Deno.*", () => Promise.resolve(denoFileLayer()!)],
+  ] as const
+) {
+  Deno.test(`readJsonDocument() on the ${name} file layer checks the size limit and gives bundle or document codes`, async () => {
+    const files = await layer();
+    await using s = await scratch();
+    const file = await s.write("d.json", '{"a": 1}');
+    assert.deepEqual((await readJsonDocument(files, file, "draft", 8)).value, { a: 1 });
+    await assert.rejects(readJsonDocument(files, file, "draft", 7), { code: "DOCUMENT_TOO_LARGE" });
+    await assert.rejects(readJsonDocument(files, file, "bundle", 7), { code: "BUNDLE_TOO_LARGE" });
+    await assert.rejects(readJsonDocument(files, s.wf, "bundle", 100), {
+      code: "BUNDLE_READ_ERROR",
+    });
+    const bom = await s.write("bom.json", '\uFEFF{"b": 2}');
+    assert.deepEqual((await readJsonDocument(files, bom, "suite", 100)).value, { b: 2 });
+    const bad = await s.write("bad.json", "{");
+    await assert.rejects(readJsonDocument(files, bad, "bundle", 100), {
+      code: "BUNDLE_PARSE_ERROR",
+    });
+  });
+}
 
 Deno.test("writeFileAtomic() removes the target's temporary files left by killed writers (over a minute old), and nothing else", async () => {
   await using s = await scratch();
@@ -115,7 +129,7 @@ Deno.test("writeFileAtomic() removes the target's temporary files left by killed
   await Deno.writeTextFile(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"), "partial");
   await Deno.utime(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"), old, old);
   await writeFileAtomic(key, "k", { overwrite: false, mode: 0o600 });
-  assert.ok(!(await exists(path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"))));
+  assert.ok(!(await exists(await nodeFileLayer(), path.join(s.wf, ".key.pem.aaaaaaaaaaaa.tmp"))));
 });
 
 Deno.test("writeFileAtomic()'s sweep measures a temporary file's age against the injected clock's wallNow()", async () => {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
+import { posix } from "node:path";
 import { resolveConfig } from "../../src/commands/_config.ts";
 import { assertError, draftWith, rule, scratch } from "./_helpers.ts";
 
 Deno.test("resolveConfig() applies every documented default", () => {
-  const config = resolveConfig("/wf", null, {});
+  const config = resolveConfig("/wf", null, {}, posix);
   assert.deepEqual(config, {
     file: null,
     schemaVersion: null,
@@ -49,7 +50,7 @@ Deno.test("resolveConfig() honours every documented field and ignores unknown on
     sign: { signing: { algorithm: "ECDSA_SHA_256", ecdsaPrivateKeyPath: "k.pem" } },
     analyze: { source: "src" },
     simulate: { suite: "s.json" },
-  });
+  }, posix);
   assert.equal(config.schemaVersion, 1);
   assert.equal(config.draftPath, "/wf/d/draft.json");
   assert.equal(config.bundlePath, "/wf/dist/bundle.json");
@@ -74,7 +75,12 @@ Deno.test("resolveConfig() honours every documented field and ignores unknown on
 });
 
 Deno.test("resolveConfig() falls back to increment for another bundleVersionStrategy, with a warning", () => {
-  const config = resolveConfig("/wf", null, { build: { bundleVersionStrategy: "timestamp" } });
+  const config = resolveConfig(
+    "/wf",
+    null,
+    { build: { bundleVersionStrategy: "timestamp" } },
+    posix,
+  );
   assert.equal(config.build.bundleVersionStrategy, "increment");
   assert.equal(config.warnings[0]?.code, "CONFIG_STRATEGY_FALLBACK");
 });
@@ -90,7 +96,7 @@ Deno.test("resolveConfig() rejects documented fields of the wrong type", () => {
       { build: { signing: "HMAC" } },
     ]
   ) {
-    assert.throws(() => resolveConfig("/wf", "c.json", raw), { code: "CONFIG_INVALID" });
+    assert.throws(() => resolveConfig("/wf", "c.json", raw, posix), { code: "CONFIG_INVALID" });
   }
 });
 

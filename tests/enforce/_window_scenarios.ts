@@ -21,8 +21,11 @@ export interface Timeline {
   limit: number;
   window: number;
   start: number;
-  /** Each step: µs after the previous request, then that many requests at once. */
-  steps: { advance: number; requests: number }[];
+  /**
+   * Each step: µs after the previous request, then that many requests at
+   * once, under the step's own limit when it has one (a reload changed it).
+   */
+  steps: { advance: number; requests: number; limit?: number }[];
 }
 
 /** Timelines with small limits and windows, advancing by 0, a little, about a slot or a window. */
@@ -43,43 +46,69 @@ export const timeline: fc.Arbitrary<Timeline> = fc.record({
   return fc.array(step, { minLength: 1, maxLength: 30 }).map((steps) => ({ ...base, steps }));
 });
 
-/** One answer with the time of its request. */
+/**
+ * Timelines whose limit changes from step to step, as reloads change a
+ * rule's limit while its bucket keeps counting: each step draws a limit of 0
+ * to 8, or keeps the last one.
+ */
+export const varyingTimeline: fc.Arbitrary<Timeline> = timeline.chain((t) =>
+  fc.array(fc.option(fc.integer({ min: 0, max: 8 }), { freq: 2 }), {
+    minLength: t.steps.length,
+    maxLength: t.steps.length,
+  }).map((limits) => {
+    let limit = t.limit;
+    const steps = t.steps.map((step, i) => ({ ...step, limit: limit = limits[i] ?? limit }));
+    return { ...t, steps };
+  })
+);
+
+/** One answer with the time of its request, and the limit it was checked under. */
 export interface Answer {
   at: number;
   count: ThrottleCount;
+  limit?: number;
 }
 
-/** Runs `timeline` through `hit` (the store under test at a given time), request by request. */
+/** Runs `timeline` through `hit` (the store under test at a given time and limit), request by request. */
 export async function play(
-  { start, steps }: Timeline,
-  hit: (now: number) => ThrottleCount | Promise<ThrottleCount>,
+  { start, steps, limit: base }: Timeline,
+  hit: (now: number, limit: number) => ThrottleCount | Promise<ThrottleCount>,
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
   let now = start;
-  for (const { advance, requests } of steps) {
+  for (const { advance, requests, limit = base } of steps) {
     now += advance;
-    for (let i = 0; i < requests; i++) answers.push({ at: now, count: await hit(now) });
+    for (let i = 0; i < requests; i++) {
+      answers.push({ at: now, count: await hit(now, limit), limit });
+    }
   }
   return answers;
 }
 
 /**
  * The guarantee, on the answers of one bucket: no interval of `window` µs
- * holds more than `limit` admissions, and a request is refused only when
- * `limit` were admitted in the `(SLOTS + 1) × slot` µs before it
- * (`window + slot` when SLOTS divides the window).
+ * holds more admissions than the limit the last of them was admitted under
+ * (`limit` when it never changes; so never more than the largest limit in
+ * force), and a request is refused only when its limit were admitted in the
+ * `(SLOTS + 1) × slot` µs before it (`window + slot` when SLOTS divides the
+ * window).
  */
 export function assertGuarantee(
   { limit, window }: Pick<Timeline, "limit" | "window">,
   answers: readonly Answer[],
 ): void {
   const slot = Math.ceil(window / SLOTS);
-  const admitted = answers.filter((a) => a.count.admitted).map((a) => a.at);
-  if (limit === 0) assert.equal(admitted.length, 0, "a limit of 0 admits nothing");
-  for (let i = 0; i + limit < admitted.length; i++) {
+  const admitted = answers.filter((a) => a.count.admitted);
+  for (const a of admitted) assert.notEqual(a.limit ?? limit, 0, "a limit of 0 admits nothing");
+  // The admissions within `window` before each one (itself included): at most its limit.
+  for (let j = 0, i = 0; j < admitted.length; j++) {
+    while (admitted[j]!.at - admitted[i]!.at > window) i++;
+    const mine = admitted[j]!.limit ?? limit;
     assert.ok(
-      admitted[i + limit]! - admitted[i]! > window,
-      `${limit + 1} admitted within ${window} µs: at ${admitted[i]} and ${admitted[i + limit]}`,
+      j - i + 1 <= mine,
+      `${j - i + 1} admitted within ${window} µs (${admitted[i]!.at} to ${
+        admitted[j]!.at
+      }), the last under a limit of ${mine}`,
     );
   }
   // Answers come in time order: count the admissions of the last 21 slots with a moving start.
@@ -96,6 +125,10 @@ export function assertGuarantee(
       continue;
     }
     const recent = before.length - oldest;
-    assert.ok(recent >= limit, `refused at ${answer.at} with only ${recent} admitted before it`);
+    const mine = answer.limit ?? limit;
+    assert.ok(
+      recent >= mine,
+      `refused at ${answer.at} under a limit of ${mine} with only ${recent} admitted before it`,
+    );
   }
 }

@@ -13,29 +13,13 @@ import { createEnforcer } from "../../src/enforce/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
 import { requireDenoCommand } from "../_deno_command.ts";
-import { withTempDir } from "../_openssl.ts";
 import { enforcementClient, TARGETS } from "./_fixtures.ts";
 import { type ClientKind, connectClient } from "./_redis_clients.ts";
-import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
+import { redisTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
 import { FakeClock } from "../_fake_clock.ts";
 
-const found = await findRedisServer();
-if (!found.ok) {
-  console.log(`redis-server is not available, skipping the Redis tests: ${found.reason}`);
-}
-
-function test(name: string, fn: (server: RedisServer) => Promise<void>): void {
-  Deno.test({
-    name,
-    ignore: !found.ok,
-    fn: () =>
-      withTempDir(async (dir) => {
-        await using server = await startRedisServer(dir);
-        await fn(server);
-      }),
-  });
-}
+const test = redisTest;
 
 test("Redis: the Lua script answers every timeline exactly as countRequest does", async (server) => {
   await using client = await connectClient("redis", server.url);
@@ -66,7 +50,7 @@ test("Redis: node-redis and ioredis count in one bucket, on the server's clock, 
   const serverNow = Number(seconds) * 1e6 + Number(micros);
   const { nowMicros } = await stores[1]!.hit("b", 5, 60e6);
   assert.ok(nowMicros >= serverNow && nowMicros - serverNow < 5e6, "the server's TIME");
-  const ttl = Number(await ioredis.commands.send(["PTTL", "policy:throttle:b"]));
+  const ttl = Number(await ioredis.commands.send(["PTTL", "policy:throttle:v2:b"]));
   assert.ok(ttl > 60_000 && ttl <= 63_000, `expires with its last slot: ${ttl} ms`);
   const prefixed = createRedisStore(nodeRedis.commands, { prefix: "other:" });
   assert.ok((await prefixed.hit("b", 5, 60e6)).admitted, "another prefix, another bucket");
@@ -100,7 +84,7 @@ test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang
   assert.equal(clock.pending, 0);
   await other.commands.send(["CLIENT", "UNPAUSE"]);
   assert.ok((await store.hit("c", 2, 1e6)).admitted, "answers again once Redis does");
-  await client.commands.send(["SET", "policy:throttle:string", "not a hash"]);
+  await client.commands.send(["SET", "policy:throttle:v2:string", "not a hash"]);
   const failed = await assertRejectsCode(store.hit("string", 2, 1e6), "THROTTLE_STORE_UNAVAILABLE");
   assert.match(failed.message, /WRONGTYPE/);
   assertThrowsCode(() => createRedisStore(client.commands, { timeoutMs: 0 }), "INVALID_OPTIONS");

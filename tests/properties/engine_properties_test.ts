@@ -9,7 +9,12 @@ import {
   validateBundle,
   verifyBundleSignature,
 } from "../../mod.ts";
-import { canonicalPayload, traceEvaluation } from "../../src/engine/mod.ts";
+import {
+  canonicalJson,
+  canonicalPayload,
+  policiesOf,
+  traceEvaluation,
+} from "../../src/engine/mod.ts";
 import { bundle, context, fc, target } from "./_arbitraries.ts";
 import { referenceEvaluate, referenceTrace } from "./_reference_evaluator.ts";
 import { reverseKeys } from "../_reverse_keys.ts";
@@ -72,6 +77,31 @@ Deno.test("property: evaluate() and traceEvaluation() agree with a naive referen
       },
     ),
     { numRuns: 1000 },
+  );
+});
+
+Deno.test("property: policiesOf() gives every policy and rule as written, but descriptions; scope the bundle's", () => {
+  fc.assert(
+    fc.property(bundle, fc.array(fc.tuple(target, context), { maxLength: 4 }), (b, requests) => {
+      const compiled = compileBundle(b);
+      const policies = policiesOf(compiled);
+      // Identical conditions and effects are shared, compared by canonical form.
+      const expected = b.policies.map((policy) => ({
+        ...policy,
+        rules: policy.rules.map(({ description: _, ...rule }) => rule),
+      }));
+      assert.equal(canonicalJson(policies), canonicalJson(expected));
+      assert.deepEqual(policies.map((p) => Object.keys(p)), expected.map((p) => Object.keys(p)));
+      assert.equal(compiled.scope.env, b.env);
+      assert.equal(compiled.scope.orgId, b.orgId);
+      // What policiesOf gives compiles to the same decisions.
+      const again = createEvaluator(compileBundle({ ...b, policies }));
+      const evaluate = createEvaluator(compiled);
+      for (const [t, ctx] of requests) {
+        assert.deepEqual(again({ target: t, context: ctx }), evaluate({ target: t, context: ctx }));
+      }
+    }),
+    RUNS,
   );
 });
 

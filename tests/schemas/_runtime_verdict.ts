@@ -7,6 +7,7 @@ import type { Issue } from "../../mod.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
 import { validateDraft } from "../../src/commands/_draft.ts";
 import { parseSuite } from "../../src/commands/_suite.ts";
+import { posix } from "node:path";
 import { resolveConfig } from "../../src/commands/_config.ts";
 import { analyzeSettings } from "../../src/commands/analyze.ts";
 import { parseRequests } from "../../src/commands/_requests.ts";
@@ -47,7 +48,7 @@ export function runtimeVerdict(kind: SchemaName, document: unknown): Verdict {
         if (typeof document !== "object" || document === null || Array.isArray(document)) {
           throw Object.assign(new Error("not an object"), { code: "CONFIG_INVALID" });
         }
-        const config = resolveConfig("/wf", "/wf/policy.config.json", document as never);
+        const config = resolveConfig("/wf", "/wf/policy.config.json", document as never, posix);
         analyzeSettings(config.analyze, config.file);
       });
     case "requests-line":

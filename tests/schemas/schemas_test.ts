@@ -30,6 +30,14 @@ import { hostileDocuments } from "../hostile/_corpus.ts";
 import { parseJson } from "../../src/engine/parse_json.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
 import { replayHint, testSeed } from "../_random.ts";
+import { LONG } from "../_long.ts";
+import {
+  BUNDLE_FORMAT,
+  type FieldDefinition,
+  fieldNames,
+  type ObjectName,
+  OBJECTS_WITH_FIELDS,
+} from "../../src/engine/bundle_format.ts";
 
 /** The seeds of the generated documents and of the hostile corpus (POLICY_TEST_SEED replays). */
 const SEED = testSeed(14);
@@ -550,7 +558,7 @@ Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and m
       check("draft", { ...(m as object), schemaVersion: "1.0" });
       for (const p of b.policies) for (const r of p.rules) check("rule", r);
     }),
-    { seed: SEED, numRuns: 300 },
+    { seed: SEED, numRuns: LONG ? 300 : 60 },
   );
   const missing = [...declaredProperties(SCHEMAS.bundle)].filter((key) => !acceptedKeys.has(key));
   assert.deepEqual(
@@ -565,13 +573,13 @@ Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and m
       check("rule", rule(c));
       check("rule", rule(m));
     }),
-    { seed: SEED + 1, numRuns: 2000 },
+    { seed: SEED + 1, numRuns: LONG ? 2000 : 300 },
   );
   for (const [kind, document] of Object.entries(VALID) as [SchemaName, unknown][]) {
     check(kind, document);
     fc.assert(fc.property(mutated(document), (m) => void check(kind, m)), {
       seed: SEED + 2,
-      numRuns: 2000,
+      numRuns: LONG ? 2000 : 150,
     });
   }
   for (const [kind, tally] of tallies) {
@@ -612,7 +620,12 @@ Deno.test("documents the CLI writes name their schema with $schema and validate 
   assert.ok(VALIDATORS.bundle(bundle), ajv.errorsText(VALIDATORS.bundle.errors));
 });
 
-Deno.test(`schemas and runtime agree on the hostile corpus (seed ${HOSTILE_SEED})`, () => {
+// Long (deno task test:long): the corpus is large, and its documents are read by the same
+// definitions as the generated ones above.
+Deno.test({
+  name: `schemas and runtime agree on the hostile corpus (seed ${HOSTILE_SEED})`,
+  ignore: !LONG,
+}, () => {
   const tally = newTally();
   for (const document of hostileDocuments(HOSTILE_SEED)) {
     let value: unknown;
@@ -630,4 +643,117 @@ Deno.test(`schemas and runtime agree on the hostile corpus (seed ${HOSTILE_SEED}
     );
   }
   assert.ok(tally.accepted > 5 && tally.refusedByBoth > 5, JSON.stringify(tally));
+});
+
+/**
+ * An object of kind `name` with every field of the definition and, unless
+ * the kind is closed (any other field is an error), one more (`zz`).
+ */
+function sample(name: ObjectName, at: string, depth: number, placed: Map<string, ObjectName>) {
+  const definition = BUNDLE_FORMAT[name];
+  if ("union" in definition) {
+    const kinds = definition.union;
+    return sample(kinds[depth % kinds.length]!, at, depth, placed);
+  }
+  const fields: Record<string, FieldDefinition> = definition.fields;
+  const object: Record<string, unknown> = {};
+  for (const [field, { type }] of Object.entries(fields)) {
+    const where = `${at}/${field}`;
+    switch (type.kind) {
+      case "object":
+        object[field] = depth > 4
+          ? { op: "exists", path: "p" }
+          : sample(type.of, where, depth + 1, placed);
+        break;
+      case "array": {
+        // A list of conditions holds one of each kind.
+        const of = BUNDLE_FORMAT[type.of];
+        const kinds: readonly ObjectName[] = "union" in of ? of.union : [type.of];
+        object[field] = depth > 4
+          ? []
+          : kinds.map((kind, i) => sample(kind, `${where}/${i}`, depth + 1, placed));
+        break;
+      }
+      case "enum":
+        object[field] = type.values[0];
+        break;
+      case "const":
+        object[field] = type.value;
+        break;
+      case "primitives":
+        object[field] = ["x"];
+        break;
+      case "string":
+        object[field] = type.pattern === undefined
+          ? "x"
+          : type.pattern.startsWith("^sha256:")
+          ? "sha256:" + "0".repeat(64)
+          : "2026-01-01T00:00:00Z";
+        break;
+      default:
+        object[field] = 1;
+    }
+  }
+  if (!("closed" in definition)) {
+    object.zz = true;
+    placed.set(`${at}/zz`, name);
+  }
+  return object;
+}
+
+Deno.test("generated from one definition: each object's fields, in the schema and in validateBundle", () => {
+  // The schema: each kind's definition declares the format's fields, and requires the required ones.
+  const bundleSchema = buildSchemas().bundle as {
+    properties: Record<string, unknown>;
+    required: string[];
+    definitions: Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+  };
+  const union: readonly string[] = BUNDLE_FORMAT.condition.union;
+  for (const name of OBJECTS_WITH_FIELDS) {
+    const fields = Object.entries(BUNDLE_FORMAT[name].fields as Record<string, FieldDefinition>);
+    const schema = name === "bundle"
+      ? bundleSchema
+      : bundleSchema.definitions[union.includes(name) ? "condition" : name]!;
+    for (const [field] of fields) assert.ok(field in schema.properties, `${name}.${field}`);
+    if (union.includes(name)) {
+      assert.equal(schema.required, undefined, "any condition is accepted");
+      continue;
+    }
+    assert.deepEqual(Object.keys(schema.properties), fieldNames(name), name);
+    const variant = new Set(
+      "variants" in BUNDLE_FORMAT[name]
+        ? (BUNDLE_FORMAT[name] as { variants: { cases: { field: string }[] } }).variants.cases
+          .map((c) => c.field)
+        : [],
+    );
+    assert.deepEqual(
+      schema.required ?? [],
+      fields.filter(([f, d]) => d.required && !variant.has(f)).map(([f]) => f),
+      name,
+    );
+  }
+  // validateBundle: no field of the definition is unknown where it belongs; any other is.
+  const placed = new Map<string, ObjectName>();
+  const document = sample("bundle", "", 0, placed);
+  const warned = validateBundle(document).warnings.filter((w) => w.code === "UNKNOWN_FIELD");
+  const seen = new Set<ObjectName>();
+  for (const warning of warned) {
+    const kind = placed.get(warning.path);
+    assert.ok(kind !== undefined, `a known field is reported unknown: ${warning.path}`);
+    seen.add(kind);
+  }
+  const open = OBJECTS_WITH_FIELDS.filter((name) => !("closed" in BUNDLE_FORMAT[name]));
+  assert.deepEqual([...seen].sort(), [...open].sort(), "every open kind was checked");
+  // A closed kind (a freshness statement and its signature): its fields are an error-free
+  // sample, and one more field is an error.
+  assert.deepEqual(validateBundle(document).errors, []);
+  const statement = document.freshness as Record<string, Record<string, unknown>>;
+  for (const object of [statement, statement.signature!]) {
+    object.zz = true;
+    assert.deepEqual(
+      validateBundle(document).errors.map((e) => [e.code, e.path]),
+      [["INVALID_FIELD", "/freshness"]],
+    );
+    delete object.zz;
+  }
 });

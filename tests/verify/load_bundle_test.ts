@@ -227,7 +227,8 @@ Deno.test("inspectBundle() goes through loadBundle's pipeline and returns what a
   const shown = await inspectBundle(text(altered), ecKey);
   assert.equal(shown.integrity?.code, "CHECKSUM_MISMATCH");
   assert.equal(shown.signature, null);
-  assert.equal(shown.compiled.bundle.env, "dev");
+  assert.equal(shown.document.env, "dev");
+  assert.equal(shown.compiled.scope.env, "dev");
   await assertRejectsCode(loadBundle(text(altered), ecKey), "CHECKSUM_MISMATCH");
 
   for (

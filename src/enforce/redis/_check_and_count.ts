@@ -2,8 +2,21 @@
 /**
  * The Redis store's check-and-count: one Lua script, run atomically by the
  * server with the server's clock (`TIME`). It is `countRequest` of
- * `../sliding_window.ts`, step for step, over a hash per bucket (field: slot
- * number, value: count) that expires when its last slot leaves the window.
+ * `../sliding_window.ts`, step for step, over a hash per bucket that expires
+ * when its newest slot leaves the window (docs/enforcement.md "Stores").
+ *
+ * Key layout 2: the hash `<prefix>v2:<bucket>` holds a summary field `s` —
+ * the total counted, the oldest slot and its count, the newest slot and its
+ * count: five integers packed as little-endian doubles (`struct.pack`;
+ * exact, each is below 2^53) — and one field per older slot (slot number →
+ * count). A check reads the summary (`HGET`) and, when it counts, writes it
+ * back (`HSET`), with the previous newest slot's field when it opens a new
+ * slot. It reads every field (`HGETALL`) only when the oldest slot has left
+ * the window (deleting those that left: at most once per slot and bucket),
+ * or when a refusal under a lowered limit must know more slots than the
+ * oldest to say when the next admission fits. Layout 1 (`<prefix><bucket>`,
+ * slot fields only, read whole by every check) cost Redis up to four times
+ * the time with many slots.
  *
  * @module
  */
@@ -16,11 +29,25 @@ import type { ThrottleCount } from "../types.ts";
 import type { RedisCommands } from "./types.ts";
 
 /**
+ * The key layout this release reads and writes. A release with another
+ * layout counts under other keys, so instances of two releases sharing a
+ * Redis never read each other's hashes (docs/enforcement.md "Upgrading").
+ */
+export const LAYOUT_VERSION = 2;
+
+/** The Redis key of `bucket` under `prefix`: `<prefix>v2:<bucket>`. */
+export function bucketKey(prefix: string, bucket: string): string {
+  return `${prefix}v${LAYOUT_VERSION}:${bucket}`;
+}
+
+/**
  * KEYS[1]: the bucket's hash. ARGV: limit, window (µs), slots per window,
  * and, for the conformance tests only, a time (µs) used instead of `TIME`.
  * Returns admitted (1/0), remaining, reset (µs), retry (µs), now (µs).
+ * A key that holds something else than a bucket of layout 2 is an error.
  */
 export const CHECK_AND_COUNT_SCRIPT = `
+local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local slots = tonumber(ARGV[3])
@@ -34,56 +61,105 @@ end
 local g = math.ceil(window / slots)
 local current = (now - math.fmod(now, g)) / g
 local oldest = current - slots
-local flat = redis.call('HGETALL', KEYS[1])
--- live[i], counts[i]: the slots still in the window, ascending, and their counts.
-local live, counts, stale, total, sorted = {}, {}, {}, 0, true
-for i = 1, #flat, 2 do
-  local slot = tonumber(flat[i])
-  if slot < oldest then
-    stale[#stale + 1] = flat[i]
+local total, first, firstCount, last, lastCount = 0, nil, 0, nil, 0
+local summary = redis.call('HGET', key, 's')
+if summary then
+  if #summary ~= 40 then
+    return redis.error_reply('not a throttle bucket of layout 2: its summary is unreadable')
+  end
+  total, first, firstCount, last, lastCount = struct.unpack('<ddddd', summary)
+elseif redis.call('EXISTS', key) == 1 then
+  return redis.error_reply('not a throttle bucket of layout 2: the key holds no summary')
+end
+-- Every slot, when the oldest has left the window or a refusal needs more than the oldest:
+-- live[i], ascending, and counts[slot]; the newest is in the summary only.
+local live, counts, changed
+if first ~= nil and (first < oldest or (limit > 0 and firstCount < total - limit + 1)) then
+  local flat = redis.call('HGETALL', key)
+  local stale = {}
+  live, counts, total = {}, {}, 0
+  if last >= oldest then
+    live[1], counts[last], total = last, lastCount, lastCount
   else
-    if #live > 0 and slot < live[#live] then sorted = false end
-    live[#live + 1] = slot
-    counts[slot] = tonumber(flat[i + 1])
-    total = total + counts[slot]
+    changed = true
+  end
+  for i = 1, #flat, 2 do
+    local field = flat[i]
+    if field ~= 's' then
+      local slot = tonumber(field)
+      if slot < oldest then
+        stale[#stale + 1] = field
+      else
+        live[#live + 1] = slot
+        counts[slot] = tonumber(flat[i + 1])
+        total = total + counts[slot]
+      end
+    end
+  end
+  if #stale > 0 then
+    redis.call('HDEL', key, unpack(stale))
+    changed = true
+  end
+  if #live == 0 then
+    first, firstCount, last, lastCount = nil, 0, nil, 0
+  else
+    table.sort(live)
+    first = live[1]
+    firstCount = counts[first]
   end
 end
-if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
-if not sorted then table.sort(live) end
 local admitted = total < limit
 if admitted then
-  local slot = live[#live]
-  local newest = slot == nil or slot < current
-  if newest then
-    slot = current
-    live[#live + 1] = slot
-    counts[slot] = 0
-  end
-  counts[slot] = counts[slot] + 1
-  redis.call('HINCRBY', KEYS[1], string.format('%d', slot), 1)
-  -- A new newest slot: the hash lives until it leaves the window (on the real clock only).
-  if newest and not ARGV[4] then
-    redis.call('PEXPIRE', KEYS[1], math.ceil(((slot + slots + 1) * g - now) / 1000))
-  end
   total = total + 1
+  if last == nil then
+    first, firstCount, last, lastCount = current, 1, current, 1
+    redis.call('HSET', key, 's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
+  elseif last < current then
+    -- A new newest slot: the previous one gets its field.
+    local previous, previousCount = last, lastCount
+    last, lastCount = current, 1
+    redis.call('HSET', key, string.format('%d', previous), previousCount,
+      's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
+  else
+    -- The newest slot (later than now when the clock stepped back: nothing uncounts).
+    lastCount = lastCount + 1
+    if first == last then firstCount = lastCount end
+    redis.call('HSET', key, 's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
+  end
+  -- A new newest slot: the hash lives until it leaves the window (on the real clock only).
+  if lastCount == 1 and not ARGV[4] then
+    redis.call('PEXPIRE', key, math.ceil(((last + slots + 1) * g - now) / 1000))
+  end
+elseif changed then
+  -- Slots left the window and nothing was counted: the summary follows, or the key goes.
+  if first == nil then
+    redis.call('DEL', key)
+  else
+    redis.call('HSET', key, 's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
+  end
 end
-local function leaves(slot) return (slot + slots + 1) * g - now end
+-- A slot leaves the count at (slot + slots + 1) g.
 local retry = 0
 if not admitted then
   retry = -1
-  local excess, freed = total - limit + 1, 0
   if limit > 0 then
-    for i = 1, #live do
-      freed = freed + counts[live[i]]
-      if freed >= excess then
-        retry = leaves(live[i])
-        break
+    local excess = total - limit + 1
+    if firstCount >= excess then
+      retry = (first + slots + 1) * g - now
+    else
+      local freed = 0
+      for i = 1, #live do
+        freed = freed + counts[live[i]]
+        if freed >= excess then
+          retry = (live[i] + slots + 1) * g - now
+          break
+        end
       end
     end
   end
 end
 local reset = -1
-if #live > 0 then reset = leaves(live[1]) end
+if first ~= nil then reset = (first + slots + 1) * g - now end
 local remaining = limit - total
 if remaining < 0 then remaining = 0 end
 return { admitted and 1 or 0, remaining, reset, retry, now }

@@ -16,7 +16,7 @@ import { type Clock, SYSTEM_CLOCK } from "../../_internal/clock.ts";
 import { clockField } from "../../_internal/check_options.ts";
 import { PolicyError } from "../../_internal/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
-import { checkAndCount } from "./_check_and_count.ts";
+import { bucketKey, checkAndCount } from "./_check_and_count.ts";
 import type { RedisCommands } from "./types.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 
@@ -28,7 +28,10 @@ export const DEFAULT_REDIS_PREFIX = "policy:throttle:";
 
 /** Options of {@link createRedisStore}. */
 export interface RedisStoreOptions {
-  /** Prefix of the bucket keys. Default {@link DEFAULT_REDIS_PREFIX}. */
+  /**
+   * Prefix of the bucket keys, which are `<prefix>v2:<bucket>` (`v2`: the
+   * key layout). Default {@link DEFAULT_REDIS_PREFIX}.
+   */
   prefix?: string;
   /**
    * Milliseconds one check may take (default {@link DEFAULT_REDIS_TIMEOUT_MS}).
@@ -135,7 +138,7 @@ export function createRedisStore(
         const check = { deadline: clock.now() + timeoutMs, fail: reject };
         pending.add(check);
         arm();
-        checkAndCount(redis, prefix + bucket, limit, windowMicros).then(
+        checkAndCount(redis, bucketKey(prefix, bucket), limit, windowMicros).then(
           (count) => settle(check) && resolve(count),
           (error) => {
             if (!settle(check)) return;

@@ -1,0 +1,95 @@
+// What every benchmark's report shares, runtime-neutral: the blocks of
+// docs/performance.md between HTML comment markers (each written by the run
+// that measures it, so that no table is copied by hand), number formats, and
+// the line saying when, where and under what load a block was measured.
+import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+/** Replaces the text between `<!-- name -->` and `<!-- /name -->`; unchanged when absent. */
+export function replaceBetweenMarkers(text: string, name: string, body: string): string {
+  const open = `<!-- ${name} -->`;
+  const close = `<!-- /${name} -->`;
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < start) return text;
+  return text.slice(0, start + open.length) + "\n\n" + body + "\n\n" + text.slice(end);
+}
+
+/** The text between `<!-- name -->` and `<!-- /name -->`, trimmed; undefined when absent. */
+export function betweenMarkers(text: string, name: string): string | undefined {
+  const open = `<!-- ${name} -->`;
+  const start = text.indexOf(open);
+  const end = text.indexOf(`<!-- /${name} -->`);
+  return start < 0 || end < start ? undefined : text.slice(start + open.length, end).trim();
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(0)} s`;
+  if (ms >= 1_000) return `${(ms / 1000).toFixed(1)} s`;
+  return ms >= 10 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(2)} ms`;
+}
+
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** When, where and under what load a run measured. */
+export interface RunInfo {
+  date: string;
+  runtime: string;
+  cpu: string;
+  cores: number;
+  /** The 1-minute load average at the start and the end of the run (0 where unknown). */
+  loadAverage: [number, number];
+}
+
+const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+
+/** The 1-minute load average (needs `--allow-sys=loadavg` under Deno); 0 on Windows. */
+export function loadAverage(): number {
+  return os.loadavg()[0] ?? 0;
+}
+
+/** Starts recording a run: call the returned function at its end. */
+export function startRun(): () => RunInfo {
+  const start = loadAverage();
+  const versions = process.versions as Record<string, string | undefined>;
+  return () => ({
+    date: new Date().toISOString(),
+    runtime: isDeno ? `Deno ${versions.deno}` : `Node ${process.version.slice(1)}`,
+    cpu: os.cpus()[0]?.model?.trim() ?? "?",
+    cores: os.cpus().length,
+    loadAverage: [start, loadAverage()],
+  });
+}
+
+/** The line under each generated block: `Measured 2026-11-26, Deno 2.9.6, load average 0.4–0.6.` */
+export function runCaption(run: RunInfo): string {
+  const [a, b] = run.loadAverage.map((x) => x.toFixed(1));
+  return `Measured ${run.date.slice(0, 10)}, ${run.runtime}, ${run.cores} cores, ` +
+    `load average ${a === b ? a : `${a} at the start, ${b} at the end`}.`;
+}
+
+/** Rewrites the block `name` of docs/performance.md (under `repo`) with `body`. */
+export function writeDocBlock(repo: string, name: string, body: string): void {
+  const docs = join(repo, "docs", "performance.md");
+  const text = readFileSync(docs, "utf8");
+  if (betweenMarkers(text, name) === undefined) {
+    throw new Error(`docs/performance.md has no <!-- ${name} --> block`);
+  }
+  writeFileSync(docs, replaceBetweenMarkers(text, name, body));
+}
+
+/**
+ * A Markdown table: a header row, then rows; the first `textColumns` columns
+ * left-aligned, the others (figures) right-aligned.
+ */
+export function markdownTable(rows: readonly (readonly string[])[], textColumns = 1): string {
+  return [
+    `| ${rows[0]!.join(" | ")} |`,
+    `| ${rows[0]!.map((_, i) => (i < textColumns ? "---" : "---:")).join(" | ")} |`,
+    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+}

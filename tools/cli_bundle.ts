@@ -1,0 +1,133 @@
+/**
+ * The bundle that `deno task policy` runs (`tools/policy.ts`): `cli.ts` in one file, so that Deno
+ * loads one module instead of about ninety (docs/performance.md,
+ * "Start-up"). The bundle is build output (`dist/policy-cli/`, never
+ * committed); it is made here, in this process, whenever it is missing or
+ * any source may have changed, so a fresh clone needs no build step.
+ *
+ * "May have changed": the stamp of the sources (the path, size and
+ * modification time of every file under `src/`, of `cli.ts`, `deno.json`,
+ * `deno.lock` and this file) differs from the one recorded with the bundle.
+ * Taking the stamp costs about a millisecond. The stamp is taken before the
+ * sources are bundled, so a change made while bundling is seen by the next
+ * run. The bundle and its record are each written atomically (temporary
+ * file, then rename).
+ *
+ * Bundling uses `Deno.bundle` (esbuild inside Deno; `--unstable-bundle` in
+ * the task's flags), which needs no permission beyond the task's read and
+ * write, where the esbuild npm package would need to run its binary. When the
+ * bundle cannot be made (another Deno without `Deno.bundle`, a read-only
+ * checkout) the sources run as they are: slower to start, same behaviour.
+ *
+ * @module
+ */
+
+/** The part of the `Deno` namespace `Deno.bundle` adds (unstable, so typed here). */
+type Bundle = (options: {
+  entrypoints: string[];
+  write: false;
+  external: string[];
+  format: "esm";
+  platform: "deno";
+}) => Promise<{ success: boolean; outputFiles?: { text(): string }[] }>;
+
+const ROOT = new URL("../", import.meta.url);
+/** The command's source, `cli.ts`. */
+export const CLI_SOURCE: URL = new URL("cli.ts", ROOT);
+const OUT = new URL("dist/policy-cli/", ROOT);
+/** The bundle of `cli.ts` (build output). */
+export const CLI_BUNDLE: URL = new URL("cli.js", OUT);
+/** The stamp of the sources the bundle was made from. */
+export const CLI_BUNDLE_STAMP: URL = new URL("stamp.txt", OUT);
+
+/** What the bundle is made of, besides `src/`. */
+const INPUTS = ["cli.ts", "deno.json", "deno.lock", "tools/cli_bundle.ts", "tools/policy.ts"];
+
+/**
+ * One line per input file, sorted: path, size, modification time. Any edit,
+ * rename, added or removed source changes it.
+ */
+export function sourceStamp(): string {
+  const lines: string[] = [];
+  const add = (relative: string) => {
+    const info = Deno.statSync(new URL(relative, ROOT));
+    lines.push(`${relative} ${info.size} ${info.mtime?.getTime()}`);
+  };
+  const walk = (relative: string) => {
+    for (const entry of Deno.readDirSync(new URL(relative, ROOT))) {
+      if (entry.isDirectory) walk(`${relative}${entry.name}/`);
+      else add(`${relative}${entry.name}`);
+    }
+  };
+  walk("src/");
+  INPUTS.forEach(add);
+  return lines.sort().join("\n");
+}
+
+function readText(url: URL): string | null {
+  try {
+    return Deno.readTextFileSync(url);
+  } catch {
+    return null;
+  }
+}
+
+function isFile(url: URL): boolean {
+  try {
+    return Deno.statSync(url).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `text` to `url` atomically: a temporary file beside it, then a rename. */
+function writeAtomically(url: URL, text: string): void {
+  const temporary = new URL(`${url.pathname}.${crypto.randomUUID()}.tmp`, url);
+  try {
+    Deno.writeTextFileSync(temporary, text);
+    Deno.renameSync(temporary, url);
+  } catch (error) {
+    try {
+      Deno.removeSync(temporary);
+    } catch {
+      // never written
+    }
+    throw error;
+  }
+}
+
+/** Bundles `cli.ts` into {@link CLI_BUNDLE}; false when this Deno cannot. */
+async function rebuild(current: string): Promise<boolean> {
+  const bundle = (Deno as unknown as { bundle?: Bundle }).bundle;
+  if (typeof bundle !== "function") return false;
+  const result = await bundle({
+    entrypoints: [CLI_SOURCE.href],
+    write: false,
+    // Loaded by `policy analyze` only, from Deno's npm cache through deno.json.
+    external: ["typescript"],
+    format: "esm",
+    platform: "deno",
+  });
+  const text = result.outputFiles?.[0]?.text();
+  if (!result.success || text === undefined) return false;
+  Deno.mkdirSync(OUT, { recursive: true });
+  writeAtomically(CLI_BUNDLE, text);
+  writeAtomically(CLI_BUNDLE_STAMP, current);
+  return true;
+}
+
+/**
+ * The bundle to run: {@link CLI_BUNDLE}, made again first when it is
+ * missing or its stamp is not the sources' stamp; `null` when it cannot be
+ * made (then run {@link CLI_SOURCE}).
+ */
+export async function freshCliBundle(): Promise<URL | null> {
+  try {
+    const current = sourceStamp();
+    if (readText(CLI_BUNDLE_STAMP) === current && isFile(CLI_BUNDLE)) return CLI_BUNDLE;
+    return await rebuild(current) ? CLI_BUNDLE : null;
+  } catch {
+    // Unreadable sources, no bundle, an unwritable dist/: run the sources as they are.
+    return null;
+  }
+}
