@@ -24,6 +24,13 @@ import { mapModuleSpecifiers } from "./tools/map_module_specifiers.ts";
 import { exportSpecifierFinder, rewriteExampleImports } from "./tools/example_imports.ts";
 import { renderNpmReadme } from "./tools/npm_readme.ts";
 import { bundleModules } from "./tools/bundle_modules.ts";
+import {
+  buildPlayground,
+  OUTPUT_DIR as PLAYGROUND_DIR,
+  PAGE_DECLARATIONS,
+  pageModule,
+  writePlayground,
+} from "./tools/build_playground.ts";
 
 /** Where the package is written. */
 const OUT_DIR = "npm";
@@ -107,6 +114,14 @@ const CLI_EXPORT = "./cli";
  */
 const SCHEMAS_DIR = "schemas";
 const SCHEMAS_EXPORT = "./schemas/*.json";
+
+/**
+ * The playground page's module (docs/playground.md), which `cli.ts` imports
+ * from beside itself: built first (into the project's `dist/playground/` as
+ * well, where the compiler finds its declarations), then shipped at the
+ * same path in the package.
+ */
+const PLAYGROUND_PAGE = `./${PLAYGROUND_DIR}/page.js`;
 
 /** The one line the `policy` bin starts with under Node. */
 const NODE_SHEBANG = "#!/usr/bin/env node";
@@ -712,6 +727,7 @@ async function bundle(
       hoist: sharedWithLeaves(emitted, library, leaves),
       ...(bin === undefined ? {} : { bin: `${stem(bin.source)}.js` }),
       external: [...Object.keys(imports.dependencies), ...Object.keys(imports.peerDependencies)],
+      keep: [PLAYGROUND_PAGE],
     });
   } catch (error) {
     throw new BuildError(`bundling failed: ${error instanceof Error ? error.message : error}`);
@@ -754,6 +770,15 @@ async function build(): Promise<void> {
   for (const file of [...SHIPPED_FILES, README_TEMPLATE]) {
     if (!exists(join(root, file))) throw new BuildError(`${file} is missing; the package ships it`);
   }
+
+  // The page first: cli.ts imports it, and the compiler checks that import against its declarations.
+  let page;
+  try {
+    page = await buildPlayground();
+  } catch (error) {
+    throw new BuildError(`the playground page: ${error instanceof Error ? error.message : error}`);
+  }
+  await writePlayground(page, join(root, PLAYGROUND_DIR));
 
   const packages = npmPackageDirs(denoJson, lock);
   if (!packages.has("@types/node")) {
@@ -830,6 +855,8 @@ async function build(): Promise<void> {
     const file = `${stem(entry.source)}.js`;
     files.set(`${stem(entry.source)}.cjs`, commonJsEntry(specifier, file));
   }
+  files.set(`${PLAYGROUND_DIR}/page.js`, pageModule(page));
+  files.set(`${PLAYGROUND_DIR}/page.d.ts`, PAGE_DECLARATIONS);
   files.set("README.md", readme());
   const manifest = packageJson(denoJson, entries, imports);
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env=POLICY_*,HOME,USERPROFILE --ignore-env=TSC_*,NODE_ENV,NODE_INSPECTOR_IPC,VSCODE_INSPECTOR_OPTIONS
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env=POLICY_*,HOME,USERPROFILE --allow-net=127.0.0.1 --allow-run=xdg-open,open --ignore-env=TSC_*,NODE_ENV,NODE_INSPECTOR_IPC,VSCODE_INSPECTOR_OPTIONS
 /**
  * The `policy` command. The only file that touches the process: it wires
  * arguments, output streams, environment, current folder, clock and file
@@ -87,6 +87,10 @@ function denoWriter(stream: DenoStream): (text: string) => void {
 
 const deno = (globalThis as { Deno?: DenoProcess }).Deno;
 const files = denoFileLayer();
+// The playground page of this distribution, at this path from this file in the repository and in
+// the JSR and npm packages (docs/playground.md, "Where the page comes from"); `deno task policy`'s
+// bundle of this file imports it from the same place (tools/cli_bundle.ts).
+const playgroundPage = () => import("./dist/playground/page.js");
 const io: CliIo = deno === undefined
   ? {
     stdout: quietOnClose(process.stdout),
@@ -94,6 +98,7 @@ const io: CliIo = deno === undefined
     env: (name) => process.env[name],
     cwd: process.cwd(),
     clock: SYSTEM_CLOCK,
+    playgroundPage,
     stdoutIsTerminal: process.stdout.isTTY === true,
   }
   : {
@@ -102,6 +107,7 @@ const io: CliIo = deno === undefined
     env: (name) => deno.env.get(name),
     cwd: deno.cwd(),
     clock: SYSTEM_CLOCK,
+    playgroundPage,
     stdoutIsTerminal: deno.stdout.isTerminal(),
     // Windows keeps the node:fs layer (the Deno layer's path rules are POSIX).
     ...(files === undefined ? {} : { files }),

@@ -120,7 +120,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["_io"],
   ["engine"],
   ["verify", "lint", "diff"],
-  ["clients", "analyze"],
+  ["clients", "analyze", "_authoring"],
   ["enforce", "decision_log", "license", "openfeature"],
   ["commands"],
   ["."],

@@ -58,6 +58,12 @@ export interface BundleInput {
   bin?: string;
   /** Bare specifiers left for Node to resolve (packages); `node:` built-ins always are. */
   external: readonly string[];
+  /**
+   * Files of the package that are not emitted modules, imported by the bin
+   * as they are (`./dist/playground/page.js` from `cli.js`): the import is
+   * kept, with its specifier, so the bin must sit where the source did.
+   */
+  keep?: readonly string[];
 }
 
 /** The folder of shared chunks in the package. */
@@ -164,6 +170,9 @@ function emittedModules(input: BundleInput, layered: boolean): esbuild.Plugin {
         }
         if (args.namespace === ENTRY) return emitted(args.path, args.importer);
         if (args.path.startsWith("node:") || external.has(packageName(args.path))) {
+          return { path: args.path, external: true };
+        }
+        if (args.importer === `/${input.bin}` && input.keep?.includes(args.path)) {
           return { path: args.path, external: true };
         }
         if (!/^\.\.?\//.test(args.path)) {

@@ -19,6 +19,14 @@
  * bundle cannot be made (another Deno without `Deno.bundle`, a read-only
  * checkout) the sources run as they are: slower to start, same behaviour.
  *
+ * The playground page (`dist/playground/page.js`, built by `deno task
+ * playground:build`, docs/playground.md) stays out of the bundle: `cli.ts`
+ * imports it lazily, relative to itself, and the bundle sits elsewhere. The
+ * import is kept external and pointed at the page from the bundle's folder,
+ * through a specifier Deno does not analyse, so the 160 KB page is neither
+ * bundled nor read when the bundle starts, only when `policy playground`
+ * runs; and a checkout without the built page bundles all the same.
+ *
  * @module
  */
 
@@ -39,6 +47,9 @@ const OUT = new URL("dist/policy-cli/", ROOT);
 export const CLI_BUNDLE: URL = new URL("cli.js", OUT);
 /** The stamp of the sources the bundle was made from. */
 export const CLI_BUNDLE_STAMP: URL = new URL("stamp.txt", OUT);
+
+/** `cli.ts`'s import of the playground page, relative to `cli.ts` (docs/playground.md). */
+export const PLAYGROUND_PAGE = "./dist/playground/page.js";
 
 /** What the bundle is made of, besides `src/`. */
 const INPUTS = ["cli.ts", "deno.json", "deno.lock", "tools/cli_bundle.ts", "tools/policy.ts"];
@@ -96,6 +107,24 @@ function writeAtomically(url: URL, text: string): void {
   }
 }
 
+/**
+ * The bundle's text with `cli.ts`'s import of the playground page resolved
+ * from the bundle's own folder (`../../dist/playground/page.js`) instead of from
+ * `cli.ts`'s, as a URL computed when the import runs: Deno reads the
+ * modules that a dynamic import names literally when the importing module
+ * loads, and the page is not needed for any other command. `null` when the
+ * bundle does not hold that import exactly once (then the sources run).
+ */
+export function withPageFromBundle(text: string): string | null {
+  const literal = `import(${JSON.stringify(PLAYGROUND_PAGE)})`;
+  const parts = text.split(literal);
+  if (parts.length !== 2) return null;
+  // Up from the bundle's folder to the root (`../../`), then down to the page as cli.ts names it.
+  const up = "../".repeat(OUT.href.slice(ROOT.href.length).split("/").length - 1);
+  const fromBundle = `${up}${PLAYGROUND_PAGE.slice("./".length)}`;
+  return parts.join(`import(new URL(${JSON.stringify(fromBundle)}, import.meta.url).href)`);
+}
+
 /** Bundles `cli.ts` into {@link CLI_BUNDLE}; false when this Deno cannot. */
 async function rebuild(current: string): Promise<boolean> {
   const bundle = (Deno as unknown as { bundle?: Bundle }).bundle;
@@ -103,13 +132,16 @@ async function rebuild(current: string): Promise<boolean> {
   const result = await bundle({
     entrypoints: [CLI_SOURCE.href],
     write: false,
-    // Loaded by `policy analyze` only, from Deno's npm cache through deno.json.
-    external: ["typescript"],
+    // Loaded by `policy analyze` only, from Deno's npm cache through deno.json; the playground
+    // page by `policy playground` only, from where `deno task playground:build` writes it.
+    external: ["typescript", PLAYGROUND_PAGE],
     format: "esm",
     platform: "deno",
   });
-  const text = result.outputFiles?.[0]?.text();
-  if (!result.success || text === undefined) return false;
+  const output = result.outputFiles?.[0]?.text();
+  if (!result.success || output === undefined) return false;
+  const text = withPageFromBundle(output);
+  if (text === null) return false;
   Deno.mkdirSync(OUT, { recursive: true });
   writeAtomically(CLI_BUNDLE, text);
   writeAtomically(CLI_BUNDLE_STAMP, current);

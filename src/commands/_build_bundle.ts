@@ -12,13 +12,13 @@ import type { RuntimeBundleV1, Signature } from "../engine/types.ts";
 import { computeDigest, sortBundleKeys } from "../engine/canonical_payload.ts";
 import { CliError } from "./_errors.ts";
 import type { Session } from "./_session.ts";
+import { readDraftDocument } from "./_draft.ts";
 import {
   type BuildScope,
   type DraftDocument,
   draftToBundle,
-  readDraftDocument,
   validateDraft,
-} from "./_draft.ts";
+} from "../_authoring/draft.ts";
 
 /**
  * Reads the draft and checks it with the engine's rules; its warnings are

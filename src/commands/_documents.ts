@@ -9,7 +9,7 @@
  *   `build.outputDirectory` when that is set) is what clients load: `build`
  *   writes it, `sign`, `inspect` and `simulate` work on it;
  * - a file named on the command line (`validate <file>`) is whichever of
- *   the two it holds: {@link detectDocumentType}.
+ *   the two it holds: `detectDocumentType` (`src/_authoring/document_type.ts`).
  *
  * Commands print the document they worked on (its path and type).
  *
@@ -18,9 +18,7 @@
 import type { Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
 import { CliError } from "./_errors.ts";
-
-/** The two document types. */
-export type DocumentType = "draft" | "bundle";
+import type { DocumentType } from "../_authoring/document_type.ts";
 
 /** Where the path of a document came from. */
 export type DocumentSource = "argument" | "--bundle" | "draft.path" | "bundle.path";
@@ -82,32 +80,6 @@ export async function validateDocument(session: Session): Promise<ChosenDocument
     `nothing to validate: no draft at ${draft.file} and no bundle at ${bundle.file}`,
     { hint: "pass a file, or create a draft with 'policy working-folder init'" },
   );
-}
-
-/** Fields only a bundle has. */
-const BUNDLE_ONLY = ["env", "checksum", "signature", "bundleVersion", "etag", "orgId", "projectId"];
-
-/**
- * The type of a parsed document named on the command line, and why: a
- * string `schemaVersion` (drafts carry `"1.0"`) is a draft; a field only
- * bundles have (`env`, `checksum`, `signature`, …) makes a bundle; an object
- * with neither is a draft (every bundle has `env`, so `"schemaVersion": 1.0`
- * written as a number does not turn a draft into a bundle). Anything that is
- * not an object is reported against the bundle schema.
- */
-export function detectDocumentType(document: unknown): { type: DocumentType; why: string } {
-  if (typeof document !== "object" || document === null || Array.isArray(document)) {
-    return { type: "bundle", why: "it is not an object" };
-  }
-  const record = document as Record<string, unknown>;
-  if (typeof record.schemaVersion === "string") {
-    return { type: "draft", why: "its schemaVersion is a string" };
-  }
-  const field = BUNDLE_ONLY.find((f) => Object.hasOwn(record, f));
-  if (field !== undefined) {
-    return { type: "bundle", why: `it has ${field}, which only bundles have` };
-  }
-  return { type: "draft", why: "it has no env or other field only bundles have" };
 }
 
 /** For example `the draft /work/shop/policy-drafts.json (draft.path)`. */

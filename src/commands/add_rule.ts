@@ -7,14 +7,8 @@
 import type { Rule } from "../engine/types.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import {
-  LIST_HINT,
-  readDraftForEdit,
-  requirePolicy,
-  requireRule,
-  saveDraft,
-  validateDraft,
-} from "./_draft.ts";
+import { LIST_HINT, readDraftForEdit, requirePolicy, requireRule, saveDraft } from "./_draft.ts";
+import { validateDraft } from "../_authoring/draft.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";

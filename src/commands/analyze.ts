@@ -21,14 +21,8 @@ import { suggest } from "../_internal/suggest.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { exists } from "./_read_document.ts";
-import {
-  asEditableDraft,
-  type DraftDocument,
-  draftText,
-  isTarget,
-  readDraftForEdit,
-  saveDraft,
-} from "./_draft.ts";
+import { asEditableDraft, draftText, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { type DraftDocument, isTarget } from "../_authoring/draft.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { inspectBundleFile } from "./_bundle.ts";

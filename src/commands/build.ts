@@ -9,7 +9,7 @@ import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { countRules } from "./_draft.ts";
+import { countRules } from "../_authoring/draft.ts";
 import { bundleFromDraft, readValidDraft } from "./_build_bundle.ts";
 import { bundleDocument, draftDocument } from "./_documents.ts";
 import { bundleText, checkParity } from "./_bundle.ts";

@@ -27,10 +27,20 @@ export interface CliIo {
    * polls on them: tests pass a fake clock and never wait on a real timer).
    */
   clock: Clock;
-  /** Ends a command that runs until stopped (`simulate --watch`) when it aborts. */
+  /**
+   * Ends a command that runs until stopped (`simulate --watch`,
+   * `policy playground`) when it aborts; without it, such a command runs
+   * until the process ends.
+   */
   signal?: AbortSignal;
   /** Standard output is a terminal (`simulate --watch` clears the screen before each run). */
   stdoutIsTerminal?: boolean;
+  /**
+   * Loads the playground page of this distribution (`dist/playground/page.js`
+   * relative to `cli.ts`, docs/playground.md); `policy playground` refuses to
+   * start without it.
+   */
+  playgroundPage?: () => Promise<unknown>;
   /**
    * How commands read, list and stat files, and the platform's path rules
    * (`src/_io/file_layer.ts`). Default: the `node:fs` layer. `cli.ts` passes

@@ -5,23 +5,23 @@
  * @module
  */
 import type { Decision, RuntimeBundleV1 } from "../engine/types.ts";
-import { type BundleDiff, diffBundles, type FieldChange } from "../diff/diff_bundles.ts";
+import { type BundleDiff, diffBundles } from "../diff/diff_bundles.ts";
 import {
   compareDecisions,
   type DecisionChange,
   type DecisionComparison,
 } from "../diff/compare_decisions.ts";
-import type { RankEntry } from "../diff/rankings.ts";
 import { CliError, exitCodeFor, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import { type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
-import { detectDocumentType, type DocumentType } from "./_documents.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "../_authoring/draft.ts";
+import { detectDocumentType, type DocumentType } from "../_authoring/document_type.ts";
 import { readBundleFileUnverified } from "./_bundle.ts";
 import { parseDocumentText } from "./_read_document.ts";
 import { parseSuite } from "./_suite.ts";
 import { parseRequests } from "./_requests.ts";
 import { describeEffect, describeTarget, plural } from "./_describe.ts";
 import type { Output } from "./_output.ts";
+import { describeFieldChange, describeRanking, shortJson } from "../_authoring/describe_change.ts";
 
 /** Compares two bundles or drafts. */
 export const runDiff = defineCommand(
@@ -194,24 +194,24 @@ function printDiff(
   out.info(`old: ${before.argument} (${before.type})`);
   out.info(`new: ${after.argument} (${after.type})`);
   if (!diff.changed) out.line("no change in meaning");
-  for (const c of diff.scope) out.line(`scope ${fieldLine(c)}`);
+  for (const c of diff.scope) out.line(`scope ${describeFieldChange(c)}`);
   const { added, removed, changed } = diff.policies;
   for (const p of added) out.line(`+ policy ${p.policyKey}`);
   for (const p of removed) out.line(`- policy ${p.policyKey}`);
   for (const p of changed) {
     out.line(`~ policy ${p.policyKey}`);
-    for (const c of p.fields) out.line(`    ${fieldLine(c)}`);
+    for (const c of p.fields) out.line(`    ${describeFieldChange(c)}`);
     for (const r of p.rules.added) out.line(`    + rule ${r.ruleId}`);
     for (const r of p.rules.removed) out.line(`    - rule ${r.ruleId}`);
     for (const r of p.rules.changed) {
       out.line(`    ~ rule ${r.ruleId}`);
-      for (const c of r.fields) out.line(`        ${fieldLine(c)}`);
+      for (const c of r.fields) out.line(`        ${describeFieldChange(c)}`);
     }
   }
   for (const t of diff.targets) {
     out.line(`ranking of ${describeTarget(t.target)}:`);
-    out.line(`    old: ${rankingLine(t.old)}`);
-    out.line(`    new: ${rankingLine(t.new)}`);
+    out.line(`    old: ${describeRanking(t.old)}`);
+    out.line(`    new: ${describeRanking(t.new)}`);
   }
   if (decisions === null) return;
   out.line(
@@ -232,7 +232,7 @@ function printDiff(
     if (!change.effectChanged) continue;
     const where = change.line === null ? `scenario "${change.scenario}"` : `line ${change.line}`;
     out.line(
-      `  ${where} ${describeTarget(change.target)} ${short(change.context)}: ${
+      `  ${where} ${describeTarget(change.target)} ${shortJson(change.context)}: ${
         decisionLine(change.old)
       } -> ${decisionLine(change.new)}`,
     );
@@ -253,19 +253,6 @@ interface Replay extends Omit<DecisionComparison, "changes"> {
   changes: ChangeLine[];
 }
 
-function fieldLine(c: FieldChange): string {
-  return `${c.field}: ${short(c.old)} -> ${short(c.new)}`;
-}
-
-function rankingLine(ranking: readonly RankEntry[]): string {
-  if (ranking.length === 0) return "(no rule)";
-  return ranking.map((e) =>
-    e.branch === "defaults"
-      ? `${e.decision} (defaults of ${e.policyKey})`
-      : `${e.decision} (${e.policyKey}/${e.ruleId}${e.branch === "effect" ? "" : ` ${e.branch}`})`
-  ).join(", ");
-}
-
 function decisionLine(d: Decision): string {
   const by = d.ruleId !== undefined
     ? `${d.policyKey}/${d.ruleId}`
@@ -273,10 +260,4 @@ function decisionLine(d: Decision): string {
     ? `defaults of ${d.policyKey}`
     : "no policy: deny by default";
   return `${describeEffect(d.decision, d)} (${by})`;
-}
-
-/** A value as compact JSON, cut to 80 characters. */
-function short(value: unknown): string {
-  const text = value === null ? "(none)" : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

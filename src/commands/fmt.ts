@@ -30,7 +30,7 @@ import { nodeFs } from "../_io/node_fs.ts";
 import { CliError, exitCodeFor } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
 import { type DocumentKind, exists, parseDocumentText } from "./_read_document.ts";
-import { detectDocumentType } from "./_documents.ts";
+import { detectDocumentType } from "../_authoring/document_type.ts";
 import { asEditableDraft, draftText } from "./_draft.ts";
 import { commentsOf, formatJsonc, hasComments } from "./_format_jsonc.ts";
 import { unifiedDiff } from "./_line_diff.ts";

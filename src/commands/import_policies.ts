@@ -9,13 +9,8 @@
 import { usageError } from "./_errors.ts";
 import { CliError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import {
-  type EditableDraft,
-  emptyDraft,
-  readDraftForEdit,
-  saveDraft,
-  validateDraft,
-} from "./_draft.ts";
+import { type EditableDraft, readDraftForEdit, saveDraft } from "./_draft.ts";
+import { emptyDraft, validateDraft } from "../_authoring/draft.ts";
 import { draftDocument } from "./_documents.ts";
 import { importPolicies, keyText } from "./_import_shapes.ts";
 import { DEFAULT_MAX_ISSUES } from "../engine/validate_bundle.ts";

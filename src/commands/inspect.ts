@@ -10,7 +10,7 @@ import { describeStatement, timeLeftMs } from "./_freshness.ts";
 import { describeDuration } from "./_duration.ts";
 import { inCliWords, inspectBundleFile } from "./_bundle.ts";
 import { bundleDocument } from "./_documents.ts";
-import { countRules } from "./_draft.ts";
+import { countRules } from "../_authoring/draft.ts";
 import { describeEffect, describeTarget } from "./_describe.ts";
 import {
   mergeSigningBlocks,

@@ -8,13 +8,8 @@ import type { Target } from "../engine/types.ts";
 import { isRecord } from "../_internal/guards.ts";
 import { defineCommand } from "./_session.ts";
 import { draftDocument } from "./_documents.ts";
-import {
-  asEditableDraft,
-  countRules,
-  type DraftPolicy,
-  isTarget,
-  readDraftDocument,
-} from "./_draft.ts";
+import { asEditableDraft, readDraftDocument } from "./_draft.ts";
+import { countRules, type DraftPolicy, isTarget } from "../_authoring/draft.ts";
 import {
   describeEffect,
   describeRuleBriefly,

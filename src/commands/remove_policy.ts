@@ -4,7 +4,8 @@
  * @module
  */
 import { defineCommand } from "./_session.ts";
-import { isTarget, LIST_HINT, readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
+import { LIST_HINT, readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
+import { isTarget } from "../_authoring/draft.ts";
 import { describeEffect, describeTarget, plural } from "./_describe.ts";
 
 /** Removes a policy from the draft. */

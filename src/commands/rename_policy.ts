@@ -12,14 +12,8 @@
  */
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import {
-  findPolicy,
-  isTarget,
-  LIST_HINT,
-  readDraftForEdit,
-  requirePolicy,
-  saveDraft,
-} from "./_draft.ts";
+import { findPolicy, LIST_HINT, readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
+import { isTarget } from "../_authoring/draft.ts";
 import { describeTarget } from "./_describe.ts";
 import { describeValue } from "../_internal/check_options.ts";
 

@@ -80,6 +80,10 @@ export const COMMANDS: CommandTable = {
     run: lazy(async () => (await import("./keys.ts")).runKeys),
     summary: "generate an ECDSA key pair or an HMAC secret",
   },
+  playground: {
+    run: lazy(async () => (await import("./playground.ts")).runPlayground),
+    summary: "serve the playground page, a live view of the working folder",
+  },
   activate: {
     run: lazy(async () => (await import("./activate.ts")).runActivate),
     summary: "activate the toolkit licence (build and sign need one after 30 days)",

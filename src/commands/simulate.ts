@@ -7,7 +7,7 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import type { Decision, Target } from "../engine/types.ts";
+import type { Target } from "../engine/types.ts";
 import { policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { type EvaluationTrace, traceEvaluation } from "../engine/trace_evaluation.ts";
@@ -28,7 +28,14 @@ import { describeEffect, plural } from "./_describe.ts";
 import { writeFileAtomic } from "./_atomic_write.ts";
 import { type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
 import type { Output } from "./_output.ts";
-import { parseSuite, type Scenario, suiteFiles } from "./_suite.ts";
+import { parseSuite, suiteFiles } from "./_suite.ts";
+import {
+  coverageOf,
+  describeOutcome,
+  runScenarios,
+  type Scenario,
+  type ScenarioResult as AuthoredScenarioResult,
+} from "../_authoring/suite.ts";
 import { scenarioFilter } from "./_scenario_filter.ts";
 import {
   describeVerification,
@@ -327,18 +334,8 @@ function printTrace(out: Output, trace: EvaluationTrace): void {
   );
 }
 
-/** The result of one scenario. */
-interface ScenarioResult {
-  /** The suite file it comes from. */
-  suitePath: string;
-  name: string;
-  passed: boolean;
-  expected: Scenario["expected"];
-  actual: Decision;
-  /** The expected fields that differ: `decision`, `ruleId`, `reason`. */
-  mismatches: string[];
-  durationMs: number;
-}
+/** The result of one scenario, with the suite file it comes from. */
+type ScenarioResult = { suitePath: string } & AuthoredScenarioResult;
 
 /** A suite file read: its path and name, and the scenarios `--run` selects. */
 interface LoadedSuite {
@@ -391,35 +388,14 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const { file, source, compiled, verification } = evaluated;
   const policies = policiesOf(compiled);
 
-  const evaluate = createEvaluator(compiled);
   const exercised = new Set<string>();
   const results: ScenarioResult[] = [];
   const timings: { startedAt: Date; durationMs: number }[] = [];
   for (const suite of loaded) {
     const suiteStartedAt = new Date(clock.wallNow());
     const suiteStarted = clock.now();
-    for (const scenario of suite.scenarios) {
-      const t0 = clock.now();
-      const request = { target: scenario.target, context: scenario.context };
-      const actual = evaluate(request);
-      for (const r of traceEvaluation(compiled, request).rules) {
-        if (r.effect !== undefined) exercised.add(ruleKey(r.policyKey, r.ruleId));
-      }
-      const e = scenario.expected;
-      const mismatches: string[] = [];
-      if (actual.decision !== e.decision) mismatches.push("decision");
-      if (e.ruleId !== undefined && actual.ruleId !== e.ruleId) mismatches.push("ruleId");
-      if (e.reason !== undefined && actual.reason !== e.reason) mismatches.push("reason");
-      results.push({
-        suitePath: suite.path,
-        name: scenario.name,
-        passed: mismatches.length === 0,
-        expected: e,
-        actual,
-        mismatches,
-        durationMs: Math.round(clock.now() - t0),
-      });
-    }
+    const own = runScenarios(compiled, suite.scenarios, { now: () => clock.now(), exercised });
+    results.push(...own.map((r) => ({ suitePath: suite.path, ...r })));
     timings.push({
       startedAt: suiteStartedAt,
       durationMs: Math.round(clock.now() - suiteStarted),
@@ -448,20 +424,14 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
     };
   });
 
-  const active = policies.flatMap((p) =>
-    p.rules.filter((r) => r.status === "active").map((r) => ({
-      policyKey: p.policyKey,
-      ruleId: r.id,
-    }))
+  const { activeRules, exercised: exercisedCount, unexercised } = coverageOf(
+    policies,
+    exercised,
   );
-  const unexercised = active.filter((r) => !exercised.has(ruleKey(r.policyKey, r.ruleId)));
-  const exercisedCount = active.length - unexercised.length;
-  const percent = active.length === 0
-    ? 100
-    : Math.floor(exercisedCount / active.length * 1000) / 10;
+  const percent = activeRules === 0 ? 100 : Math.floor(exercisedCount / activeRules * 1000) / 10;
   const threshold = options.threshold;
   const coverage = {
-    activeRules: active.length,
+    activeRules,
     exercised: exercisedCount,
     unexercised,
     percent,
@@ -580,25 +550,4 @@ async function readSuite(
 async function writeJunit(session: Session, file: string, suites: JunitSuite[]): Promise<void> {
   await writeFileAtomic(file, renderJunit(suites), { createParents: true });
   session.out.note(`wrote ${file} (JUnit XML)`);
-}
-
-function ruleKey(policyKey: string, ruleId: string): string {
-  return JSON.stringify([policyKey, ruleId]);
-}
-
-/** For example `deny (reason rule, rule free-plan)`. */
-function describeOutcome(
-  o: {
-    decision: string;
-    reason?: string | undefined;
-    ruleId?: string | undefined;
-    policyKey?: string | undefined;
-  },
-): string {
-  const parts = [
-    o.reason === undefined ? undefined : `reason ${o.reason}`,
-    o.policyKey === undefined ? undefined : `policy ${o.policyKey}`,
-    o.ruleId === undefined ? undefined : `rule ${o.ruleId}`,
-  ].filter((p) => p !== undefined);
-  return parts.length === 0 ? o.decision : `${o.decision} (${parts.join(", ")})`;
 }

@@ -12,14 +12,8 @@ import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";
-import {
-  type DraftPolicy,
-  findPolicy,
-  projectPolicies,
-  readDraftForEdit,
-  requirePolicy,
-  saveDraft,
-} from "./_draft.ts";
+import { findPolicy, readDraftForEdit, requirePolicy, saveDraft } from "./_draft.ts";
+import { type DraftPolicy, projectPolicies } from "../_authoring/draft.ts";
 import { describeEffect } from "./_describe.ts";
 
 /** `--defaults-effect none`: the policy has no default. */

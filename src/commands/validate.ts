@@ -9,9 +9,15 @@ import { DEFAULT_MAX_ISSUES, validateBundle } from "../engine/validate_bundle.ts
 import { inspectBundle } from "../verify/load_bundle.ts";
 import { exitCodeFor } from "./_errors.ts";
 import { defineCommand } from "./_session.ts";
-import { countRules, type DraftDocument, draftToBundle, validateDraft } from "./_draft.ts";
+import {
+  countRules,
+  type DraftDocument,
+  draftToBundle,
+  validateDraft,
+} from "../_authoring/draft.ts";
 import { lintBundle } from "../lint/lint_bundle.ts";
-import { describeDocument, detectDocumentType, validateDocument } from "./_documents.ts";
+import { describeDocument, validateDocument } from "./_documents.ts";
+import { detectDocumentType } from "../_authoring/document_type.ts";
 import { parseDocumentText } from "./_read_document.ts";
 import { plural } from "./_describe.ts";
 import { expiredStatement } from "./_freshness.ts";

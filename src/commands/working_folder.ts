@@ -16,7 +16,8 @@ import {
   type WorkingFolder,
   writeUserConfig,
 } from "./_working_folder.ts";
-import { draftText, emptyDraft } from "./_draft.ts";
+import { draftText } from "./_draft.ts";
+import { emptyDraft } from "../_authoring/draft.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { describeValue } from "../_internal/check_options.ts";

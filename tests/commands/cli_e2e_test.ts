@@ -53,12 +53,15 @@ async function policy(
   };
 }
 
-Deno.test("the policy task grants no network, no run and only the POLICY_* and home variables", () => {
+Deno.test("the policy task grants the loopback address, the browser openers and only the POLICY_* and home variables", () => {
   const flags = policyTaskFlags();
   assert.ok(flags.includes("--no-prompt"));
-  assert.ok(
-    !flags.some((f) => /^(-A|--allow-all|--allow-net|--allow-run|--allow-sys|--allow-ffi)/.test(f)),
-  );
+  assert.ok(!flags.some((f) => /^(-A|--allow-all|--allow-sys|--allow-ffi)/.test(f)));
+  // policy playground listens on 127.0.0.1 only, and --open starts the system's browser.
+  assert.deepEqual(flags.filter((f) => /^--allow-(net|run)/.test(f)), [
+    "--allow-net=127.0.0.1",
+    "--allow-run=xdg-open,open",
+  ]);
   assert.deepEqual(flags.filter((f) => f.startsWith("--allow-env")), [
     "--allow-env=POLICY_*,HOME,USERPROFILE",
   ]);
@@ -319,12 +322,15 @@ Deno.test({
   fn: async () => {
     await using s = await scratch();
     await using server = activationServer(() => json(JSON.parse(TEST_LICENSE)));
+    // The policy task grants 127.0.0.1 (where policy playground listens): the stub is reached by
+    // its other name, which the task does not grant.
+    const url = server.url.replace("127.0.0.1", "localhost");
     const env = {
       POLICY_HOME: s.home,
-      POLICY_API_URL: server.url,
+      POLICY_API_URL: url,
       POLICY_LICENSE_PUBLIC_KEY: ISSUER.publicKeyPem,
     };
-    const host = new URL(server.url).host;
+    const host = new URL(url).host;
     const denied = await policy(["activate", "--key", "K-1"], s.wf, env);
     assert.equal(denied.code, 2);
     assert.match(denied.stderr, new RegExp(`network access to ${host} is not permitted`));

@@ -2,12 +2,19 @@
  * The README's `deno task policy` runs `cli.ts` bundled (tools/policy.ts,
  * tools/cli_bundle.ts): a run makes the bundle when it is missing or stale
  * and records the sources' stamp with it; a run on unchanged sources uses
- * it as it is; the command behaves as `cli.ts` does. Needs `--allow-run=deno`.
+ * it as it is; the command behaves as `cli.ts` does; the playground page
+ * stays out of the bundle (tests/commands/playground_test.ts serves it
+ * through the task). Needs `--allow-run=deno`.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type ChildResult, cliEnv, DENO, runDeno } from "../faults/_policy_process.ts";
-import { CLI_BUNDLE, CLI_BUNDLE_STAMP, sourceStamp } from "../../tools/cli_bundle.ts";
+import {
+  CLI_BUNDLE,
+  CLI_BUNDLE_STAMP,
+  sourceStamp,
+  withPageFromBundle,
+} from "../../tools/cli_bundle.ts";
 
 if (DENO === null) console.log("policy_task_test: skipped, needs --allow-run=deno");
 
@@ -61,6 +68,13 @@ Deno.test({
     // The bundle is there, made from these very sources.
     assert.equal(Deno.readTextFileSync(CLI_BUNDLE_STAMP), sourceStamp());
     const made = Deno.statSync(CLI_BUNDLE).mtime!.getTime();
+    // A static import of a `node:` module anywhere in the sources, even in a module that a command
+    // imports lazily, is hoisted to the top of the bundle: under Deno it would load Node's
+    // compatibility layer at every start (docs/performance.md, "Start-up").
+    const nodeImports = Deno.readTextFileSync(CLI_BUNDLE).match(
+      /^import\b[^;]*?["']node:[^"']+["']/gm,
+    );
+    assert.deepEqual(nodeImports, null, "the bundle imports no node: module statically");
 
     const second = await task(["--version"]);
     assert.equal(second.code, 0, second.stderr);
@@ -107,6 +121,20 @@ Deno.test({
       const third = await task(["--version"], copy);
       assert.match(third.stdout, /^policy 9\.9\.9 /);
       assert.ok(Deno.statSync(bundle).isFile);
+
+      // A checkout whose playground page is not built (a fresh clone) bundles all the same: the
+      // page stays out of the bundle, which imports it from where the build writes it, and
+      // `policy playground` says what to run.
+      const bundled = Deno.readTextFileSync(bundle);
+      assert.ok(!bundled.includes('import("./dist/playground/page.js")'), "no import beside it");
+      assert.equal(
+        bundled.split(withPageFromBundle('import("./dist/playground/page.js")')!).length,
+        2,
+      );
+      const unbuilt = await task(["playground", "--port", "0", "--format", "json"], copy);
+      assert.equal(unbuilt.code, 2, unbuilt.stderr);
+      assert.equal(JSON.parse(unbuilt.stdout).error.code, "PLAYGROUND_UNAVAILABLE");
+      assert.match(unbuilt.stderr, /run 'deno task playground:build' first/);
     } finally {
       await Deno.remove(copy, { recursive: true });
     }

@@ -17,6 +17,7 @@ const SCANNED = [
   "bench",
   "examples",
   "tools",
+  "playground",
   "README.md",
   "mod.ts",
   "cli.ts",

@@ -120,7 +120,13 @@ test("the package is bundled: the bin is one file, an export loads its file and 
     ...text.matchAll(/\bimport\("([^"]+)"\)/g),
   ].map((m) => m[1]);
   assert.ok(imports.includes("node:fs/promises") && imports.includes("typescript"));
-  assert.deepEqual(imports.filter((s) => !s.startsWith("node:") && s !== "typescript"), []);
+  // Besides built-ins and the optional typescript, only the playground page, imported when
+  // `policy playground` runs, from beside the bin (docs/playground.md).
+  assert.deepEqual(imports.filter((s) => !s.startsWith("node:") && s !== "typescript"), [
+    "./dist/playground/page.js",
+  ]);
+  assert.ok(text.includes('import("./dist/playground/page.js")'), "a lazy import");
+  assert.ok(existsSync(join(packageDir, "dist", "playground", "page.js")));
   for (const key of moduleExports) {
     const stem = libraryExports[key].replace(/\.ts$/, "");
     const loaded = staticFiles(join(packageDir, `${stem}.js`));

@@ -3,9 +3,11 @@
 // in a temporary folder (then the tools the tests use: typescript,
 // @types/node and esbuild, the libraries of the enforcement adapters:
 // hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
-// SDKs and playwright-core, at pinned versions), and runs every `tests/node/*.test.mjs` with
-// `node --test` and the reporter of `_reporter.mjs` (a line per file, failures in full). The
-// scratch folder is removed afterwards unless POLICY_KEEP_SCRATCH=1.
+// SDKs, playwright-core and axe-core, at pinned versions), and runs every
+// `tests/node/*.test.mjs` (or those whose names start with the arguments:
+// `node tests/node/run.mjs playground`) with `node --test` and the reporter of `_reporter.mjs`
+// (a line per file, failures in full). The scratch folder is removed afterwards unless
+// POLICY_KEEP_SCRATCH=1.
 //
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
@@ -111,12 +113,18 @@ try {
     // ./openfeature/web), and the browser driver of the web provider's page.
     ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
       .map((name) => `${name}@${pinned(denoJson, name)}`),
+    // The accessibility checker of the playground's tests (playground.test.mjs), run in the
+    // same browser.
+    `axe-core@${pinned(denoJson, "axe-core")}`,
   ], scratch);
   // Imports made from a module in the scratch project resolve as a user's would:
   // through node_modules and the package's "exports".
   writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
 
-  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs")).sort();
+  const only = process.argv.slice(2);
+  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
+    .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix))).sort();
+  if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
   const result = spawnSync(process.execPath, [
     "--test",
     // One line per file, skip reasons once, failures in full (see _reporter.mjs).

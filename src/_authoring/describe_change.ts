@@ -1,0 +1,31 @@
+// This module is browser compatible.
+/**
+ * What changed between two bundles, in words for people: the lines
+ * `policy diff` prints and the playground's Diff view shows (a field's old
+ * and new value, a target's ranking). Not a contract: the JSON of `policy
+ * diff` is.
+ *
+ * @module
+ */
+import type { FieldChange, RankEntry } from "../diff/mod.ts";
+
+/** For example `priority: 10 -> 20` (`->` by default; the page uses an arrow). */
+export function describeFieldChange(c: FieldChange, arrow = "->"): string {
+  return `${c.field}: ${shortJson(c.old)} ${arrow} ${shortJson(c.new)}`;
+}
+
+/** A ranking, strongest first: `deny (p/r), allow (defaults of p)`, or `(no rule)`. */
+export function describeRanking(ranking: readonly RankEntry[]): string {
+  if (ranking.length === 0) return "(no rule)";
+  return ranking.map((e) =>
+    e.branch === "defaults"
+      ? `${e.decision} (defaults of ${e.policyKey})`
+      : `${e.decision} (${e.policyKey}/${e.ruleId}${e.branch === "effect" ? "" : ` ${e.branch}`})`
+  ).join(", ");
+}
+
+/** A value as compact JSON, cut to 80 characters; `(none)` for null (absent). */
+export function shortJson(value: unknown): string {
+  const text = value === null ? "(none)" : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}

@@ -1,0 +1,939 @@
+// The playground page (docs/playground.md) in a real browser: headless Chromium driven by
+// playwright-core (see _playground_browser.mjs for why under Node), against the page the npm
+// package ships, opened as a file and as served by `policy playground` (the npm bin under
+// Node, and `deno run <policy task flags> cli.ts` when deno is on PATH). Every decision the
+// page shows is compared with the installed package's `evaluate`; no request may leave the
+// page (but to the playground server, when served); axe-core finds no serious or critical
+// accessibility violation. The screenshots of docs/playground.md are taken here: into a
+// scratch folder, or into POLICY_PLAYGROUND_SCREENSHOTS (`deno task playground:screenshots`).
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { importPackage, packageDir, root, scratch, scratchRequire } from "./_package.mjs";
+import { guardNetwork, launchBrowser, skipBrowser } from "./_playground_browser.mjs";
+
+const skip = skipBrowser;
+const SEED = Number(process.env.POLICY_TEST_SEED ?? 28) >>> 0;
+const example = (path) => readFileSync(join(root, "examples", path), "utf8");
+
+let browser;
+/** Every request of every page of the browser; only the page's own addresses are allowed. */
+let network;
+/** What pages may request: the page's file, and a playground server's page and events. */
+const allowed = new Set();
+let engine;
+let verify;
+let page;
+let pageFile;
+let fileUrl;
+const scratchDirs = [];
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+before(async () => {
+  if (skip) return;
+  engine = await importPackage("./engine");
+  verify = await importPackage("./verify");
+  // The page as the npm package ships it: the module the `policy` bin imports.
+  page = await import(pathToFileURL(join(packageDir, "dist", "playground", "page.js")).href);
+  const dir = tempDir("policy-playground-page-");
+  pageFile = join(dir, "index.html");
+  writeFileSync(pageFile, page.html);
+  fileUrl = pathToFileURL(pageFile).href;
+  browser = await launchBrowser();
+  allowed.add(fileUrl);
+  network = await guardNetwork(browser.context, (url) => allowed.has(url));
+});
+
+after(async () => {
+  await browser?.close();
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new page of the shared browser on the file, guarded: only the file itself may load. */
+async function openFile(url = fileUrl) {
+  const tab = await browser.context.newPage();
+  const errors = [];
+  tab.on("pageerror", (error) => errors.push(error.message));
+  tab.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  await tab.goto(url);
+  await tab.waitForSelector("html[data-ready=true]");
+  return { tab, errors };
+}
+
+/** Waits for the document in the editor to be read (a status naming what it is). */
+async function documentRead(tab) {
+  await tab.waitForFunction(() =>
+    /^(A valid|A |Not JSON)/.test(
+      document.querySelector("#document-status").textContent,
+    )
+  );
+}
+
+/** Puts text in an editor as a user typing it would (one input event). */
+async function setText(tab, selector, text) {
+  await tab.locator(selector).fill(text);
+}
+
+/**
+ * The cells of the table rows `selector` finds, as the page shows them:
+ * without what only screen readers get (`.sr-only`, the ends of accessible names).
+ */
+function rowsOf(tab, selector) {
+  return tab.locator(selector).evaluateAll((trs) =>
+    trs.map((tr) =>
+      [...tr.querySelectorAll("td")].map((td) => {
+        const copy = td.cloneNode(true);
+        for (const hidden of copy.querySelectorAll(".sr-only")) hidden.remove();
+        return copy.textContent;
+      })
+    )
+  );
+}
+
+/** The bundles and drafts of examples/ (what the page offers as samples), sorted. */
+function examplesDocuments() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(root, "examples", dir), { withFileTypes: true })) {
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== "rules" && entry.name !== "node_modules") walk(path);
+      } else if (entry.name.endsWith(".json") && entry.name !== "policy.config.json") {
+        const document = JSON.parse(readFileSync(join(root, "examples", path), "utf8"));
+        if (Array.isArray(document.policies)) found.push(path);
+      }
+    }
+  };
+  walk("");
+  return found.sort();
+}
+
+/** The decision the Request panel shows, as JSON. */
+async function shownDecision(tab) {
+  const text = await tab.locator("#decision-json").textContent();
+  return text === "" ? null : JSON.parse(text);
+}
+
+/** A seeded source of numbers in [0, 1) (mulberry32). */
+function random(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (n) => Math.floor(next() * n),
+    pick: (items) => items[Math.floor(next() * items.length)],
+  };
+}
+
+/** The paths and values of a bundle's conditions, for generating contexts that reach them. */
+function conditionVocabulary(bundle) {
+  const paths = new Map();
+  const visit = (c) => {
+    if (c === null || typeof c !== "object") return;
+    for (const child of [...(c.conditions ?? c.args ?? []), c.condition, c.arg]) visit(child);
+    if (typeof c.path !== "string") return;
+    const path = c.path.startsWith("ctx.") ? c.path.slice(4) : c.path;
+    const values = paths.get(path) ?? new Set();
+    for (const v of [c.value, ...(c.values ?? [])]) if (v !== undefined) values.add(v);
+    paths.set(path, values);
+  };
+  for (const policy of bundle.policies) for (const rule of policy.rules) visit(rule.when);
+  return [...paths].map(([path, values]) => ({ path: path.split("."), values: [...values] }));
+}
+
+/** Random requests for a bundle: its targets (and an unknown one), contexts from its conditions. */
+function generateRequests(bundle, count, rng) {
+  const targets = [...new Map(
+    bundle.policies.flatMap((p) => p.rules.map((r) => [JSON.stringify(r.target), r.target])),
+  ).values()];
+  targets.push({ service: "nobody", resource: "names", action: "this" });
+  const vocabulary = conditionVocabulary(bundle);
+  const noise = ["", "other", 0, 3, 5, 6, 12, 40, true, false, null, "EU", "eu "];
+  const requests = [];
+  for (let i = 0; i < count; i++) {
+    const context = {};
+    for (const { path, values } of vocabulary) {
+      if (rng.next() < 0.3) continue;
+      let at = context;
+      for (const key of path.slice(0, -1)) at = at[key] ??= {};
+      at[path.at(-1)] = rng.next() < 0.7 && values.length > 0 ? rng.pick(values) : rng.pick(noise);
+    }
+    requests.push({ target: rng.pick(targets), context });
+  }
+  return requests;
+}
+
+/** The bundle a draft builds to, as `policy build` projects it (written here independently). */
+function bundleOfDraft(draft) {
+  return {
+    schemaVersion: 1,
+    env: "dev",
+    policies: draft.policies.map((p) => ({
+      policyKey: p.policyKey,
+      activeVersion: p.activeVersion,
+      rules: p.rules,
+      ...(p.defaults === undefined ? {} : { defaults: p.defaults }),
+    })),
+  };
+}
+
+describe("the page opened as a file", { skip }, () => {
+  test("it is one file whose CSP forbids every connection, and the built page is the same", () => {
+    assert.match(
+      page.csp,
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-/,
+    );
+    assert.match(page.csp, /connect-src 'none'/);
+    assert.ok(page.html.includes(`content="${page.csp}"`));
+    // No reference to anything outside the page.
+    assert.doesNotMatch(page.html, /<(script|link|img|iframe)[^>]+(src|href)=/i);
+    // The page `deno task playground:build` writes (build_npm.ts writes it too) is the same one.
+    assert.equal(readFileSync(join(root, "dist", "playground", "index.html"), "utf8"), page.html);
+  });
+
+  test("each example bundle and draft loads, is valid and decides as evaluate does", async () => {
+    const { tab, errors } = await openFile();
+    try {
+      const samples = await tab.locator("#sample option").evaluateAll((options) =>
+        options.map((o) => o.value).filter((v) => v !== "")
+      );
+      // Every bundle and draft of examples/ (the suites are the Suite view's samples).
+      assert.deepEqual(samples.sort(), examplesDocuments());
+      for (const sample of samples) {
+        await tab.selectOption("#sample", sample);
+        await tab.waitForFunction(
+          (name) =>
+            document.querySelector("#document").value.length > 0 &&
+            document.querySelector("#sample").value === name,
+          sample,
+        );
+        await documentRead(tab);
+        const status = await tab.locator("#document-status").textContent();
+        assert.match(status, /^A valid (bundle|draft): /, sample);
+        const text = example(sample);
+        const document = JSON.parse(text);
+        const bundle = document.env === undefined ? bundleOfDraft(document) : document;
+        const compiled = engine.compileBundle(bundle);
+        const targets = await tab.locator("#target-pick option").evaluateAll((options) =>
+          options.filter((o) => o.value !== "").map((o) => o.textContent)
+        );
+        assert.ok(targets.length >= 2);
+        for (const target of targets) {
+          await tab.selectOption("#target-pick", { label: target });
+          await setText(tab, "#context", '{"plan": "pro", "seats": 3, "role": "finance"}');
+          const [service, resource, action] = target.split("/");
+          const expected = engine.evaluate(compiled, {
+            target: { service, resource, action },
+            context: { plan: "pro", seats: 3, role: "finance" },
+          });
+          assert.deepEqual(await shownDecision(tab), expected, `${sample}: ${target}`);
+        }
+      }
+      const readyMs = Number(await tab.evaluate(() => document.documentElement.dataset.readyMs));
+      console.log(`# playground: usable ${readyMs} ms after navigation started (file://)`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test(`the decision shown equals evaluate's for 200 generated requests (seed ${SEED})`, async () => {
+    const { tab, errors } = await openFile();
+    const rng = random(SEED);
+    try {
+      let compared = 0;
+      for (
+        const [sample, count] of [["bundle.json", 100], ["playground/billing-draft.json", 100]]
+      ) {
+        await tab.selectOption("#sample", sample);
+        await documentRead(tab);
+        const document = JSON.parse(example(sample));
+        const bundle = document.env === undefined ? bundleOfDraft(document) : document;
+        const compiled = engine.compileBundle(bundle);
+        for (const request of generateRequests(bundle, count, rng)) {
+          await setText(tab, "#service", request.target.service);
+          await setText(tab, "#resource", request.target.resource);
+          await setText(tab, "#action", request.target.action);
+          await setText(tab, "#context", JSON.stringify(request.context));
+          assert.deepEqual(
+            await shownDecision(tab),
+            engine.evaluate(compiled, request),
+            `${sample} ${JSON.stringify(request)} (POLICY_TEST_SEED=${SEED} replays it)`,
+          );
+          compared++;
+        }
+      }
+      assert.equal(compared, 200);
+      assert.deepEqual(errors, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the Why view ranks the candidates as traceEvaluation does and explains each rule", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.selectOption("#sample", "bundle.json");
+      await documentRead(tab);
+      await tab.selectOption("#target-pick", { label: "search/catalog/query" });
+      const context = { region: "eu", flags: { searchOutage: true } };
+      await setText(tab, "#context", JSON.stringify(context));
+      await tab.getByRole("tab", { name: "Why" }).click();
+      const compiled = engine.compileBundle(JSON.parse(example("bundle.json")));
+      const trace = engine.traceEvaluation(compiled, {
+        target: { service: "search", resource: "catalog", action: "query" },
+        context,
+      });
+      const candidates = await tab.locator("#why ol.candidates > li").allTextContents();
+      assert.equal(candidates.length, trace.candidates.length);
+      trace.candidates.forEach((c, i) => {
+        assert.ok(candidates[i].startsWith(c.decision), candidates[i]);
+        assert.ok(candidates[i].includes(`${c.policyKey}/${c.ruleId}`), candidates[i]);
+      });
+      assert.match(candidates[0], /selected/);
+      const rows = await rowsOf(tab, "#why tbody tr");
+      assert.deepEqual(
+        rows.map((r) => [r[0], r[1], r[2], r[3]]),
+        trace.rules.map((r) => [
+          `${r.policyKey}/${r.ruleId}`,
+          String(r.priority),
+          r.outcome,
+          r.effect ?? "—",
+        ]),
+      );
+      const outage = rows.find((r) => r[0] === "incident.search/search-outage");
+      // The condition, leaf by leaf: the path, the value read there and the outcome.
+      assert.match(outage[4], /ctx\.flags\.searchOutage \(true\) exists ✓/);
+      const burst = rows.find((r) => r[0] === "search.catalog.query/eu-burst");
+      assert.match(burst[4], /region == "eu" ✓/);
+      // A rule of the trace jumps to its place in the editor.
+      await tab.locator("#why tbody").getByRole("button", {
+        name: "incident.search/search-outage (show it in the editor)",
+      }).click();
+      const selected = await tab.evaluate(() => {
+        const editor = document.querySelector("#document");
+        return JSON.parse(editor.value.slice(editor.selectionStart, editor.selectionEnd));
+      });
+      assert.equal(selected.id, "search-outage");
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the matrix shows every target against the saved contexts, in words too, and a cell opens its trace", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.selectOption("#sample", "bundle.json");
+      await documentRead(tab);
+      const saved = [
+        ["free team", { plan: "free", seats: 8 }],
+        ["eu outage", { region: "eu", flags: { searchOutage: true } }],
+      ];
+      for (const [name, context] of saved) {
+        await setText(tab, "#context", JSON.stringify(context));
+        await setText(tab, "#context-name", name);
+        await tab.getByRole("button", { name: "Save context" }).click();
+      }
+      await setText(tab, "#context", "{}");
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      const headers = await tab.locator("#matrix thead th").allTextContents();
+      assert.deepEqual(headers, ["Target", "current context", "free team", "eu outage"]);
+      const compiled = engine.compileBundle(JSON.parse(example("bundle.json")));
+      const rows = await tab.locator("#matrix tbody tr").evaluateAll((trs) =>
+        trs.map((tr) => ({
+          target: tr.querySelector("th").textContent,
+          cells: [...tr.querySelectorAll("td button")].map((b) => ({
+            text: b.textContent,
+            kind: [...b.classList].find((c) => c.startsWith("kind-")),
+          })),
+        }))
+      );
+      assert.equal(rows.length, 2);
+      const contexts = [{}, ...saved.map(([, c]) => c)];
+      for (const row of rows) {
+        const [service, resource, action] = row.target.split("/");
+        row.cells.forEach((cell, i) => {
+          const d = engine.evaluate(compiled, {
+            target: { service, resource, action },
+            context: contexts[i],
+          });
+          const kind = d.reason === "default" && d.policyKey === undefined
+            ? "default-deny"
+            : d.decision;
+          assert.equal(cell.kind, `kind-${kind}`);
+          assert.ok(
+            cell.text.startsWith(d.decision === "kill_switch" ? "kill switch" : d.decision),
+            cell.text,
+          );
+        });
+      }
+      const outage = rows.find((r) => r.target === "search/catalog/query").cells[2];
+      assert.deepEqual(outage, { text: "kill switch", kind: "kind-kill_switch" });
+      await tab.getByRole("button", { name: /search\/catalog\/query with eu outage/ }).click();
+      assert.equal(
+        await tab.getByRole("tab", { name: "Why" }).getAttribute("aria-selected"),
+        "true",
+      );
+      assert.deepEqual(JSON.parse(await tab.locator("#context").inputValue()), saved[1][1]);
+      assert.match(
+        await tab.locator("#why").textContent(),
+        /kill switch by incident\.search\/search-outage/,
+      );
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("a suite runs as simulate --suite runs it: a failing scenario shows expected against actual", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await documentRead(tab);
+      await tab.getByRole("tab", { name: "Suite" }).click();
+      await tab.selectOption("#suite-sample", { label: "service/policy/suite.json (sample)" });
+      await tab.waitForSelector("#suite-summary");
+      assert.match(
+        await tab.locator("#suite-summary").textContent(),
+        /7 scenarios, 7 passed, 0 failed/,
+      );
+      // One expectation made wrong: that scenario fails, the others pass.
+      const suite = JSON.parse(example("service/policy/suite.json"));
+      suite.scenarios[2].expected = { decision: "allow", ruleId: "free-small-teams" };
+      suite.scenarios.splice(4, 2); // without the refund scenarios, finance-only is never reached
+      await tab.locator("#suite-editor summary").click();
+      await setText(tab, "#suite", JSON.stringify(suite, null, 2));
+      await tab.waitForFunction(() =>
+        /1 failed/.test(document.querySelector("#suite-summary")?.textContent)
+      );
+      const rows = await rowsOf(tab, "#suite-result tbody tr");
+      assert.equal(rows.length, 5);
+      const failed = rows.filter((r) => r[0] === "FAIL");
+      assert.deepEqual(failed, [[
+        "FAIL",
+        "free plan, 12 seats, is refused",
+        "billing/invoice/create",
+        "allow (rule free-small-teams)",
+        "deny (reason default, policy billing.invoice.create)",
+      ]]);
+      assert.deepEqual(await tab.locator("#suite-unreached li").allTextContents(), [
+        "billing.refund.create/finance-only",
+      ]);
+      // A scenario opens its trace.
+      await tab.getByRole("button", { name: "free plan, 12 seats, is refused (open its trace)" })
+        .click();
+      assert.deepEqual(JSON.parse(await tab.locator("#context").inputValue()), {
+        plan: "free",
+        seats: 12,
+      });
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the diff lists the change by meaning and the decisions it changes, old and new side by side", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.selectOption("#sample", "bundle.json");
+      await documentRead(tab);
+      await setText(tab, "#context", '{"region": "eu"}');
+      await tab.getByRole("tab", { name: "Diff" }).click();
+      await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
+      await tab.waitForSelector("#diff-decisions-summary");
+      assert.match(await tab.locator("#diff-result").textContent(), /No change in meaning/);
+      // The EU burst rule outranks the default allow no longer: a priority below "everyone".
+      const before = JSON.parse(example("bundle.json"));
+      const after = structuredClone(before);
+      after.policies[1].rules[1].effect = { type: "deny" };
+      await setText(tab, "#document", JSON.stringify(after, null, 2));
+      await tab.waitForFunction(() => document.querySelector("#diff-meaning") !== null);
+      const meaning = await tab.locator("#diff-meaning").textContent();
+      assert.match(meaning, /~ policy search\.catalog\.query/);
+      assert.match(meaning, /~ rule eu-burst/);
+      assert.match(meaning, /effect: /);
+      const { compareDecisions } = await importPackage("./diff");
+      const requests = [
+        {
+          target: { service: "billing", resource: "invoice", action: "create" },
+          context: { region: "eu" },
+        },
+        {
+          target: { service: "search", resource: "catalog", action: "query" },
+          context: { region: "eu" },
+        },
+      ];
+      const oracle = compareDecisions(before, after, requests);
+      assert.equal(oracle.changed, 1);
+      assert.match(
+        await tab.locator("#diff-decisions-summary").textContent(),
+        new RegExp(`${oracle.requests} requests replayed .*: ${oracle.changed} change`),
+      );
+      const rows = await rowsOf(tab, "#diff-result table tbody tr");
+      assert.equal(rows.length, 1);
+      assert.match(rows[0][0], /search\/catalog\/query/);
+      assert.match(rows[0][1], /^throttle .* by search\.catalog\.query\/eu-burst/);
+      assert.match(rows[0][2], /^deny by search\.catalog\.query\/eu-burst/);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the Signature view shows the four states, the checksum and the key id, with WebCrypto", async () => {
+    const { tab, errors } = await openFile();
+    try {
+      const unsigned = JSON.parse(example("bundle.json"));
+      const { privateKey, publicKey } = await verify.generateEcdsaKeyPair();
+      const other = await verify.generateEcdsaKeyPair();
+      const signed = await verify.signBundle(unsigned, {
+        algorithm: "ECDSA_SHA_256",
+        key: privateKey,
+        keyId: "release-7",
+      });
+      const loaded = await verify.loadBundle(JSON.stringify(signed), {
+        verify: { algorithm: "ECDSA_SHA_256", publicKey },
+      });
+      await tab.getByRole("tab", { name: "Signature" }).click();
+      const state = async (documentText, key) => {
+        await setText(tab, "#document", documentText);
+        await setText(tab, "#sig-key", key);
+        await tab.waitForFunction(
+          ([doc, k]) =>
+            document.querySelector("#document").value === doc &&
+            document.querySelector("#sig-key").value === k &&
+            document.querySelector("#signature-verdict") !== null,
+          [documentText, key],
+        );
+        // The view is redrawn when the check settles: wait for it to name this document's checksum.
+        await tab.waitForFunction(() =>
+          document.querySelector("#signature-checksum")?.textContent.startsWith("sha256:")
+        );
+        return {
+          current: await tab.locator('.states li[aria-current="true"] strong').allTextContents(),
+          verdict: await tab.locator("#signature-verdict").textContent(),
+          checksum: await tab.locator("#signature-checksum").textContent(),
+          keyId: await tab.locator("#signature-key-id").textContent(),
+        };
+      };
+      const verified = await state(JSON.stringify(signed, null, 2), publicKey);
+      assert.deepEqual(verified.current, ["verified"]);
+      assert.equal(verified.checksum, loaded.status.checksum);
+      assert.equal(verified.keyId, "release-7");
+      assert.deepEqual((await state(JSON.stringify(signed), "")).current, ["unverified"]);
+      assert.deepEqual((await state(JSON.stringify(unsigned), publicKey)).current, ["missing"]);
+      assert.deepEqual((await state(JSON.stringify(unsigned), "")).current, ["unsigned"]);
+      const wrong = await state(JSON.stringify(signed), other.publicKey);
+      assert.deepEqual(wrong.current, []);
+      assert.match(wrong.verdict, /^Refused: .*BUNDLE_SIGNATURE_INVALID/);
+      // HMAC: the warning that the secret is a secret, and the same pipeline.
+      await tab.selectOption("#sig-algorithm", "HMAC_SHA256");
+      assert.equal(await tab.locator("#sig-hmac-warning").isVisible(), true);
+      const secret = verify.generateHmacSecret();
+      const hmac = await verify.signBundle(unsigned, {
+        algorithm: "HMAC_SHA256",
+        key: secret,
+        keyId: "ci",
+      });
+      const checked = await state(JSON.stringify(hmac), secret);
+      assert.deepEqual(checked.current, ["verified"]);
+      assert.equal(checked.keyId, "ci");
+      assert.deepEqual(errors, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("a share link restores the bundle, the request, the saved contexts and the suite; a damaged one says so", async () => {
+    const { tab } = await openFile();
+    let link;
+    try {
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await documentRead(tab);
+      await tab.selectOption("#target-pick", { label: "billing/refund/create" });
+      await setText(tab, "#context", '{"role": "finance"}');
+      await setText(tab, "#context-name", "finance");
+      await tab.getByRole("button", { name: "Save context" }).click();
+      await setText(tab, "#context", '{"role": "support"}');
+      await tab.getByRole("tab", { name: "Suite" }).click();
+      await tab.selectOption("#suite-sample", { label: "service/policy/suite.json (sample)" });
+      await tab.getByRole("button", { name: "Make a share link" }).click();
+      await tab.waitForFunction(() => document.querySelector("#share-link").value.includes("#s="));
+      link = await tab.locator("#share-link").inputValue();
+      assert.ok(link.startsWith(`${fileUrl}#s=`));
+      assert.match(await tab.locator("#page-status").textContent(), /nothing was sent anywhere/);
+    } finally {
+      await tab.close();
+    }
+    const { tab: restored } = await openFile(link);
+    try {
+      await documentRead(restored);
+      assert.equal(
+        await restored.locator("#document").inputValue(),
+        example("playground/billing-draft.json"),
+      );
+      assert.deepEqual(
+        [
+          await restored.locator("#service").inputValue(),
+          await restored.locator("#resource").inputValue(),
+          await restored.locator("#action").inputValue(),
+        ],
+        ["billing", "refund", "create"],
+      );
+      assert.equal(await restored.locator("#context").inputValue(), '{"role": "support"}');
+      assert.deepEqual(await shownDecision(restored), {
+        decision: "deny",
+        reason: "rule",
+        policyKey: "billing.refund.create",
+        ruleId: "finance-only",
+      });
+      assert.equal(
+        await restored.locator("#suite").inputValue(),
+        example("service/policy/suite.json"),
+      );
+      assert.match(await restored.locator("#page-status").textContent(), /Restored/);
+      assert.deepEqual(await restored.locator("#saved-contexts li > span").allTextContents(), [
+        "finance: ",
+      ]);
+    } finally {
+      await restored.close();
+    }
+    const { tab: damaged } = await openFile(`${fileUrl}#s=AAAA${"x".repeat(10)}`);
+    try {
+      await damaged.waitForFunction(() =>
+        /could not be opened/.test(document.querySelector("#page-status").textContent)
+      );
+    } finally {
+      await damaged.close();
+    }
+  });
+
+  test("an issue's JSON Pointer selects its place in the editor", async () => {
+    const { tab } = await openFile();
+    try {
+      const bundle = JSON.parse(example("bundle.json"));
+      bundle.policies[1].rules[1].effect = { type: "throttle" }; // no throttle descriptor
+      const text = JSON.stringify(bundle, null, 2);
+      await setText(tab, "#document", text);
+      await documentRead(tab);
+      assert.match(await tab.locator("#document-status").textContent(), /not valid/);
+      const issue = tab.locator("#issues button").first();
+      assert.match(await issue.textContent(), /\/policies\/1\/rules\/1\/effect/);
+      await issue.click();
+      const selection = await tab.evaluate(() => {
+        const editor = document.querySelector("#document");
+        return {
+          focused: document.activeElement === editor,
+          text: editor.value.slice(editor.selectionStart, editor.selectionEnd),
+        };
+      });
+      assert.equal(selection.focused, true);
+      assert.deepEqual(JSON.parse(selection.text), { type: "throttle" });
+      // Not JSON: the error marks the character where the text stops parsing.
+      await setText(tab, "#document", '{"schemaVersion": 1, "env": "prod", "policies": [}');
+      await documentRead(tab);
+      await tab.locator("#issues button").first().click();
+      assert.equal(
+        await tab.evaluate(() => document.querySelector("#document").selectionStart),
+        49,
+      );
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the views are tabs the keyboard moves through, and the page fits a laptop screen", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.getByRole("tab", { name: "Why" }).focus();
+      await tab.keyboard.press("ArrowRight");
+      assert.equal(
+        await tab.getByRole("tab", { name: "Matrix" }).getAttribute("aria-selected"),
+        "true",
+      );
+      assert.equal(await tab.evaluate(() => document.activeElement.id), "tab-matrix");
+      assert.equal(await tab.locator("#view-matrix").isVisible(), true);
+      assert.equal(await tab.locator("#view-why").isVisible(), false);
+      await tab.keyboard.press("End");
+      assert.equal(await tab.evaluate(() => document.activeElement.id), "tab-signature");
+      await tab.keyboard.press("ArrowRight");
+      assert.equal(await tab.evaluate(() => document.activeElement.id), "tab-why");
+      for (const viewport of [{ width: 1280, height: 720 }, { width: 1024, height: 768 }]) {
+        await tab.setViewportSize(viewport);
+        const overflow = await tab.evaluate(() =>
+          document.documentElement.scrollWidth - innerWidth
+        );
+        assert.ok(overflow <= 0, `${viewport.width}px wide: ${overflow}px scroll sideways`);
+      }
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("axe-core finds no serious or critical accessibility violation in any view", async () => {
+    const { tab } = await openFile();
+    try {
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await documentRead(tab);
+      await setText(tab, "#context", '{"plan": "free", "seats": 8}');
+      await setText(tab, "#context-name", "free team");
+      await tab.getByRole("button", { name: "Save context" }).click();
+      // The page's CSP admits only its own script: axe is evaluated through the DevTools protocol,
+      // which the page's policy does not govern (a <script> tag would be refused).
+      const axe = readFileSync(scratchRequire.resolve("axe-core/axe.min.js"), "utf8");
+      await tab.evaluate(axe);
+      const views = ["Why", "Matrix", "Suite", "Diff", "Signature"];
+      const found = [];
+      for (const view of views) {
+        await tab.getByRole("tab", { name: view }).click();
+        if (view === "Suite") {
+          await tab.selectOption("#suite-sample", { label: "service/policy/suite.json (sample)" });
+        }
+        if (view === "Diff") {
+          await tab.getByRole("button", { name: "Use the editor's document as the old one" })
+            .click();
+        }
+        if (view === "Signature") await tab.selectOption("#sig-algorithm", "HMAC_SHA256");
+        const result = await tab.evaluate(() =>
+          globalThis.axe.run(document, { resultTypes: ["violations"] })
+        );
+        for (const v of result.violations) {
+          if (v.impact === "serious" || v.impact === "critical") {
+            found.push(
+              `${view}: ${v.id} (${v.impact}): ${v.help} — ${
+                v.nodes.map((n) => n.target.join(" ")).join(", ")
+              }`,
+            );
+          }
+        }
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("screenshots of docs/playground.md", async () => {
+    const out = process.env.POLICY_PLAYGROUND_SCREENSHOTS
+      ? resolve(root, process.env.POLICY_PLAYGROUND_SCREENSHOTS)
+      : tempDir("policy-playground-screenshots-");
+    mkdirSync(out, { recursive: true });
+    const { tab } = await openFile();
+    try {
+      await tab.setViewportSize({ width: 1366, height: 900 });
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await documentRead(tab);
+      await tab.selectOption("#target-pick", { label: "billing/invoice/create" });
+      await setText(tab, "#context", '{"plan": "free", "seats": 8}');
+      for (
+        const [name, context] of [["free, 3 seats", { plan: "free", seats: 3 }], ["pro", {
+          plan: "pro",
+        }], ["finance", { role: "finance" }]]
+      ) {
+        await setText(tab, "#context", JSON.stringify(context));
+        await setText(tab, "#context-name", name);
+        await tab.getByRole("button", { name: "Save context" }).click();
+      }
+      await setText(tab, "#context", '{"plan": "free", "seats": 8}');
+      await tab.locator("#page-status").evaluate((e) => e.textContent = "");
+      const shots = [];
+      const shoot = async (name) => {
+        const file = join(out, `${name}.png`);
+        await tab.screenshot({ path: file });
+        shots.push(file);
+      };
+      await tab.getByRole("tab", { name: "Why" }).click();
+      await shoot("why");
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      await shoot("matrix");
+      await tab.getByRole("tab", { name: "Suite" }).click();
+      const suite = JSON.parse(example("service/policy/suite.json"));
+      suite.scenarios[2].expected = { decision: "allow", ruleId: "free-small-teams" };
+      await tab.locator("#suite-editor summary").click();
+      await setText(tab, "#suite", JSON.stringify(suite, null, 2));
+      await tab.locator("#suite-editor summary").click();
+      await shoot("suite");
+      await tab.getByRole("tab", { name: "Diff" }).click();
+      await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
+      const draft = JSON.parse(example("playground/billing-draft.json"));
+      draft.policies[0].rules[1].when.conditions[1].value = 10;
+      await setText(tab, "#document", JSON.stringify(draft, null, 2));
+      await tab.waitForSelector("#diff-meaning");
+      await shoot("diff");
+      await tab.selectOption("#sample", "bundle.json");
+      await documentRead(tab);
+      const { privateKey, publicKey } = await verify.generateEcdsaKeyPair();
+      const signed = await verify.signBundle(JSON.parse(example("bundle.json")), {
+        algorithm: "ECDSA_SHA_256",
+        key: privateKey,
+        keyId: "release-1",
+      });
+      await setText(tab, "#document", JSON.stringify(signed, null, 2));
+      await tab.getByRole("tab", { name: "Signature" }).click();
+      await setText(tab, "#sig-key", publicKey);
+      await tab.waitForSelector('.states li[aria-current="true"]');
+      await shoot("signature");
+      for (const file of shots) assert.ok(readFileSync(file).length > 10_000, file);
+      console.log(`# playground screenshots: ${out}`);
+    } finally {
+      await tab.close();
+    }
+  });
+});
+
+/** Where `deno` is, when it is on PATH (the Deno-served variant runs only then). */
+const deno = spawnSync("deno", ["--version"], { encoding: "utf8" }).status === 0 ? "deno" : null;
+
+/** The ways `policy playground` runs: the npm bin under Node, and the repository's cli.ts under Deno. */
+const servers = [
+  ["the npm bin under Node", () => [join(scratch, "node_modules", ".bin", "policy"), []]],
+  [
+    "deno run <policy task flags> cli.ts",
+    () => {
+      const task = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).tasks.policy;
+      const words = task.split(/\s+/);
+      return [deno, [...words.slice(1, -1), join(root, "cli.ts")]];
+    },
+  ],
+];
+
+for (const [name, command] of servers) {
+  const skipServer = skip ||
+    (name.startsWith("deno") && deno === null ? "deno is not on PATH" : false);
+  test(
+    `served by policy playground (${name}): a live view of the working folder, nothing else reached`,
+    {
+      skip: skipServer,
+    },
+    async () => {
+      const folder = tempDir("policy-playground-wf-");
+      const draftPath = join(folder, "policy-drafts.json");
+      writeFileSync(draftPath, example("playground/billing-draft.json"));
+      mkdirSync(join(folder, "policy"));
+      writeFileSync(join(folder, "policy", "suite.json"), example("service/policy/suite.json"));
+      const [bin, prefix] = command();
+      const child = spawn(bin, [
+        ...prefix,
+        "-w",
+        folder,
+        "playground",
+        "--port",
+        "0",
+        "--format",
+        "json",
+      ], {
+        cwd: folder,
+        env: { ...process.env, HOME: folder, POLICY_HOME: folder, POLICY_WORKING_FOLDER: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stderr.on("data", (chunk) => stderr += chunk);
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      try {
+        const started = await new Promise((resolve, reject) => {
+          child.stdout.on("data", (chunk) => {
+            stdout += chunk;
+            try {
+              resolve(JSON.parse(stdout));
+            } catch {
+              // Not the whole document yet.
+            }
+          });
+          exited.then((code) =>
+            reject(new Error(`policy playground exited (${code}):\n${stderr}`))
+          );
+        });
+        const origin = new URL(started.url).origin;
+        const tab = await browser.context.newPage();
+        allowed.add(started.url);
+        allowed.add(`${origin}/events`);
+        const errors = [];
+        tab.on("pageerror", (error) => errors.push(error.message));
+        try {
+          await tab.goto(started.url);
+          await tab.waitForSelector("html[data-ready=true]");
+          await tab.waitForFunction(() => document.querySelector("#document").value.length > 0);
+          assert.equal(
+            await tab.locator("#document").inputValue(),
+            readFileSync(draftPath, "utf8"),
+          );
+          assert.match(await tab.locator("#mode").textContent(), /^Live: .*policy-drafts\.json/);
+          const csp = await tab.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute(
+            "content",
+          );
+          assert.equal(csp, page.csp.replace("connect-src 'none'", "connect-src 'self'"));
+          await tab.getByRole("tab", { name: "Suite" }).click();
+          await tab.waitForSelector("#suite-summary");
+          assert.match(await tab.locator("#suite-summary").textContent(), /7 passed, 0 failed/);
+          // Authoring in an editor: the page follows the file.
+          const edited = readFileSync(draftPath, "utf8").replace('"value": 5', '"value": 2');
+          writeFileSync(draftPath, edited);
+          await tab.waitForFunction(
+            (text) => document.querySelector("#document").value === text,
+            edited,
+            {
+              timeout: 15_000,
+            },
+          );
+          await tab.waitForFunction(() =>
+            /1 failed/.test(document.querySelector("#suite-summary").textContent)
+          );
+          // An edit in the page is not overwritten: a change on disk is offered instead.
+          await setText(tab, "#document", edited.replace('"priority": 20', '"priority": 30'));
+          writeFileSync(draftPath, example("playground/billing-draft.json"));
+          await tab.waitForSelector("#live-notice:not([hidden])", { timeout: 15_000 });
+          assert.match(await tab.locator("#document").inputValue(), /"priority": 30/);
+          await tab.getByRole("button", { name: "Load it" }).click();
+          await tab.waitForFunction(
+            (text) => document.querySelector("#document").value === text,
+            example("playground/billing-draft.json"),
+          );
+          assert.deepEqual(errors, []);
+          assert.ok(
+            network.requests.includes(`${origin}/events`),
+            "the page follows the event stream",
+          );
+        } finally {
+          await tab.close();
+        }
+      } finally {
+        if (child.exitCode === null) {
+          process.kill(-child.pid, "SIGTERM");
+          await exited;
+        }
+      }
+    },
+  );
+}
+
+test("no page made a request but to itself (and, served, to its server)", { skip }, async () => {
+  assert.ok(network.requests.includes(fileUrl));
+  assert.deepEqual(network.refused, [], "requests the guard refused");
+  assert.deepEqual(network.outside(), [], "requests outside the page");
+  // The guard sees and stops a request that does leave (TEST-NET-1: nothing answers there).
+  const tab = await browser.context.newPage();
+  try {
+    await assert.rejects(tab.goto("http://192.0.2.1/leak"));
+    assert.deepEqual(network.refused, ["http://192.0.2.1/leak"]);
+    assert.deepEqual(network.outside(), ["http://192.0.2.1/leak"]);
+  } finally {
+    await tab.close();
+  }
+});
