@@ -1,37 +1,25 @@
 // This module is browser compatible.
 /**
- * Condition code: what a compiled condition runs. A condition's tree
- * (`and`, `or`, `not` over leaves) is laid out as a list of leaf
- * instructions with jumps, {@link LEAF_SIZE} slots each:
+ * Condition code: what a compiled condition is made of. `compile_condition.ts`
+ * turns a condition's tree into a {@link Shape} (a leaf: its kind, the path it
+ * reads, its operand; or `and`, `or`, `not` of shapes), and each shape into a
+ * closure: a leaf into one specialised to its kind by {@link leafTest}, which
+ * holds the one definition of how conditions compare (docs/bundle-format.md
+ * "Conditions"); `and`, `or`, `not` into closures over their children's.
+ * Shapes also give the guards the eq/in index of wide programs is built from
+ * (`_program_dispatch.ts`).
  *
- *     kind, key, slot, operand, ifTrue, ifFalse
- *
- * `kind` says what the leaf compares (its operator, and whether it reads a
- * top-level `key` of the context or a nested path's `slot` in the path
- * table), `operand` what with; `ifTrue` and `ifFalse` are the offset of the
- * next leaf, or {@link TRUE} / {@link FALSE} for the condition's outcome.
- * `and`, `or` and `not` are only jumps: `and` moves to its next child on
- * true and ends false on false, `or` the other way round, `not` swaps its
- * child's exits. So one loop, {@link runCondition}, runs any condition with
- * no call per node, and each leaf is one `switch` case: the one definition of
- * how conditions compare (docs/bundle-format.md "Conditions"). A bundle's
- * conditions are laid out in its code array, beside the programs that run
- * them (`_program_dispatch.ts`); a compiled test (`compile_condition.ts`)
- * lays out its own on its first call.
+ * (A single loop running conditions laid out as leaf instructions with jumps
+ * was measured against these closures: it cost 15-25 % on the three-rule
+ * scenarios, where every test runs, and gained nothing on wide targets, where
+ * the index decides which tests run.)
  *
  * @module
  */
 import { toComparableNumber } from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
 
-/** Slots of a leaf instruction. */
-export const LEAF_SIZE = 6;
-/** A jump that ends the condition true. */
-export const TRUE = -1;
-/** A jump that ends the condition false. */
-export const FALSE = -2;
-
-// Leaf kinds: each comparison on a top-level key (even), then on a nested path (odd).
+// Leaf kinds.
 /** `eq` a value that is not null. */
 export const EQ = 0;
 /** `eq` null: absent or null. */
@@ -64,7 +52,7 @@ export interface InList {
   readonly set: ReadonlySet<unknown> | null;
 }
 
-/** A compiled condition before it is laid out: a leaf, or `and`/`or`/`not` of compiled tests. */
+/** What a compiled condition is: a leaf, or `and`/`or`/`not` of compiled tests. */
 export type Shape =
   | {
     readonly kind: number;
@@ -76,149 +64,94 @@ export type Shape =
   | { readonly kind: typeof AND | typeof OR; readonly tests: readonly object[] }
   | { readonly kind: typeof NOT; readonly tests: readonly [object] };
 
-/**
- * Lays out the condition of `shape` at the end of `code`, `ifTrue` and
- * `ifFalse` being where its outcomes go; returns the offset of its first
- * leaf. `shapeOf` gives the shapes of its children. Linear in the tree's
- * size; recursion is bounded by the depth conditions may nest.
- */
-export function layOut(
-  code: unknown[],
-  shape: Shape,
-  shapeOf: (test: object) => Shape,
-  ifTrue = TRUE,
-  ifFalse = FALSE,
-): number {
-  switch (shape.kind) {
-    case AND: {
-      const tests = (shape as { tests: readonly object[] }).tests;
-      let entry = ifTrue;
-      for (let i = tests.length - 1; i >= 0; i--) {
-        entry = layOut(code, shapeOf(tests[i]!), shapeOf, entry, ifFalse);
-      }
-      return entry;
-    }
-    case OR: {
-      const tests = (shape as { tests: readonly object[] }).tests;
-      let entry = ifFalse;
-      for (let i = tests.length - 1; i >= 0; i--) {
-        entry = layOut(code, shapeOf(tests[i]!), shapeOf, ifTrue, entry);
-      }
-      return entry;
-    }
-    case NOT: {
-      const [test] = (shape as { tests: readonly [object] }).tests;
-      return layOut(code, shapeOf(test), shapeOf, ifFalse, ifTrue);
-    }
-    default: {
-      const leaf = shape as { kind: number; key: string | null; slot: number; operand: unknown };
-      const at = code.length;
-      // A top-level key's kind is even, a nested path's odd; NEVER reads nothing.
-      const kind = leaf.kind === NEVER || leaf.key !== null ? leaf.kind : leaf.kind + 1;
-      code.push(kind, leaf.key, leaf.slot, leaf.operand);
-      code.push(ifTrue, ifFalse);
-      return at;
-    }
-  }
-}
+// How each leaf kind compares the value read (`undefined`: absent) with its
+// operand: the one definition of how conditions compare (docs/bundle-format.md
+// "Conditions"). `leafTest` wraps each in the closures below, which call it by
+// name so that the JIT inlines it: a comparator passed as a value would be one
+// call site for every kind, a call per leaf the JIT cannot inline.
+const eq = (value: unknown, operand: unknown): boolean => value === operand;
+const eqNull = (value: unknown): boolean => value == null; // absent or null
+const neq = (value: unknown, operand: unknown): boolean => value !== operand;
+const present = (value: unknown): boolean => value != null;
+const gt = (value: unknown, bound: number): boolean => toComparableNumber(value) > bound;
+const gte = (value: unknown, bound: number): boolean => toComparableNumber(value) >= bound;
+const lt = (value: unknown, bound: number): boolean => toComparableNumber(value) < bound;
+const lte = (value: unknown, bound: number): boolean => toComparableNumber(value) <= bound;
+
+/** A compiled leaf: a test of the request context. */
+type LeafTest = (ctx: Record<string, unknown>) => boolean;
+
+const never: LeafTest = () => false;
 
 /**
- * Runs the condition whose first leaf is at `at` in `code` against a
- * context: its outcome. A top-level key is read from the context and proven
- * an own property only when the result depends on it; a nested path is read
+ * A leaf as a closure specialised to its kind. A top-level key is read from
+ * the context and proven an own property only when the result differs from
+ * what an absent value gives (an inherited value reads as absent): `&&` own
+ * where absent is false, `|| !own` where it is true. A nested path is read
  * through {@link readPath} (once per evaluation of `paths`, through own
- * properties of plain objects). An absent value is `undefined`: `eq` null
- * and `in` a list holding null match it, ordering operators never do.
+ * properties of plain objects).
  */
-export function runCondition(
-  code: readonly unknown[],
-  at: number,
+export function leafTest(
+  kind: number,
+  key: string | null,
+  slot: number,
+  operand: unknown,
   paths: PathTable,
-  ctx: Record<string, unknown>,
-): boolean {
-  for (;;) {
-    const kind = code[at] as number;
-    let result: boolean;
-    if (kind === NEVER) {
-      result = false;
-    } else if ((kind & 1) === 0) {
-      // A top-level key: compare, then prove ownership only when the result depends on it.
-      const key = code[at + 1] as string;
-      const value = ctx[key];
-      switch (kind) {
-        case EQ:
-          result = value === code[at + 3] && Object.hasOwn(ctx, key);
-          break;
-        case EQ_NULL:
-          result = value == null || !Object.hasOwn(ctx, key);
-          break;
-        case NEQ:
-          result = value !== code[at + 3] || !Object.hasOwn(ctx, key);
-          break;
-        case PRESENT:
-          result = value != null && Object.hasOwn(ctx, key);
-          break;
-        case GT:
-          result = toComparableNumber(value) > (code[at + 3] as number) && Object.hasOwn(ctx, key);
-          break;
-        case GTE:
-          result = toComparableNumber(value) >= (code[at + 3] as number) &&
-            Object.hasOwn(ctx, key);
-          break;
-        case LT:
-          result = toComparableNumber(value) < (code[at + 3] as number) && Object.hasOwn(ctx, key);
-          break;
-        case LTE:
-          result = toComparableNumber(value) <= (code[at + 3] as number) &&
-            Object.hasOwn(ctx, key);
-          break;
-        case IN: {
-          const list = code[at + 3] as InList;
-          result = matches(list, value);
-          // An inherited value reads as absent: ownership matters only if that changes the result.
-          if (result !== list.matchesNull && !Object.hasOwn(ctx, key)) result = list.matchesNull;
-          break;
-        }
-        default:
-          result = false;
+): LeafTest {
+  const o = operand as number;
+  if (key !== null) {
+    const k = key;
+    switch (kind) {
+      case EQ:
+        return (ctx) => eq(ctx[k], operand) && Object.hasOwn(ctx, k);
+      case EQ_NULL:
+        return (ctx) => eqNull(ctx[k]) || !Object.hasOwn(ctx, k);
+      case NEQ:
+        return (ctx) => neq(ctx[k], operand) || !Object.hasOwn(ctx, k);
+      case PRESENT:
+        return (ctx) => present(ctx[k]) && Object.hasOwn(ctx, k);
+      case GT:
+        return (ctx) => gt(ctx[k], o) && Object.hasOwn(ctx, k);
+      case GTE:
+        return (ctx) => gte(ctx[k], o) && Object.hasOwn(ctx, k);
+      case LT:
+        return (ctx) => lt(ctx[k], o) && Object.hasOwn(ctx, k);
+      case LTE:
+        return (ctx) => lte(ctx[k], o) && Object.hasOwn(ctx, k);
+      case IN: {
+        const list = operand as InList;
+        const absent = list.matchesNull;
+        return absent
+          ? (ctx) => matches(list, ctx[k]) || !Object.hasOwn(ctx, k)
+          : (ctx) => matches(list, ctx[k]) && Object.hasOwn(ctx, k);
       }
-    } else {
-      const value = readPath(paths, code[at + 2] as number, ctx);
-      switch (kind) {
-        case EQ + 1:
-          result = value === code[at + 3];
-          break;
-        case EQ_NULL + 1:
-          result = value == null;
-          break;
-        case NEQ + 1:
-          result = value !== code[at + 3];
-          break;
-        case PRESENT + 1:
-          result = value != null;
-          break;
-        case GT + 1:
-          result = toComparableNumber(value) > (code[at + 3] as number);
-          break;
-        case GTE + 1:
-          result = toComparableNumber(value) >= (code[at + 3] as number);
-          break;
-        case LT + 1:
-          result = toComparableNumber(value) < (code[at + 3] as number);
-          break;
-        case LTE + 1:
-          result = toComparableNumber(value) <= (code[at + 3] as number);
-          break;
-        case IN + 1:
-          result = matches(code[at + 3] as InList, value);
-          break;
-        default:
-          result = false;
-      }
+      default:
+        return never;
     }
-    const next = code[result ? at + 4 : at + 5] as number;
-    if (next < 0) return next === TRUE;
-    at = next;
+  }
+  switch (kind) {
+    case EQ:
+      return (ctx) => eq(readPath(paths, slot, ctx), operand);
+    case EQ_NULL:
+      return (ctx) => eqNull(readPath(paths, slot, ctx));
+    case NEQ:
+      return (ctx) => neq(readPath(paths, slot, ctx), operand);
+    case PRESENT:
+      return (ctx) => present(readPath(paths, slot, ctx));
+    case GT:
+      return (ctx) => gt(readPath(paths, slot, ctx), o);
+    case GTE:
+      return (ctx) => gte(readPath(paths, slot, ctx), o);
+    case LT:
+      return (ctx) => lt(readPath(paths, slot, ctx), o);
+    case LTE:
+      return (ctx) => lte(readPath(paths, slot, ctx), o);
+    case IN: {
+      const list = operand as InList;
+      return (ctx) => matches(list, readPath(paths, slot, ctx));
+    }
+    default:
+      return never;
   }
 }
 

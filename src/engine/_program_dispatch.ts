@@ -25,8 +25,7 @@
  *
  * @module
  */
-import { type Guard, guardOf, shapeOf, type Test } from "./compile_condition.ts";
-import { layOut, runCondition, type Shape } from "./_condition_code.ts";
+import { type Guard, guardOf, type Test } from "./compile_condition.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
 import { NO_CANDIDATE } from "./_target_program.ts";
 
@@ -43,7 +42,7 @@ const NONE: Int32Array = new Int32Array(0);
 export class Dispatch {
   constructor(
     /** The condition of the program's first instruction, whose place this index takes. */
-    readonly first: number | null,
+    readonly first: Test | null,
     /** The numbers of the instructions that run whatever the lookups give, ascending. */
     readonly always: Int32Array,
     /** Per indexed path: its slot. */
@@ -56,15 +55,13 @@ export class Dispatch {
 }
 
 /**
- * Links the programs of a bundle as they are emitted: lays out each test's
- * condition once in the code (`_condition_code.ts`) and puts its offset in
- * the instructions in place of the test, then gives the program an index
- * when it is worth it, one per distinct list of tests.
+ * Links the programs of a bundle as they are emitted: gives a program an
+ * index when it is worth it, one per distinct list of tests.
  */
 export class ProgramLinker {
   readonly #paths: PathTable;
-  /** Where each test's condition is laid out in the code. */
-  readonly #laidOut = new Map<Test, number>();
+  /** A number per distinct test, for the signatures of lists of tests. */
+  readonly #ids = new Map<Test | null, number>();
   readonly #made = new Map<string, Dispatch>();
 
   constructor(paths: PathTable) {
@@ -73,7 +70,7 @@ export class ProgramLinker {
 
   /** Links the program just emitted at `start` in `code` (call once per program, in order). */
   link(code: unknown[], start: number): void {
-    const tests: (number | null)[] = [];
+    const tests: (Test | null)[] = [];
     const guards: (Guard | undefined)[] = [];
     let end = Infinity; // where the records begin: the lowest return
     for (let pc = start; pc < end; pc += 4) {
@@ -87,16 +84,13 @@ export class ProgramLinker {
         guards.push(undefined);
         break; // an unconditional instruction is the last
       }
-      const at = this.#layOut(code, test);
-      tests.push(at);
+      tests.push(test);
       // Indexed only when a false test moves on to the next instruction, or ends the program
       // (only the last instruction has NO_CANDIDATE there, and `end` is known by then: the
       // first step's instructions come first and return the first record).
       const fallsThrough = ifFalse === pc + 4 || (ifFalse === NO_CANDIDATE && pc + 4 >= end);
       guards.push(fallsThrough ? guardOf(test) : undefined);
     }
-    // Conditions are laid out after the records, so write the offsets only now.
-    for (let i = 0; i < tests.length; i++) code[start + i * 4] = tests[i];
     const counts = new Map<number, number>();
     for (const guard of guards) {
       if (guard !== undefined) counts.set(guard.slot, (counts.get(guard.slot) ?? 0) + 1);
@@ -109,7 +103,8 @@ export class ProgramLinker {
     const chosen = new Set(slots);
     let signature = "";
     for (let i = 0; i < tests.length; i++) {
-      signature += chosen.has(guards[i]?.slot ?? -1) ? `${tests[i]}*,` : `${tests[i]},`;
+      const id = this.#idOf(tests[i]!);
+      signature += chosen.has(guards[i]?.slot ?? -1) ? `${id}*,` : `${id},`;
     }
     let dispatch = this.#made.get(signature);
     if (dispatch === undefined) {
@@ -119,16 +114,14 @@ export class ProgramLinker {
     code[start] = dispatch;
   }
 
-  /** Where `test`'s condition is laid out in `code`, laying it out at the end the first time. */
-  #layOut(code: unknown[], test: Test): number {
-    let at = this.#laidOut.get(test);
-    if (at === undefined) {
-      this.#laidOut.set(test, at = layOut(code, shapeOf(test), shapeOf as (t: object) => Shape));
-    }
-    return at;
+  /** The number of `test`, numbering it the first time. */
+  #idOf(test: Test | null): number {
+    let id = this.#ids.get(test);
+    if (id === undefined) this.#ids.set(test, id = this.#ids.size);
+    return id;
   }
 
-  #make(tests: (number | null)[], guards: (Guard | undefined)[], slots: number[]): Dispatch {
+  #make(tests: (Test | null)[], guards: (Guard | undefined)[], slots: number[]): Dispatch {
     const paths = this.#paths;
     const always: number[] = [];
     const admits = slots.map(() => new Map<unknown, number[]>());
@@ -199,16 +192,16 @@ export function runDispatched(
       return -1;
     }
     const pc = start + i * 4;
-    const test = i === 0 ? dispatch.first : code[pc] as number | null;
+    const test = i === 0 ? dispatch.first : code[pc] as Test | null;
     let result = true;
     if (test !== null) {
       const bit = code[pc + 1] as number;
       if (bit === 0) {
-        result = runCondition(code, test, paths, context);
+        result = test(context);
       } else if ((tested & bit) !== 0) {
         result = (passed & bit) !== 0;
       } else {
-        result = runCondition(code, test, paths, context);
+        result = test(context);
         tested |= bit;
         if (result) passed |= bit;
       }

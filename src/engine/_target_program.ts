@@ -11,10 +11,9 @@
  *     test, memoBit, ifTrue, ifFalse
  *
  * followed by the records of the candidates it can return. `test` is a
- * compiled condition as it is emitted, or null for "true"; once the program
- * is linked (`_program_dispatch.ts`, right after it is emitted) it is the
- * offset of the condition's code in the same array (`_condition_code.ts`),
- * and the first one may be replaced by the program's index on `eq`/`in`. `ifTrue` and `ifFalse` each say
+ * compiled condition, or null for "true"; once the program is linked
+ * (`_program_dispatch.ts`, right after it is emitted) the first one may be
+ * replaced by the program's index on `eq`/`in`. `ifTrue` and `ifFalse` each say
  * what comes next: a number >= 0 is the offset of the next instruction,
  * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
  * the candidate whose record is at offset `-n - 2`. Instructions test the
@@ -39,8 +38,8 @@ import { parseJson } from "./parse_json.ts";
 import type { Candidate } from "./rank_target.ts";
 import type { Effect, EffectType } from "./types.ts";
 import type { PathTable } from "./_path_table.ts";
-import { Dispatch, runDispatched } from "./_program_dispatch.ts";
-import { runCondition } from "./_condition_code.ts";
+import { type Dispatch, runDispatched } from "./_program_dispatch.ts";
+import type { Test } from "./compile_condition.ts";
 
 /** The shared array holding every program and candidate record of a bundle. */
 export type Code = readonly unknown[];
@@ -109,37 +108,32 @@ export function runProgram(
 ): number {
   const mark = paths.open();
   try {
-    // A program with an index (`_program_dispatch.ts`) has it in place of its first test.
+    // A program with an index (`_program_dispatch.ts`) has it in place of its first test, the
+    // only object there (a test is a function or null): cheaper to tell than `instanceof`.
     const head = code[start];
-    return head instanceof Dispatch
-      ? runDispatched(head, code, paths, start, context)
-      : runInstructions(code, paths, start, context);
+    return typeof head === "object" && head !== null
+      ? runDispatched(head as Dispatch, code, paths, start, context)
+      : runInstructions(code, start, context);
   } finally {
     paths.close(mark);
   }
 }
 
-function runInstructions(
-  code: Code,
-  paths: PathTable,
-  start: number,
-  context: Record<string, unknown>,
-): number {
+function runInstructions(code: Code, start: number, context: Record<string, unknown>): number {
   let tested = 0; // memo bits of the tests that have run
   let passed = 0; // memo bits of the tests that were true
   let pc = start;
   for (;;) {
-    // Once linked (`_program_dispatch.ts`): where the condition is laid out in the code.
-    const test = code[pc] as number | null;
+    const test = code[pc] as Test | null;
     let result = true;
     if (test !== null) {
       const bit = code[pc + 1] as number;
       if (bit === 0) {
-        result = runCondition(code, test, paths, context);
+        result = test(context);
       } else if ((tested & bit) !== 0) {
         result = (passed & bit) !== 0;
       } else {
-        result = runCondition(code, test, paths, context);
+        result = test(context);
         tested |= bit;
         if (result) passed |= bit;
       }

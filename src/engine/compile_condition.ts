@@ -17,7 +17,7 @@ import {
   GTE,
   IN,
   type InList,
-  layOut,
+  leafTest,
   LT,
   LTE,
   NEQ,
@@ -25,14 +25,13 @@ import {
   NOT,
   OR,
   PRESENT,
-  runCondition,
   type Shape,
 } from "./_condition_code.ts";
 
 /** A compiled condition: a test of the request context. */
 export type Test = (context: Record<string, unknown>) => boolean;
 
-/** The shape of every test (what `_condition_code.ts` lays out), beside the closures. */
+/** The shape of every test (see `_condition_code.ts`), beside the closures. */
 const shapes = new WeakMap<Test, Shape>();
 
 const NEVER_SHAPE: Shape = { kind: NEVER, key: null, slot: -1, operand: null };
@@ -44,23 +43,52 @@ export function shapeOf(test: Test): Shape {
   return shapes.get(test) ?? NEVER_SHAPE;
 }
 
-/**
- * A test running the condition of `shape`, laid out on its first call. The
- * program runner does not call it: it lays conditions out in the bundle's
- * code and runs them there (`_program_dispatch.ts`).
- */
+/** A test running the condition of `shape`: closures over its children, leaves from {@link leafTest}. */
 function makeTest(shape: Shape, paths: PathTable): Test {
-  let code: unknown[] | null = null;
-  let entry = 0;
-  const test: Test = (ctx) => {
-    if (code === null) {
-      code = [];
-      entry = layOut(code, shape, shapeOf as (test: object) => Shape);
+  let test: Test;
+  switch (shape.kind) {
+    case AND:
+      test = all((shape as { tests: readonly Test[] }).tests);
+      break;
+    case OR:
+      test = any((shape as { tests: readonly Test[] }).tests);
+      break;
+    case NOT: {
+      const [child] = (shape as { tests: readonly [Test] }).tests;
+      test = (ctx) => !child(ctx);
+      break;
     }
-    return runCondition(code, entry, paths, ctx);
-  };
+    default: {
+      const leaf = shape as { kind: number; key: string | null; slot: number; operand: unknown };
+      test = leafTest(leaf.kind, leaf.key, leaf.slot, leaf.operand, paths);
+    }
+  }
   shapes.set(test, shape);
   return test;
+}
+
+/** True when every test is (in order, stopping at the first false). */
+function all(tests: readonly Test[]): Test {
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) && b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i]!(ctx)) return false;
+    return true;
+  };
+}
+
+/** True when some test is (in order, stopping at the first true). */
+function any(tests: readonly Test[]): Test {
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) || b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(ctx)) return true;
+    return false;
+  };
 }
 
 /**
@@ -144,7 +172,7 @@ export interface ConditionCompiler {
 
 /**
  * A compiler that gives identical conditions one shared test: less memory,
- * and each condition laid out once in a bundle's code. Identical means the
+ * and fewer closures for the call sites that run tests. Identical means the
  * same parts wherever compiling reads them (see `_condition_trie.ts`), so two
  * conditions share a test only when they would compile to tests that behave
  * the same (`ne` and `neq`, `0` and `-0`, every malformed node).
