@@ -21,6 +21,7 @@ import type { PathTable } from "./_path_table.ts";
 import { effectRate, RANK_KEY_SIZE, setRankKeys, sortByRank, strengthOf } from "./rank_target.ts";
 import { MEMO_BITS, NO_CANDIDATE, pushDecisionRecord, RECORD_SIZE } from "./_target_program.ts";
 import { ProgramIndex } from "./_program_index.ts";
+import { ProgramLinker } from "./_program_dispatch.ts";
 import type { RuleTable } from "./_rule_table.ts";
 
 /** What compiling a bundle makes. */
@@ -237,11 +238,14 @@ export class BundleBuilder {
     const emitter = new Emitter(rules, this.#rulePolicies, this.#nextOfTarget);
     const targetCount = this.#firstRule.length;
     const starts = new Int32Array(targetCount);
+    // Each program gets its index on eq/in when worth it.
+    const linker = new ProgramLinker(this.#conditions.paths);
     for (let t = 0; t < targetCount; t++) {
       // The action first: a resource with one action finds its program by it.
       emitter.code.push(this.#targets[t * 3 + 2]);
       starts[t] = emitter.code.length;
       emitter.emit(this.#firstRule[t]!);
+      linker.link(emitter.code, starts[t]!);
     }
     // The index, reusing the walk's maps: target numbers become where the programs start.
     for (const resources of this.#index.values()) {

@@ -11,7 +11,9 @@
  *     test, memoBit, ifTrue, ifFalse
  *
  * followed by the records of the candidates it can return. `test` is a
- * compiled condition, or null for "true". `ifTrue` and `ifFalse` each say
+ * compiled condition, or null for "true"; once the program is linked
+ * (`_program_dispatch.ts`, right after it is emitted) the first one may be
+ * replaced by the program's index on `eq`/`in`. `ifTrue` and `ifFalse` each say
  * what comes next: a number >= 0 is the offset of the next instruction,
  * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
  * the candidate whose record is at offset `-n - 2`. Instructions test the
@@ -33,10 +35,11 @@
  * @module
  */
 import { parseJson } from "./parse_json.ts";
-import type { Test } from "./compile_condition.ts";
 import type { Candidate } from "./rank_target.ts";
 import type { Effect, EffectType } from "./types.ts";
 import type { PathTable } from "./_path_table.ts";
+import { type Dispatch, runDispatched } from "./_program_dispatch.ts";
+import type { Test } from "./compile_condition.ts";
 
 /** The shared array holding every program and candidate record of a bundle. */
 export type Code = readonly unknown[];
@@ -105,7 +108,12 @@ export function runProgram(
 ): number {
   const mark = paths.open();
   try {
-    return runInstructions(code, start, context);
+    // A program with an index (`_program_dispatch.ts`) has it in place of its first test, the
+    // only object there (a test is a function or null): cheaper to tell than `instanceof`.
+    const head = code[start];
+    return typeof head === "object" && head !== null
+      ? runDispatched(head as Dispatch, code, paths, start, context)
+      : runInstructions(code, start, context);
   } finally {
     paths.close(mark);
   }

@@ -1,5 +1,5 @@
 // This module is browser compatible.
-// Compiles a `when` tree once into closures (docs/bundle-format.md "Conditions").
+// Compiles a `when` tree once into a test (docs/bundle-format.md "Conditions").
 import { PolicyError } from "../_internal/policy_error.ts";
 import {
   isConditionValue,
@@ -9,11 +9,153 @@ import {
 } from "../_internal/guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
 import { PathTable, readPath } from "./_path_table.ts";
+import {
+  AND,
+  EQ,
+  EQ_NULL,
+  GT,
+  GTE,
+  IN,
+  type InList,
+  leafTest,
+  LT,
+  LTE,
+  NEQ,
+  NEVER,
+  NOT,
+  OR,
+  PRESENT,
+  type Shape,
+} from "./_condition_code.ts";
 
 /** A compiled condition: a test of the request context. */
 export type Test = (context: Record<string, unknown>) => boolean;
 
+/** The shape of every test (see `_condition_code.ts`), beside the closures. */
+const shapes = new WeakMap<Test, Shape>();
+
+const NEVER_SHAPE: Shape = { kind: NEVER, key: null, slot: -1, operand: null };
 const ALWAYS_FALSE: Test = () => false;
+shapes.set(ALWAYS_FALSE, NEVER_SHAPE);
+
+/** The shape of a test this module compiled (see `_condition_code.ts`). */
+export function shapeOf(test: Test): Shape {
+  return shapes.get(test) ?? NEVER_SHAPE;
+}
+
+/** A test running the condition of `shape`: closures over its children, leaves from {@link leafTest}. */
+function makeTest(shape: Shape, paths: PathTable): Test {
+  let test: Test;
+  switch (shape.kind) {
+    case AND:
+      test = all((shape as { tests: readonly Test[] }).tests);
+      break;
+    case OR:
+      test = any((shape as { tests: readonly Test[] }).tests);
+      break;
+    case NOT: {
+      const [child] = (shape as { tests: readonly [Test] }).tests;
+      test = (ctx) => !child(ctx);
+      break;
+    }
+    default: {
+      const leaf = shape as { kind: number; key: string | null; slot: number; operand: unknown };
+      test = leafTest(leaf.kind, leaf.key, leaf.slot, leaf.operand, paths);
+    }
+  }
+  shapes.set(test, shape);
+  return test;
+}
+
+/** True when every test is (in order, stopping at the first false). */
+function all(tests: readonly Test[]): Test {
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) && b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i]!(ctx)) return false;
+    return true;
+  };
+}
+
+/** True when some test is (in order, stopping at the first true). */
+function any(tests: readonly Test[]): Test {
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (ctx) => a(ctx) || b(ctx);
+  }
+  return (ctx) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(ctx)) return true;
+    return false;
+  };
+}
+
+/**
+ * What a test needs of one path to be true: the value read there (as the
+ * test reads it: the raw property for a top-level key, through own
+ * properties of plain objects for a nested path) is one of `values`, none
+ * of them null or NaN. A necessary condition only: the test still decides.
+ * `eq` and `in` have one, `and` its first child's, `or` the union of its
+ * children's when each has one on the same path (`_program_dispatch.ts`
+ * indexes them).
+ */
+export interface Guard {
+  /** The path's slot in the table the test reads through. */
+  readonly slot: number;
+  /** The values that can make the test true (compared as `===`, `0` and `-0` alike). */
+  readonly values: readonly unknown[];
+}
+
+const guards = new WeakMap<Test, Guard | null>();
+
+/** The guard of a compiled test, if it has one (see {@link Guard}). */
+export function guardOf(test: Test): Guard | undefined {
+  let guard = guards.get(test);
+  if (guard === undefined) guards.set(test, guard = findGuard(shapeOf(test)));
+  return guard ?? undefined;
+}
+
+function findGuard(shape: Shape): Guard | null {
+  switch (shape.kind) {
+    case AND:
+      for (const child of (shape as { tests: readonly Test[] }).tests) {
+        const guard = guardOf(child);
+        if (guard !== undefined) return guard;
+      }
+      return null;
+    case OR: {
+      const tests = (shape as { tests: readonly Test[] }).tests;
+      const first = guardOf(tests[0]!);
+      if (first === undefined) return null;
+      const values = new Set<unknown>(first.values);
+      for (let i = 1; i < tests.length; i++) {
+        const guard = guardOf(tests[i]!);
+        if (guard === undefined || guard.slot !== first.slot) return null;
+        for (const value of guard.values) values.add(value);
+      }
+      return { slot: first.slot, values: [...values] };
+    }
+    case EQ: {
+      const leaf = shape as { slot: number; operand: unknown };
+      return isGuardValue(leaf.operand) ? { slot: leaf.slot, values: [leaf.operand] } : null;
+    }
+    case IN: {
+      const leaf = shape as { slot: number; operand: InList };
+      if (leaf.operand.matchesNull) return null; // an absent value matches
+      const values = leaf.operand.values.filter(isGuardValue);
+      return values.length > 0 ? { slot: leaf.slot, values: [...new Set(values)] } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** A value a guard can hold: a primitive that `===` can match (not null, not NaN). */
+function isGuardValue(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "boolean" ||
+    (typeof value === "number" && value === value);
+}
 
 /** Compiles a condition on its own; malformed nodes and unknown operators compile to false. */
 export function compileCondition(node: unknown): Test {
@@ -63,16 +205,18 @@ function compileNode(
       const list = node.conditions !== undefined ? node.conditions : node.args;
       if (!Array.isArray(list) || list.length === 0) return ALWAYS_FALSE;
       const tests = list.map((child) => compileNode(child, depth + 1, shared, paths));
-      const combine = node.op === "and" ? all : any;
-      if (shared === null) return combine(tests);
-      return (shared.at(node.op).atEach(tests).value ??= combine(tests));
+      const kind = node.op === "and" ? AND : OR;
+      const combine = () => tests.length === 1 ? tests[0]! : makeTest({ kind, tests }, paths);
+      if (shared === null) return combine();
+      return (shared.at(node.op).atEach(tests).value ??= combine());
     }
     case "not": {
       const child = node.condition !== undefined ? node.condition : node.arg;
       if (!isRecord(child)) return ALWAYS_FALSE;
       const test = compileNode(child, depth + 1, shared, paths);
-      if (shared === null) return negation(test);
-      return (shared.at("not").at(test).value ??= negation(test));
+      const negation = () => makeTest({ kind: NOT, tests: [test] }, paths);
+      if (shared === null) return negation();
+      return (shared.at("not").at(test).value ??= negation());
     }
     default:
       if (shared === null) return compileLeaf(node, paths);
@@ -81,155 +225,64 @@ function compileNode(
 }
 
 /**
- * A condition that tests the context itself (no child conditions). A
- * top-level key (`plan`, `ctx.plan`) is read from the context and proven an
- * own property only when the result depends on it; a nested path
- * (`user.org.plan`) is read through {@link readPath}, once per evaluation,
- * from own properties of plain objects. An absent value is `undefined`.
+ * A condition that tests the context itself (no child conditions): its
+ * kind and operand, for `_condition_code.ts`, which compares. Anything
+ * malformed is false whatever the context.
  */
 function compileLeaf(node: Record<string, unknown>, paths: PathTable): Test {
   if (typeof node.path !== "string") return ALWAYS_FALSE;
-  const slot = paths.slotOf(node.path);
-  // One key of the context itself, or null for a nested path.
-  const key = paths.parents[slot]! < 0 ? paths.keys[slot]! : null;
+  let kind: number;
+  let operand: unknown = null;
   switch (node.op) {
     case "eq":
-      return compileEq(node.value, false, key, paths, slot);
     case "neq":
-    case "ne":
-      return compileEq(node.value, true, key, paths, slot);
+    case "ne": {
+      // `eq` compares JSON primitives strictly; an absent value compares as null.
+      const expected = node.value;
+      if (!isConditionValue(expected)) return ALWAYS_FALSE;
+      const eq = node.op === "eq";
+      if (expected === null) {
+        kind = eq ? EQ_NULL : PRESENT;
+      } else {
+        kind = eq ? EQ : NEQ;
+        operand = expected;
+      }
+      break;
+    }
     case "gt":
     case "gte":
     case "lt":
-    case "lte":
-      return compileOrdering(node.value, node.op, key, paths, slot);
-    case "in":
-      return compileIn(node.values, key, paths, slot);
+    case "lte": {
+      // Ordering compares numbers; a value that is not a finite number or numeric string is false.
+      const bound = toComparableNumber(node.value);
+      if (Number.isNaN(bound)) return ALWAYS_FALSE;
+      kind = node.op === "gt" ? GT : node.op === "gte" ? GTE : node.op === "lt" ? LT : LTE;
+      operand = bound;
+      break;
+    }
+    case "in": {
+      if (!Array.isArray(node.values)) return ALWAYS_FALSE;
+      // Objects and arrays never match; an absent value compares as null.
+      const values = node.values.filter(isConditionValue);
+      const list: InList = {
+        values,
+        matchesNull: values.includes(null),
+        set: values.length > 8 ? new Set<unknown>(values) : null,
+      };
+      kind = IN;
+      operand = list;
+      break;
+    }
     case "exists":
-      return key !== null
-        ? (ctx) => ctx[key] != null && Object.hasOwn(ctx, key)
-        : (ctx) => readPath(paths, slot, ctx) != null;
+      kind = PRESENT;
+      break;
     default:
       return ALWAYS_FALSE;
   }
-}
-
-/** The opposite of a test. */
-function negation(test: Test): Test {
-  return (ctx) => !test(ctx);
-}
-
-/** True when every test is (in order, stopping at the first false). */
-function all(tests: Test[]): Test {
-  if (tests.length === 1) return tests[0]!;
-  if (tests.length === 2) {
-    const [a, b] = tests as [Test, Test];
-    return (ctx) => a(ctx) && b(ctx);
-  }
-  return (ctx) => {
-    for (let i = 0; i < tests.length; i++) if (!tests[i]!(ctx)) return false;
-    return true;
-  };
-}
-
-/** True when some test is (in order, stopping at the first true). */
-function any(tests: Test[]): Test {
-  if (tests.length === 1) return tests[0]!;
-  if (tests.length === 2) {
-    const [a, b] = tests as [Test, Test];
-    return (ctx) => a(ctx) || b(ctx);
-  }
-  return (ctx) => {
-    for (let i = 0; i < tests.length; i++) if (tests[i]!(ctx)) return true;
-    return false;
-  };
-}
-
-/** `eq` compares JSON primitives strictly; an absent value compares as null. `neq` negates. */
-function compileEq(
-  expected: unknown,
-  negate: boolean,
-  key: string | null,
-  paths: PathTable,
-  slot: number,
-): Test {
-  if (!isConditionValue(expected)) return ALWAYS_FALSE;
-  if (key !== null) {
-    // Read, then prove ownership only when the result depends on it.
-    if (expected === null) {
-      return negate
-        ? (ctx) => ctx[key] != null && Object.hasOwn(ctx, key)
-        : (ctx) => ctx[key] == null || !Object.hasOwn(ctx, key);
-    }
-    return negate
-      ? (ctx) => ctx[key] !== expected || !Object.hasOwn(ctx, key)
-      : (ctx) => ctx[key] === expected && Object.hasOwn(ctx, key);
-  }
-  if (expected === null) {
-    return negate
-      ? (ctx) => readPath(paths, slot, ctx) != null // present and not null
-      : (ctx) => readPath(paths, slot, ctx) == null; // absent or null
-  }
-  return negate
-    ? (ctx) => readPath(paths, slot, ctx) !== expected
-    : (ctx) => readPath(paths, slot, ctx) === expected;
-}
-
-/** Ordering compares numbers; a context value that is not a finite number or numeric string is false. */
-function compileOrdering(
-  value: unknown,
-  op: "gt" | "gte" | "lt" | "lte",
-  key: string | null,
-  paths: PathTable,
-  slot: number,
-): Test {
-  const bound = toComparableNumber(value);
-  if (Number.isNaN(bound)) return ALWAYS_FALSE;
-  // An absent value is NaN, and NaN compares false with everything: a true
-  // comparison needs ownership proven, a false one does not.
-  if (key !== null) {
-    switch (op) {
-      case "gt":
-        return (ctx) => toComparableNumber(ctx[key]) > bound && Object.hasOwn(ctx, key);
-      case "gte":
-        return (ctx) => toComparableNumber(ctx[key]) >= bound && Object.hasOwn(ctx, key);
-      case "lt":
-        return (ctx) => toComparableNumber(ctx[key]) < bound && Object.hasOwn(ctx, key);
-      case "lte":
-        return (ctx) => toComparableNumber(ctx[key]) <= bound && Object.hasOwn(ctx, key);
-    }
-  }
-  switch (op) {
-    case "gt":
-      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) > bound;
-    case "gte":
-      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) >= bound;
-    case "lt":
-      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) < bound;
-    case "lte":
-      return (ctx) => toComparableNumber(readPath(paths, slot, ctx)) <= bound;
-  }
-}
-
-function compileIn(values: unknown, key: string | null, paths: PathTable, slot: number): Test {
-  if (!Array.isArray(values)) return ALWAYS_FALSE;
-  // Objects and arrays never match; an absent value compares as null.
-  const primitives = values.filter(isConditionValue);
-  const matchesNull = primitives.includes(null);
-  const set = primitives.length > 8 ? new Set<unknown>(primitives) : null;
-  const matches = (v: unknown): boolean => {
-    if (v === undefined) return matchesNull;
-    // Set uses SameValueZero, which would match NaN with NaN; `===` never does.
-    if (set !== null) return v === v && set.has(v);
-    for (let i = 0; i < primitives.length; i++) if (primitives[i] === v) return true;
-    return false;
-  };
-  if (key === null) return (ctx) => matches(readPath(paths, slot, ctx));
-  return (ctx) => {
-    const result = matches(ctx[key]);
-    // An inherited value reads as absent: ownership matters only if that changes the result.
-    return result === matchesNull || Object.hasOwn(ctx, key) ? result : matchesNull;
-  };
+  const slot = paths.slotOf(node.path);
+  // One key of the context itself, or null for a nested path.
+  const key = paths.parents[slot]! < 0 ? paths.keys[slot]! : null;
+  return makeTest({ kind, key, slot, operand }, paths);
 }
 
 /**

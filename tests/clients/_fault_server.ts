@@ -41,6 +41,7 @@ export class FaultServer implements AsyncDisposable {
   streamedBytes = 0;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #hanging = new Set<() => void>();
+  readonly #waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor() {
     this.#server = Deno.serve({
@@ -76,6 +77,15 @@ export class FaultServer implements AsyncDisposable {
     return last;
   }
 
+  /**
+   * Resolves once `count` requests in all have arrived (at once if they
+   * have): the test awaits the request itself, never a delay.
+   */
+  untilRequests(count: number): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
+
   #handle(request: Request): Response | Promise<Response> {
     const url = new URL(request.url);
     this.requests.push({
@@ -83,6 +93,11 @@ export class FaultServer implements AsyncDisposable {
       path: request.url.slice(url.origin.length),
       headers: new Headers(request.headers),
     });
+    for (const waiter of [...this.#waiters]) {
+      if (this.requests.length < waiter.count) continue;
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     const fault = this.fault;
     switch (fault.kind) {
       case "bundle": {

@@ -55,27 +55,6 @@ export async function makeTempDir(
   return { dir, remove: () => Deno.remove(dir, { recursive: true }) };
 }
 
-/**
- * Polls `condition` every few milliseconds until it returns true, failing
- * with `message` after `timeoutMs` (generous, for loaded machines).
- */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  message: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${message}`);
-    await sleep(5);
-  }
-}
-
-/** Waits `ms` milliseconds. Only to let a watcher run a few checks that must change nothing. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 let counter = 0;
 
 /** Writes `data` to a new file beside `path` and renames it over `path`, as editors and the CLI do. */

@@ -13,6 +13,8 @@ import { requireDenoCommand } from "../_deno_command.ts";
 const CHILD = new URL("./testdata/local_client_child.ts", import.meta.url).pathname;
 
 interface Child {
+  /** Writes `line` and a newline to the child's stdin (watch mode). */
+  send(line: string): Promise<void>;
   /** The next line the child prints, or null at the end of its output. */
   nextLine(): Promise<string | null>;
   /** Waits for the child to exit; its exit code and stderr. */
@@ -23,7 +25,7 @@ interface Child {
 function startChild(permissions: string[], args: string[]): Child {
   const child = new Deno.Command(requireDenoCommand(), {
     args: ["run", "--no-prompt", ...permissions, CHILD, ...args],
-    stdin: "null",
+    stdin: args[0] === "watch" ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -45,9 +47,14 @@ function startChild(permissions: string[], args: string[]): Child {
     buffered = buffered.slice(end + 1);
     return line;
   };
+  const writer = args[0] === "watch" ? child.stdin.getWriter() : null;
   return {
+    async send(line) {
+      await writer!.write(new TextEncoder().encode(`${line}\n`));
+    },
     nextLine,
     async exit() {
+      await writer?.close();
       while ((await nextLine()) !== null) { /* drain */ }
       reader.releaseLock();
       const status = await child.status;
@@ -99,13 +106,17 @@ test("the local client watches with nothing but --allow-read of the bundle file,
   await withBundle(async (path, secret) => {
     const child = startChild([`--allow-read=${path}`], ["watch", path, secret]);
     assert.equal(await child.nextLine(), "ready rule-1");
-    // A failed reload (garbage), then a good one, both by atomic rename.
+    // A failed reload (garbage), then a good one, both by atomic rename, each
+    // seen by the one check the child runs next (its watch is on a fake clock).
     await writeAtomic(path, "garbage");
+    await child.send("check");
     assert.equal(await child.nextLine(), "onError BUNDLE_PARSE_ERROR");
     await writeAtomic(path, await signedText(numberedBundle(2), secret));
+    await child.send("check");
     assert.equal(await child.nextLine(), "reloaded rule-2");
+    assert.equal(await child.nextLine(), "pending 0", "close() cleared the watch timer");
     assert.equal(await child.nextLine(), "closed");
-    // The process ends by itself: close() left no timer.
+    // The process ends by itself: close() left nothing running.
     const { code, stderr } = await child.exit();
     assert.equal(code, 0, stderr);
     assert.equal(stderr, "");

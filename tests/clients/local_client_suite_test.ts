@@ -1,7 +1,10 @@
 // The local client against the shared client conformance suite: once reading
-// the file once, once watching it (so the sanitizers see that close() stops
-// the poll timer).
+// the file once, once watching it on a fake clock (so that cleanup, which the
+// suite runs after close(), sees that close() stopped the watch timer; no
+// real time passes).
+import assert from "node:assert/strict";
 import { createLocalClient } from "../../mod.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { runClientSuite } from "./_client_suite.ts";
 import { makeTempDir } from "./_helpers.ts";
 
@@ -13,12 +16,18 @@ for (const watch of [false, true]) {
       try {
         const bundlePath = `${temp.dir}/bundle.json`;
         await Deno.writeTextFile(bundlePath, bundleText);
+        const clock = new FakeClock({ wallNow: Date.now() }); // decision timestamps are near now
         const client = await createLocalClient({
           ...options,
           bundlePath,
-          ...(watch && { watch: { intervalMs: 10 } }),
+          ...(watch && { watch: { intervalMs: 10 }, clock }),
         });
-        return { client, cleanup: temp.remove };
+        if (watch) assert.deepEqual(clock.pendingDelays(), [10], "the watch timer is armed");
+        const cleanup = async () => {
+          await temp.remove();
+          assert.equal(clock.pending, 0, "close() stopped the watch timer");
+        };
+        return { client, cleanup };
       } catch (error) {
         await temp.remove();
         throw error;

@@ -29,13 +29,15 @@ async function runChild(
   permissions: string[],
   options: Record<string, unknown>,
 ): Promise<ChildResult> {
-  const command = new Deno.Command(requireDenoCommand(), {
+  const child = new Deno.Command(requireDenoCommand(), {
     args: ["run", "--no-prompt", ...permissions, CHILD, JSON.stringify(options)],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  });
-  const { code, stdout, stderr } = await command.output();
+  }).spawn();
+  // A child that never exits (a timer close() left running) fails the test instead of hanging it.
+  const killer = setTimeout(() => child.kill(), 60_000);
+  const { code, stdout, stderr } = await child.output().finally(() => clearTimeout(killer));
   const errorText = new TextDecoder().decode(stderr);
   assert.equal(code, 0, errorText);
   assert.doesNotMatch(errorText, /Uncaught|NotCapable|^\s+at /m, errorText);
@@ -49,7 +51,10 @@ function childOptions(baseUrl: string, extra: Record<string, unknown> = {}) {
   return {
     ...remoteOptions(baseUrl),
     verify: { algorithm: "ECDSA_SHA_256", publicKey: ecdsa.publicKeyPem },
-    poll: { intervalMs: 50 },
+    // The child polls by refresh(): the timer, armed on the system clock, must
+    // never fire during a test (a poll it made would change the request and
+    // error counts), and a timer close() left would keep the child alive.
+    poll: { intervalMs: 3_600_000 },
     ...extra,
   };
 }

@@ -72,16 +72,25 @@ test("a write starts once flushBytes are buffered, or after flushIntervalMs", as
       wrote();
     },
   });
-  const log = createDecisionLogWriter({ stream, flushBytes: 4096, flushIntervalMs: 20 });
+  const clock = new FakeClock();
+  const log = createDecisionLogWriter({ stream, flushBytes: 4096, flushIntervalMs: 20, clock });
   const line = new TextEncoder().encode(`${JSON.stringify(record(0))}\n`).byteLength;
   const written = () => new Promise<void>((resolve) => wrote = resolve);
   let next = written();
+  // No time passes: the size alone starts this write.
   for (let i = 0; i * line < 4096; i++) log.onDecision(record(i));
   await next;
   assert.equal(chunks.length, 1);
   assert.ok(chunks[0]!.byteLength >= 4096);
+  await log.flush(); // the size's write is over (the buffer is empty: nothing else is written)
+  assert.equal(chunks.length, 1);
   next = written();
   log.onDecision(record(99));
+  // The line waits for the interval, and no longer.
+  clock.tick(19);
+  assert.ok(log.stats().bufferedBytes > 0, "still buffered before flushIntervalMs");
+  clock.tick(1);
+  assert.equal(log.stats().bufferedBytes, 0, "taken for a write at flushIntervalMs");
   await next; // the timer's write
   assert.equal(new TextDecoder().decode(chunks[1]), `${JSON.stringify(record(99))}\n`);
   await log.close();

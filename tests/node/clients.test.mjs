@@ -1,5 +1,6 @@
 // The clients under Node, from the npm build. Timers are checked too: after
-// close(), a client leaves none, so Node can exit.
+// close(), a client leaves none on the system clock, so Node can exit. A
+// reload is driven by a fake clock: no test waits on a timer of the library.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
+import { FakeClock } from "./_fake_clock.mjs";
 import { importPackage, testdata } from "./_package.mjs";
 
 const runtime = await importPackage(".");
@@ -21,14 +22,6 @@ const PUBLIC_KEY = pair.publicKey.export({ type: "spki", format: "pem" });
 const VERIFY = { algorithm: "ECDSA_SHA_256", publicKey: PUBLIC_KEY };
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-
-async function until(check, what, timeoutMs = 5000) {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
 
 function tempDir(t) {
   const dir = mkdtempSync(join(tmpdir(), "policy-node-client-"));
@@ -75,13 +68,21 @@ test("local client: verifies an ECDSA-signed file, watches it, and stops its tim
     renameSync(join(dir, "next.json"), bundlePath);
   };
   await write(bundle);
+  // On the system clock: the watch arms a real timer, and close() clears it at once.
   const before = timers();
+  const system = await clients.createLocalClient({ bundlePath, verify: VERIFY, watch: true });
+  assert.equal(timers(), before + 1, "the watch timer");
+  await system.close();
+  assert.equal(timers(), before, "close() cleared the watch timer");
+
   const errors = [];
+  const clock = new FakeClock();
   const client = await clients.createLocalClient({
     bundlePath,
     verify: VERIFY,
     watch: { intervalMs: 20 },
     onError: (error) => errors.push(error),
+    clock,
   });
   const request = { target: { service: "search", resource: "index", action: "query" } };
   try {
@@ -97,13 +98,17 @@ test("local client: verifies an ECDSA-signed file, watches it, and stops its tim
     next.policies[1].rules[0].status = "active";
     next.bundleVersion = bundle.bundleVersion + 1;
     await write(next);
-    await until(() => client.evaluate(request).decision === "kill_switch", "the reload");
+    // One check of the watch: its timer fires; the check is over when it schedules the next.
+    const checked = clock.nextTimer();
+    clock.tick(20);
+    await checked;
+    assert.equal(client.evaluate(request).decision, "kill_switch", "the reload");
     assert.equal(client.status().bundleVersion, next.bundleVersion);
     assert.deepEqual(errors, []);
   } finally {
     await client.close();
   }
-  await until(() => timers() <= before, "the watch timer to stop");
+  assert.equal(clock.pending, 0, "close() cleared the watch timer");
 });
 
 test("local client: a missing file is BUNDLE_READ_ERROR", async (t) => {
@@ -156,5 +161,5 @@ test("remote client: fetches a signed bundle over HTTP with Node's fetch", {
   } finally {
     await client.close();
   }
-  await until(() => timers() <= before, "the poll timer to stop");
+  assert.equal(timers(), before, "close() cleared the poll timer");
 });

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, test } from "node:test";
 import { denoJson, importDependency, importPackage, tarball, testdata } from "./_package.mjs";
+import { FakeClock } from "./_fake_clock.mjs";
 
 const { OpenFeature, ProviderEvents, ProviderStatus } = await importDependency(
   "@openfeature/server-sdk",
@@ -119,10 +120,12 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
   const dir = tempDir();
   const bundlePath = join(dir, "bundle.json");
   writeFileSync(bundlePath, JSON.stringify(BUNDLE));
+  const clock = new FakeClock();
   const client = await createLocalClient({
     bundlePath,
     allowUnsigned: true,
     watch: { intervalMs: 10 },
+    clock,
   });
   const flags = await domainWith(
     createOpenFeatureProvider(client, { flags: FLAGS, ownsClient: true }),
@@ -137,6 +140,10 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
     const next = heard.next(ProviderEvents.ConfigurationChanged);
     writeFileSync(`${bundlePath}.new`, JSON.stringify(changed));
     renameSync(`${bundlePath}.new`, bundlePath);
+    // One check of the watch: its timer fires; the check is over when it schedules the next.
+    const checked = clock.nextTimer();
+    clock.tick(10);
+    await checked;
     await next;
     assert.deepEqual(heard.types(), [ProviderEvents.ConfigurationChanged]);
     assert.deepEqual(heard.events[0].details.flagsChanged, ["page-size", "theme"]);
@@ -148,42 +155,6 @@ test("a watching local client reloads a changed bundle: CONFIGURATION_CHANGED wi
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/**
- * A clock whose time moves only on tick() (the library's `clock` option:
- * monotonic `now()`, calendar `wallNow()`, timers).
- */
-class FakeClock {
-  #now = 1_000;
-  #wall = Date.UTC(2026, 10, 21, 9);
-  #timers = new Map();
-  #id = 0;
-  now() {
-    return this.#now;
-  }
-  wallNow() {
-    return this.#wall + this.#now - 1_000;
-  }
-  setTimeout(callback, delayMs) {
-    this.#timers.set(++this.#id, { at: this.#now + delayMs, callback });
-    return this.#id;
-  }
-  clearTimeout(id) {
-    this.#timers.delete(id);
-  }
-  tick(ms) {
-    const end = this.#now + ms;
-    for (;;) {
-      const [id, timer] = [...this.#timers].filter(([, t]) => t.at <= end)
-        .sort(([, a], [, b]) => a.at - b.at)[0] ?? [];
-      if (id === undefined) break;
-      this.#timers.delete(id);
-      this.#now = timer.at;
-      timer.callback();
-    }
-    this.#now = end;
-  }
-}
 
 test("a remote client against a stopped origin: STALE, then ERROR past maxStalenessMs, then READY", async () => {
   const pair = generateKeyPairSync("ec", { namedCurve: "prime256v1" });

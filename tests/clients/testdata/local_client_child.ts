@@ -6,9 +6,13 @@
 // Prints one line per event on stdout: `decision <rule id> <signature status>`,
 // `ready <rule id>`, `onError <code>`, `reloaded <rule id>`, `closed`, or
 // `error <code>` (and the message on stderr, exit code 2) when creation fails.
-// In watch mode the process exits by itself once the client is closed: the
-// watch must leave no timer behind.
+// In watch mode the watch runs on a fake clock: each line `check` on stdin
+// runs one check of the file (no real time passes, nothing sleeps), until the
+// bundle in force changes; then the client is closed, the child prints
+// `pending <timers left on the clock>` and exits by itself: the watch must
+// leave no timer or other resource behind.
 import { createLocalClient, isPolicyError } from "../../../mod.ts";
+import { FakeClock } from "../../_fake_clock.ts";
 
 const [mode, bundlePath, secret] = Deno.args;
 if ((mode !== "once" && mode !== "watch") || !bundlePath || !secret) {
@@ -16,6 +20,8 @@ if ((mode !== "once" && mode !== "watch") || !bundlePath || !secret) {
   Deno.exit(64);
 }
 const target = { service: "svc", resource: "doc", action: "read" };
+const INTERVAL_MS = 20;
+const clock = new FakeClock();
 
 let client;
 try {
@@ -23,7 +29,8 @@ try {
     bundlePath,
     verify: { algorithm: "HMAC_SHA256", publicKey: secret },
     ...(mode === "watch" && {
-      watch: { intervalMs: 20 },
+      watch: { intervalMs: INTERVAL_MS },
+      clock,
       onError: (error) => console.log(`onError ${error.code}`),
     }),
   });
@@ -40,11 +47,25 @@ if (mode === "once") {
 } else {
   const first = rule();
   console.log(`ready ${first}`);
-  await new Promise<void>((resolve) => {
-    const check = () => rule() === first ? setTimeout(check, 10) : resolve();
-    check();
-  });
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  while (rule() === first) {
+    const chunk = await lines.read();
+    if (chunk.done) break;
+    buffered += chunk.value;
+    for (let end; (end = buffered.indexOf("\n")) !== -1 && rule() === first;) {
+      const command = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      if (command !== "check") throw new Error(`unknown command ${command}`);
+      // One check: its timer fires, and the check is over when it schedules the next.
+      const next = clock.nextTimer();
+      clock.tick(INTERVAL_MS);
+      await next;
+    }
+  }
+  await lines.cancel();
   console.log(`reloaded ${rule()}`);
 }
 await client.close();
+if (mode === "watch") console.log(`pending ${clock.pending}`);
 console.log("closed");
