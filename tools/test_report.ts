@@ -18,10 +18,11 @@
  * a test's output framed before its result and closed by
  * `./a_test.ts => name ...----- output end -----`). There a failure is printed
  * as it comes, and the line of each file once deno's summary comes (a file's
- * end is not marked). Deno does not always close a test's output with its
- * name there, and labels some of it `post-test`: output it does not tie to a
- * test is kept whole, so a passing test's lines may show, never is a line
- * that says why something was skipped lost.
+ * end is not marked). Deno does not tie output to its test reliably there
+ * (what a module prints as it loads can come framed as the output of another
+ * file's test, a test's output may be labelled `post-test` or not be closed
+ * by its name), so in that layout every line a test or module prints is kept:
+ * what says why something was skipped is never lost.
  *
  * Usage (the `test:deno` task): `deno test … 2>&1 | deno run tools/test_report.ts`.
  * Deno's other reporters do not do this: `dot` prints a line per test in
@@ -132,9 +133,10 @@ function parallelResult(raw: string, [, path, name, status]: RegExpExecArray): v
   const key = `${path} => ${name}`;
   const output = parallelOutput.get(key) ?? [];
   parallelOutput.delete(key);
-  if (status === "ok") {
-    for (const kept of output) if (SKIP_NOTE.test(kept.replace(ANSI, ""))) print(kept);
-  } else if (status === "FAILED") {
+  // Deno may print a module's output as it loads inside the output of another file's test, so
+  // a passing test's output is kept too.
+  if (status === "ok") { for (const kept of output) print(kept); }
+  else if (status === "FAILED") {
     if (output.length > 0) {
       print("------- output -------");
       for (const kept of output) print(kept);
