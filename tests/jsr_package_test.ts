@@ -2,11 +2,13 @@
 // `deno publish --dry-run` are the local modules of the module graphs of
 // deno.json's exports (as `deno info` computes them), plus README.md, LICENSE,
 // deno.json, docs/ and schemas/. Its ./cli export runs with the permissions
-// docs/install.md states. Needs --allow-run=deno.
+// docs/install.md states. Needs --allow-run=deno. The dry run takes a while (a `deno info` per
+// export, then the publish): `deno task test:long` runs it.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { requireDenoCommand } from "./_deno_command.ts";
+import { LONG, noteLong } from "./_long.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const denoJson = JSON.parse(await readFile(`${root}deno.json`, "utf8")) as {
@@ -56,7 +58,13 @@ async function filesUnder(folder: string): Promise<string[]> {
     .map((e) => `${e.parentPath}/${e.name}`.slice(root.length));
 }
 
-Deno.test("deno publish --dry-run publishes what the exports reach, README.md, LICENSE, deno.json, docs/ and schemas/", async () => {
+noteLong("tests/jsr_package_test.ts", "deno publish --dry-run");
+
+Deno.test({
+  name:
+    "deno publish --dry-run publishes what the exports reach, README.md, LICENSE, deno.json, docs/ and schemas/",
+  ignore: !LONG,
+}, async () => {
   const { code, out } = await deno(["publish", "--dry-run", "--allow-dirty"]);
   assert.equal(code, 0, out);
   const published = [...out.matchAll(/^\s+(file:\/\/\S+) \(/gm)]

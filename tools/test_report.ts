@@ -57,7 +57,7 @@ let file: FileRun | null = null;
 let pending: string[] = [];
 /** What the test being run printed (its output lines only). */
 let printed: string[] = [];
-/** Inside an output block: `pre` for what a module prints when it loads, else a test's. */
+/** Inside an output block: `pre` for what a module prints outside its tests, else a test's. */
 let block: "pre" | "test" | null = null;
 /** After deno's ERRORS or FAILURES heading: everything is printed. */
 let details = false;
@@ -83,7 +83,8 @@ function handle(raw: string): void {
     print(raw);
     return;
   }
-  // What a module prints when it loads is printed without deno's frame around it; what a test
+  // What a module prints outside its tests (when it loads; deno may label that output `post-test`,
+  // after the tests of the module before) is printed without deno's frame around it; what a test
   // prints is kept, framed, with the test.
   if (block !== null) {
     if (OUTPUT_END.test(line)) {
@@ -98,7 +99,7 @@ function handle(raw: string): void {
   }
   const start = OUTPUT_START.exec(line);
   if (start !== null) {
-    block = start[1] === "pre-test " ? "pre" : "test";
+    block = start[1] === undefined ? "test" : "pre";
     if (block === "test") pending.push(raw);
     return;
   }

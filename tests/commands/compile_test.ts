@@ -4,18 +4,22 @@
  * so where that download fails this test prints why and checks nothing else.
  * Where it works, the binary must run `--help`. The task builds the playground
  * page first (the binary carries it): the test runs the compile step alone,
- * after the test task built the page.
+ * after the test task built the page. A compile takes a while: `deno task
+ * test:long` runs it.
  */
 import assert from "node:assert/strict";
 import { denoCommand } from "../_deno_command.ts";
+import { LONG, noteLong } from "../_long.ts";
 
 const DENO = denoCommand();
 const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
 const TASK: string = String(denoJson.tasks.compile).split("&&").at(-1)!.trim();
 
+noteLong("tests/commands/compile_test.ts", "the compile task");
+
 Deno.test({
   name: "the compile task builds a policy binary that runs, or says why it cannot here",
-  ignore: DENO === null,
+  ignore: DENO === null || !LONG,
   async fn() {
     const out = await Deno.makeTempDir({ dir: ".tmp", prefix: "compile-" });
     try {

@@ -19,11 +19,14 @@
  *
  * Needs `--allow-run` for bash, deno and curl; steps 5 and 6 also need ports
  * 8080, 8081, 8082 and 6379 of 127.0.0.1 and `redis-server`, and are
- * skipped, saying why, without them.
+ * skipped, saying why, without them. It takes half a minute and more (a
+ * fresh copy, `npx` starting Deno for every command): `deno task test:long`
+ * runs it.
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LONG, noteLong } from "../_long.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = path.join(ROOT, "docs", "walkthrough.md");
@@ -40,9 +43,10 @@ const PORTS = [8080, 8081, 8082, 6379];
 const runnable = ["bash", "deno", "curl"].every((command) =>
   Deno.permissions.querySync({ name: "run", command }).state === "granted"
 );
-if (!runnable) {
+if (!runnable && LONG) {
   console.log("walkthrough_test: skipped, run permission for bash, deno and curl not granted");
 }
+noteLong("tests/commands/walkthrough_test.ts", "docs/walkthrough.md, run as written,");
 
 /** One step of the page. */
 type Step =
@@ -239,7 +243,7 @@ async function listening(ports: number[]): Promise<void> {
 
 Deno.test({
   name: "docs/walkthrough.md runs as written from a fresh clone, and prints what it shows",
-  ignore: !runnable,
+  ignore: !runnable || !LONG,
   fn: async () => {
     await Deno.mkdir(path.join(ROOT, ".tmp"), { recursive: true });
     const scratch = await Deno.makeTempDir({

@@ -6,7 +6,7 @@
  * the new complete one, never a partial one, and nothing is left in the
  * folder that a reader could take for the document.
  *
- * 20 kills each in the default test task, 200 under `deno task test:long`.
+ * 5 kills each in the default test task, 200 under `deno task test:long`.
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
@@ -20,7 +20,7 @@ const random = seededRandom(testSeed(0x4b11));
 
 explainIgnored("kill_during_write_test");
 
-const KILLS = LONG ? 200 : 20;
+const KILLS = LONG ? 200 : 5;
 /** Rules in the draft: enough for a build to take a few hundred milliseconds. */
 const RULES = 2_000;
 

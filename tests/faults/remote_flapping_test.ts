@@ -10,9 +10,10 @@
  * socket behind once closed (op and resource sanitizers on).
  *
  * Two drivers: `refresh()` one poll at a time, with the expected counters
- * computed independently; and the client's own timers with small intervals,
- * the server choosing a fault per request. 150 polls each by default, 600
- * under `deno task test:long`.
+ * computed independently; and the client's own timers (poll interval,
+ * backoff, request timeout) on a fake clock the test moves, the server
+ * choosing a fault per request. 150 polls each by default, 600 under
+ * `deno task test:long`.
  */
 import assert from "node:assert/strict";
 import {
@@ -22,7 +23,7 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
-import { type Clock, SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { DEGRADED_AFTER_FAILURES } from "../../src/clients/remote_defaults.ts";
 import { type Fault, FaultServer } from "../clients/_fault_server.ts";
 import {
@@ -42,6 +43,8 @@ import { replayHint, seededRandom, testSeed } from "../_random.ts";
 const random = seededRandom(testSeed(0xf1a9));
 
 const POLLS = LONG ? 600 : 150;
+/** The request timeout of the client on its own timers (a hanging origin is given up after it). */
+const REQUEST_TIMEOUT_MS = 60;
 /** Valid versions served (1 to VERSIONS); invalid candidates use higher ones. */
 const VERSIONS = 12;
 
@@ -194,11 +197,28 @@ test(`remote client, ${POLLS} refresh() polls against a flapping server: only va
     etag: valid[0]!.etag,
   });
   const recorder = new Recorder();
+  // No timer fires unless the test moves this clock: refresh() drives, and a hanging origin is
+  // given up when the test moves the clock past the request timeout.
+  const clock = new FakeClock();
+  // The server reads its fault as a request arrives: a hang is then known to be in progress.
+  let fault: Fault = server.fault;
+  let arrived: (() => void) | null = null;
+  Object.defineProperty(server, "fault", {
+    configurable: true,
+    get(): Fault {
+      arrived?.();
+      return fault;
+    },
+    set(value: Fault) {
+      fault = value;
+    },
+  });
   const client = await createRemoteClient(remoteOptions(server.baseUrl, {
     ...recorder.callbacks,
-    poll: { intervalMs: 3_600_000 }, // no timer fires during the test: refresh() drives
+    clock,
+    poll: { intervalMs: 3_600_000 },
     maxBackoffMs: 3_600_000,
-    requestTimeoutMs: 100,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
     // The valid bundles come in any order: the versions are not what is tested here.
     allowRollback: true,
   }));
@@ -230,7 +250,14 @@ test(`remote client, ${POLLS} refresh() polls against a flapping server: only va
       }
       kinds[kind] = (kinds[kind] ?? 0) + 1;
       const errorsBefore = recorder.errors.length;
-      await client.refresh();
+      const request = new Promise<void>((resolve) => arrived = resolve);
+      const refreshed = client.refresh();
+      if (fault.kind === "hang") {
+        await request;
+        clock.tick(REQUEST_TIMEOUT_MS);
+      }
+      await refreshed;
+      arrived = null;
       const where = `poll ${poll} (${kind})`;
       if (expectedCodes === null) {
         failures = 0;
@@ -279,24 +306,9 @@ test(`remote client on its own timers, ${POLLS} polls against a server flapping 
   const recorder = new Recorder();
   let previous = 0;
   let inconsistency: string | null = null;
-  // The system clock, with the client's live timers counted.
-  const live = new Set<unknown>();
-  const clock: Clock = {
-    now: () => SYSTEM_CLOCK.now(),
-    wallNow: () => SYSTEM_CLOCK.wallNow(),
-    setTimeout: (callback, ms) => {
-      const handle = SYSTEM_CLOCK.setTimeout(() => {
-        live.delete(handle);
-        callback();
-      }, ms);
-      live.add(handle);
-      return handle;
-    },
-    clearTimeout: (handle) => {
-      live.delete(handle);
-      SYSTEM_CLOCK.clearTimeout(handle);
-    },
-  };
+  // The client's timers run on a fake clock, which this test moves: its poll timer, its backoff
+  // and its request timeout fire when the test says, never after a wait in real time.
+  const clock = new FakeClock();
   const client = await createRemoteClient(remoteOptions(server.baseUrl, {
     clock,
     // The valid bundles come in any order: the versions are not what is tested here.
@@ -320,42 +332,65 @@ test(`remote client on its own timers, ${POLLS} polls against a server flapping 
     },
     poll: { intervalMs: 5 },
     maxBackoffMs: 20,
-    requestTimeoutMs: 60,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
   }));
-  // From now on, the server flaps: a random fault or a random valid version per request.
-  let served = 0;
+  // From now on, the server flaps: a random fault or a random valid version per request. What
+  // the client serves is sampled as each request arrives (a poll in flight) and after each poll.
+  let samples = 0;
+  let samplerError: unknown = null;
+  const sample = (where: string) => {
+    try {
+      assertServingValid(client, where);
+      samples++;
+    } catch (error) {
+      samplerError ??= error; // thrown in the server's handler, it would only be a 500
+    }
+  };
+  let hanging: (() => void) | null = null;
+  let hangs = 0;
   Object.defineProperty(server, "fault", {
     configurable: true,
     get(): Fault {
-      served++;
-      if (random.next() < 0.35) {
-        const next = pick(valid);
-        return { kind: "bundle", body: next.text, etag: next.etag };
-      }
-      return pick(bad).fault;
+      sample("request in flight");
+      const fault = random.next() < 0.35
+        ? (() => {
+          const next = pick(valid);
+          return { kind: "bundle", body: next.text, etag: next.etag } as Fault;
+        })()
+        : pick(bad).fault;
+      if (fault.kind === "hang") hanging?.();
+      return fault;
     },
     set() {},
   });
-  let samples = 0;
-  let samplerError: unknown = null;
-  const sampler = setInterval(() => {
-    try {
-      assertServingValid(client, "sampler");
-      samples++;
-    } catch (error) {
-      samplerError ??= error;
-    }
-  }, 1);
+  let guard: ReturnType<typeof setTimeout> | undefined;
   try {
-    let guard: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      recorder.untilPolls(POLLS),
-      new Promise((_, reject) => {
-        guard = setTimeout(() => reject(new Error(`fewer than ${POLLS} polls in 60 s`)), 60_000);
-      }),
-    ]).finally(() => clearTimeout(guard));
+    // A hang detector for the whole run, not a bound on its time.
+    const stuck = new Promise<never>((_, reject) => {
+      guard = setTimeout(() => reject(new Error(`fewer than ${POLLS} polls in 60 s`)), 60_000);
+    });
+    for (let poll = recorder.polls.length; poll < POLLS; poll++) {
+      const where = `poll ${poll}`;
+      // Between polls the one timer pending is the next poll's (interval or backoff).
+      assert.equal(clock.pending, 1, `${where}: timers ${clock.pendingDelays()}`);
+      const delay = clock.pendingDelays()[0]!;
+      assert.ok(delay >= 0 && delay <= 20 * 1.1, `${where}: next poll in ${delay} ms`);
+      const polled = recorder.untilPolls(poll + 1);
+      const hang = new Promise<"hang">((resolve) => hanging = () => resolve("hang"));
+      clock.runNext();
+      if (await Promise.race([polled, hang, stuck]) === "hang") {
+        // The origin never answers: the request timeout (the one timer pending) gives up on it.
+        assert.deepEqual(clock.pendingDelays(), [REQUEST_TIMEOUT_MS - 0], where);
+        clock.tick(REQUEST_TIMEOUT_MS);
+        hangs++;
+        await Promise.race([polled, stuck]);
+        assert.equal(recorder.polls.at(-1)!.error?.code, "REMOTE_UNAVAILABLE", where);
+      }
+      hanging = null;
+      sample(`after ${where}`);
+    }
   } finally {
-    clearInterval(sampler);
+    clearTimeout(guard);
     await client.close();
   }
   if (samplerError !== null) throw samplerError;
@@ -363,6 +398,7 @@ test(`remote client on its own timers, ${POLLS} polls against a server flapping 
   for (const error of recorder.errors) {
     assert.ok(BAD_CODES.has(error.code), `unexpected ${error.code}: ${error.message}`);
   }
+  assert.ok(hangs > 0, "the origin hung at least once");
   const outcomes = recorder.polls.map((p) => p.outcome);
   assert.ok(outcomes.includes("failed") && outcomes.some((o) => o !== "failed"));
   assert.ok(recorder.polls.some((p) => p.status.degraded), "was degraded at some point");
@@ -373,8 +409,8 @@ test(`remote client on its own timers, ${POLLS} polls against a server flapping 
     "left degraded at some point",
   );
   // close() stopped polling: no timer of the client is left to poll again.
-  assert.equal(live.size, 0, "no timer after close()");
+  assert.equal(clock.pending, 0, "no timer after close()");
   console.log(
-    `remote timers: ${recorder.polls.length} polls, ${recorder.errors.length} failed, ${samples} samples`,
+    `remote timers: ${recorder.polls.length} polls, ${recorder.errors.length} failed, ${hangs} hung, ${samples} samples`,
   );
 });

@@ -5,7 +5,7 @@
  * (or a SHA-256 of them, when that is longer)
  * (measured after the load, so the load's peak memory is its own). Run by
  * `corpus_test.ts` as a child with a capped heap:
- * `deno run --v8-flags=--max-old-space-size=<MiB> _corpus_runner.ts <seed>`.
+ * `deno run --v8-flags=--max-old-space-size=<MiB> _corpus_runner.ts <seed> [<index>,…]`.
  *
  * @module
  */
@@ -31,8 +31,10 @@ export interface CorpusReport {
 }
 
 const seed = Number(Deno.args[0]);
+/** The indexes of the documents to load (comma-separated), or every document. */
+const only = Deno.args[1]?.split(",").map(Number);
 
-for (const doc of hostileDocuments(seed)) {
+for (const doc of hostileDocuments(seed, only)) {
   const bytes = new TextEncoder().encode(doc.text);
   let outcome = "loaded";
   let issues = 0;

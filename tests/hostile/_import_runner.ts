@@ -8,7 +8,7 @@
  * writing its draft's bytes atomically. The floor is measured right after
  * each of three runs, and the report is the run with the lowest ratio. Run
  * by `import_hostile_test.ts` as a child with a capped heap:
- * `deno run --v8-flags=--max-old-space-size=<MiB> --allow-read=<dir> --allow-write=<dir> _import_runner.ts <dir>`.
+ * `deno run --v8-flags=--max-old-space-size=<MiB> --allow-read=<dir> --allow-write=<dir> _import_runner.ts <dir> [<index>,…]`.
  *
  * @module
  */
@@ -37,6 +37,8 @@ export interface ImportReport {
 }
 
 const root = Deno.args[0]!;
+/** The indexes of the inputs to run (comma-separated), or every input. */
+const only = Deno.args[1]?.split(",").map(Number);
 
 /** A run of the command in `folder`, counting what it prints (keeping its error line). */
 async function run(folder: string, args: string[]) {
@@ -107,6 +109,7 @@ async function floorMs(text: string, bytes: Uint8Array<ArrayBuffer>, draft: Uint
 }
 
 for (const [i, input] of importInputs().entries()) {
+  if (only !== undefined && !only.includes(i)) continue;
   const bytes = new TextEncoder().encode(input.text);
   // Three runs, each measured against its floor taken right after it (so that both see the same
   // load of the machine); the report is the run with the lowest ratio.

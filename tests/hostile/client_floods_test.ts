@@ -21,8 +21,14 @@ import { makeTempDir, writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { remoteOptions, TARGET as REMOTE_TARGET, V1 } from "../clients/_remote_fixtures.ts";
 import { hostileTest } from "./_isolated.ts";
+import { LONG, noteLong } from "../_long.ts";
 import { bundleOf, rule, TARGET } from "./_inputs.ts";
 import { emptyRules } from "./_corpus.ts";
+
+noteLong(
+  "tests/hostile/client_floods_test.ts",
+  "the remote client's 8 MiB flood (the local one runs)",
+);
 
 const MAX_RATIO = 30;
 
@@ -156,7 +162,7 @@ hostileTest(
       await server.shutdown();
     }
   },
-  { seconds: 120 },
+  { ignore: !LONG, seconds: 120 },
 );
 
 hostileTest(

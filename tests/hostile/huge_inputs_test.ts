@@ -16,6 +16,7 @@ import {
 } from "../../mod.ts";
 import { makeTempDir } from "../clients/_helpers.ts";
 import { hostileTest } from "./_isolated.ts";
+import { LONG, noteLong } from "../_long.ts";
 import { bundleOf, rejectsWith, rule, signedText, TARGET, timed, VERIFY } from "./_inputs.ts";
 
 const TEN_MB = 10_000_000;
@@ -24,6 +25,11 @@ const RAISED = { maxFileBytes: 64 * 1024 * 1024 };
 
 /** A 10 MB string of one repeated character (plus a marker, so two of them can differ). */
 const huge = (marker = "") => "x".repeat(TEN_MB) + marker;
+
+noteLong(
+  "tests/hostile/huge_inputs_test.ts",
+  "3 of its 5 cases (10 MB fields, 8 MiB of rules, huge lists)",
+);
 
 hostileTest(
   import.meta.url,
@@ -68,6 +74,7 @@ hostileTest(
     assert.equal(evaluate({ target: { ...target }, context: { v: huge("?") } }).decision, "deny");
     assert.equal(evaluate({ target: TARGET, context: { v: huge("!") } }).decision, "deny");
   },
+  { ignore: !LONG },
 );
 
 hostileTest(
@@ -154,7 +161,7 @@ hostileTest(
       assert.ok(evaluated.ms < 5_000, `20 evaluations in ${Math.round(evaluated.ms)} ms`);
     }
   },
-  { seconds: 60 },
+  { ignore: !LONG, seconds: 60 },
 );
 
 hostileTest(
@@ -224,4 +231,5 @@ hostileTest(
       assert.equal(evaluate({ target: TARGET, context: other }).decision, "deny", name);
     }
   },
+  { ignore: !LONG },
 );

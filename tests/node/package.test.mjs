@@ -19,6 +19,7 @@ import {
   typeCheck,
 } from "./_package.mjs";
 import { codeExamples } from "../docs/_doc_examples.mjs";
+import { longOnly } from "./_long.mjs";
 
 /** `npm:name@version` entries of deno.json "imports", by name. */
 const pinned = Object.fromEntries(
@@ -433,15 +434,29 @@ const isPolicyError = (error: unknown): boolean => error instanceof PolicyError;
 export = { decide, isPolicyError };
 `;
 
-test("a CommonJS TypeScript consumer (.cts, NodeNext) type-checks with import and import = require", () => {
-  typeCheck("commonjs", { "consumer.cts": COMMONJS_CONSUMER }, NODE_PROJECT);
-});
+test(
+  "a CommonJS TypeScript consumer (.cts, NodeNext) type-checks with import and import = require",
+  {
+    skip: longOnly,
+  },
+  () => {
+    typeCheck("commonjs", { "consumer.cts": COMMONJS_CONSUMER }, NODE_PROJECT);
+  },
+);
 
-test("a TypeScript consumer of ./enforce and its adapters type-checks with hono, express, redis, ioredis", () => {
-  typeCheck("enforce", ENFORCE_CONSUMER, NODE_PROJECT);
-});
+test(
+  "a TypeScript consumer of ./enforce and its adapters type-checks with hono, express, redis, ioredis",
+  {
+    skip: longOnly,
+  },
+  () => {
+    typeCheck("enforce", ENFORCE_CONSUMER, NODE_PROJECT);
+  },
+);
 
-test("a TypeScript consumer of ./engine and ./verify type-checks for browsers (DOM, no Node)", () => {
+test("a TypeScript consumer of ./engine and ./verify type-checks for browsers (DOM, no Node)", {
+  skip: longOnly,
+}, () => {
   typeCheck("browser", CORE_CONSUMER, {
     module: "ESNext",
     moduleResolution: "Bundler",
@@ -517,20 +532,30 @@ test("every link of the npm README works: absolute, into files and headings the 
   }
 });
 
-test("the examples of the shipped .d.ts import the package by name, and they and the README's type-check", () => {
-  const declarations = listFiles(packageDir).filter((f) => f.endsWith(".d.ts"));
-  const examples = {};
-  for (const file of declarations) {
-    const text = readFileSync(join(packageDir, file), "utf8");
-    assert.doesNotMatch(text, /from "\.\.?\/[^"]*\.ts"/, `${file}: an example imports a .ts path`);
-    declarationExamples(text).forEach((code, i) => {
-      examples[`${file.replaceAll("/", "_").replace(/\.d\.ts$/, "")}_${i}.ts`] = code;
-    });
-  }
-  assert.ok(Object.keys(examples).length >= 25, "the declarations carry their examples");
-  codeBlocks(installedReadme).forEach((code, i) => examples[`README_${i}.ts`] = code);
-  for (const [file, code] of Object.entries(examples)) {
-    assert.doesNotMatch(code, /from "\.\.?\//, `${file} imports a relative path`);
-  }
-  typeCheck("examples", examples, NODE_PROJECT);
-});
+test(
+  "the examples of the shipped .d.ts import the package by name, and they and the README's type-check",
+  {
+    skip: longOnly,
+  },
+  () => {
+    const declarations = listFiles(packageDir).filter((f) => f.endsWith(".d.ts"));
+    const examples = {};
+    for (const file of declarations) {
+      const text = readFileSync(join(packageDir, file), "utf8");
+      assert.doesNotMatch(
+        text,
+        /from "\.\.?\/[^"]*\.ts"/,
+        `${file}: an example imports a .ts path`,
+      );
+      declarationExamples(text).forEach((code, i) => {
+        examples[`${file.replaceAll("/", "_").replace(/\.d\.ts$/, "")}_${i}.ts`] = code;
+      });
+    }
+    assert.ok(Object.keys(examples).length >= 25, "the declarations carry their examples");
+    codeBlocks(installedReadme).forEach((code, i) => examples[`README_${i}.ts`] = code);
+    for (const [file, code] of Object.entries(examples)) {
+      assert.doesNotMatch(code, /from "\.\.?\//, `${file} imports a relative path`);
+    }
+    typeCheck("examples", examples, NODE_PROJECT);
+  },
+);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { denoJson, root, scratch, scratchRequire, testdata } from "./_package.mjs";
+import { longOnly } from "./_long.mjs";
 
 const ts = scratchRequire("typescript");
 const esbuild = scratchRequire("esbuild");
@@ -47,24 +48,28 @@ function typeCheckForBrowsers(files) {
     .filter((f) => !f.includes("node_modules/typescript/lib/"));
 }
 
-test("src/engine and src/verify type-check against ES2022 + DOM only", () => {
+test("src/engine and src/verify type-check against ES2022 + DOM only", { skip: longOnly }, () => {
   // Nothing outside the two folders (and TypeScript's own libraries) took part.
   for (const file of typeCheckForBrowsers(CORE)) {
     assert.match(file, /^src\/(_internal|engine|verify)\/[a-z0-9_]+\.ts$/);
   }
 });
 
-test("src/enforce and its Redis store type-check against ES2022 + DOM only", () => {
-  // The kernel, the engine and its enforcement.
-  for (const file of typeCheckForBrowsers(ENFORCE)) {
-    assert.match(
-      file,
-      /^src\/(_internal|engine|enforce|enforce\/redis)\/[a-z0-9_]+\.ts$/,
-    );
-  }
-});
+test(
+  "src/enforce and its Redis store type-check against ES2022 + DOM only",
+  { skip: longOnly },
+  () => {
+    // The kernel, the engine and its enforcement.
+    for (const file of typeCheckForBrowsers(ENFORCE)) {
+      assert.match(
+        file,
+        /^src\/(_internal|engine|enforce|enforce\/redis)\/[a-z0-9_]+\.ts$/,
+      );
+    }
+  },
+);
 
-test("src/lint and src/diff type-check against ES2022 + DOM only", () => {
+test("src/lint and src/diff type-check against ES2022 + DOM only", { skip: longOnly }, () => {
   for (const file of typeCheckForBrowsers(ANALYSES)) {
     assert.match(file, /^src\/(_internal|engine|lint|diff)\/[a-z0-9_]+\.ts$/);
   }

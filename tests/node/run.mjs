@@ -9,6 +9,9 @@
 // (a line per file, failures in full). The scratch folder is removed afterwards unless
 // POLICY_KEEP_SCRATCH=1.
 //
+// With `--long` (the `test:long` task) it runs, with POLICY_TEST_LONG=1, only the files that
+// import `_long.mjs`: their checks that the quick suite skips, and their quick ones again.
+//
 // Run it with `deno task test:node`, which builds `npm/` first. Needs Node 20+,
 // npm and the npm registry (or npm's cache) for the dependencies.
 import { spawnSync } from "node:child_process";
@@ -50,6 +53,7 @@ function pinned(denoJson, name) {
   return match[1];
 }
 
+const long = process.argv.includes("--long");
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 20) fail(`Node ${process.versions.node} is older than the supported 20`);
 if (!existsSync(join(npmDir, "package.json"))) {
@@ -121,9 +125,11 @@ try {
   // through node_modules and the package's "exports".
   writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
 
-  const only = process.argv.slice(2);
+  const only = process.argv.slice(2).filter((arg) => arg !== "--long");
   const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
-    .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix))).sort();
+    .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix)))
+    .filter((f) => !long || readFileSync(join(here, f), "utf8").includes('from "./_long.mjs"'))
+    .sort();
   if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
   const result = spawnSync(process.execPath, [
     "--test",
@@ -137,6 +143,7 @@ try {
       ...process.env,
       POLICY_NPM_SCRATCH: scratch,
       POLICY_NPM_TARBALL: join(scratch, tarball),
+      POLICY_TEST_LONG: long ? "1" : "",
     },
   });
   status = result.status ?? 1;

@@ -30,7 +30,7 @@ import { hostileDocuments } from "../hostile/_corpus.ts";
 import { parseJson } from "../../src/engine/parse_json.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
 import { replayHint, testSeed } from "../_random.ts";
-import { LONG } from "../_long.ts";
+import { LONG, noteLong } from "../_long.ts";
 import {
   BUNDLE_FORMAT,
   type FieldDefinition,
@@ -42,6 +42,10 @@ import {
 /** The seeds of the generated documents and of the hostile corpus (POLICY_TEST_SEED replays). */
 const SEED = testSeed(14);
 const HOSTILE_SEED = testSeed(0x14c0_4b05);
+noteLong(
+  "tests/schemas/schemas_test.ts",
+  "the agreement on the hostile corpus, and most runs of the mutation properties,",
+);
 
 const ROOT = new URL("../../", import.meta.url);
 const AjvClass = Ajv as unknown as typeof Ajv.default;

@@ -111,3 +111,36 @@ Deno.test({
     ]);
   },
 });
+
+Deno.test({
+  name:
+    "test_report: what a module prints outside its tests is kept, even when deno labels it post-test output",
+  ignore: DENO === null,
+  fn: async () => {
+    // In a full run deno may frame what the next module prints when it loads as the post-test
+    // output of the module before; a file's note of what it skipped must not be lost there.
+    const input = [
+      "------- pre-test output -------",
+      "a_test.ts: one case skipped here",
+      "----- pre-test output end -----",
+      "running 1 test from ./a_test.ts",
+      "passes ... ok (1ms)",
+      "------- post-test output -------",
+      "b_test.ts: the long corpus skipped here",
+      "----- post-test output end -----",
+      "running 1 test from ./b_test.ts",
+      "passes too ... ok (1ms)",
+      "",
+      "ok | 2 passed | 0 failed (2ms)",
+    ].join("\n") + "\n";
+    const { code, text } = await reportOf(new TextEncoder().encode(input));
+    assert.equal(code, 0, text);
+    assert.deepEqual(text.trim().split("\n"), [
+      "a_test.ts: one case skipped here",
+      "b_test.ts: the long corpus skipped here",
+      "ok ./a_test.ts (1 passed)",
+      "ok ./b_test.ts (1 passed)",
+      "ok | 2 passed | 0 failed (2ms)",
+    ]);
+  },
+});
