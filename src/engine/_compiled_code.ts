@@ -3,8 +3,9 @@
 // evaluate and traceEvaluation find it here.
 import { PolicyError } from "../_internal/policy_error.ts";
 import type { Code } from "./_target_program.ts";
+import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
-import type { TracePlans } from "./_trace_plan.ts";
+import type { TracePlan } from "./_trace_plan.ts";
 import type { ProgramIndex } from "./_program_index.ts";
 import type { RuleTable } from "./_rule_table.ts";
 import type { ExplainerCache } from "./_explain_condition.ts";
@@ -19,9 +20,9 @@ export interface CompiledCode {
   readonly rules: RuleTable;
   /**
    * Made on the first trace: where each target's rules are (`policyIndex,
-   * ruleIndex` pairs), and the plans of the targets traced so far.
+   * ruleIndex` pairs), replaced by the target's trace plan on its first trace.
    */
-  tracePlans: TracePlans | null;
+  tracePlans: TargetIndex<number[] | TracePlan> | null;
   /** Made on the first trace: the explainers of the conditions traced so far, shared. */
   explainers: ExplainerCache | null;
 }

@@ -151,22 +151,14 @@ const LEAF_OPCODES: Readonly<Record<string, number>> = {
   exists: EXISTS,
 };
 
-/**
- * One node of an {@link ExplanationProgram}. Every step has every field (one
- * shape), and a leaf's step holds its description's fields itself, so that a
- * trace copies them into the leaf's record with no object between.
- */
+/** One node of an {@link ExplanationProgram}. Every step has every field (one shape). */
 interface Step {
   readonly op: number;
-  /** A leaf's `op` as written; an invalid node's `op` (or null). */
-  readonly name: string | null;
-  /** A leaf's path as written. */
-  readonly path: string;
-  /** A leaf's operand and operand count (see {@link LeafDescription}). */
-  readonly operand: LeafDescription["operand"];
-  readonly operandCount: number | null;
-  /** A leaf's problem (null when well formed), an invalid node's. */
-  readonly problem: string | null;
+  /** A leaf's description (also for FALSE: a malformed leaf); null for other nodes. */
+  readonly leaf: LeafDescription | null;
+  /** An invalid node's `op` and problem. */
+  readonly invalidOp: string | null;
+  readonly problem: string;
   /** AND, OR: the children; NOT: the one child. Empty for the rest. */
   readonly children: readonly Step[];
   /** A leaf's path slot. */
@@ -211,11 +203,9 @@ export function explanationOf(
 
 const NO_STEP: Step = {
   op: INVALID,
-  name: null,
-  path: "",
-  operand: null,
-  operandCount: null,
-  problem: null,
+  leaf: null,
+  invalidOp: null,
+  problem: "",
   children: [],
   slot: -1,
   expected: undefined,
@@ -229,7 +219,7 @@ const NO_STEP: Step = {
 function compileStep(description: ConditionDescription, node: unknown, paths: PathTable): Step {
   switch (description.kind) {
     case "invalid":
-      return { ...NO_STEP, name: description.op, problem: description.problem };
+      return { ...NO_STEP, invalidOp: description.op, problem: description.problem };
     case "not": {
       const raw = node as Record<string, unknown>;
       const child = raw.condition !== undefined ? raw.condition : raw.arg;
@@ -253,11 +243,7 @@ function compileStep(description: ConditionDescription, node: unknown, paths: Pa
       return {
         ...NO_STEP,
         op,
-        name: leaf.op,
-        path: leaf.path,
-        operand: leaf.operand,
-        operandCount: leaf.operandCount,
-        problem: leaf.problem,
+        leaf,
         slot: paths.slotOf(leaf.path),
         expected: raw.value,
         bound: toComparableNumber(raw.value),
@@ -311,7 +297,7 @@ export function explainCondition(
 }
 
 function invalidTrace(step: Step): ConditionTrace {
-  return { kind: "invalid", op: step.name, problem: step.problem!, outcome: false };
+  return { kind: "invalid", op: step.invalidOp, problem: step.problem, outcome: false };
 }
 
 /** A leaf's trace for the value read at its path (undefined: absent). */
@@ -352,19 +338,15 @@ function leafTrace(step: Step, v: unknown): ConditionTrace {
     default:
       outcome = false;
   }
+  const leaf = step.leaf!;
   return {
     kind: "leaf",
-    op: step.name!,
-    path: step.path,
-    operand: step.operand,
-    operandCount: step.operandCount,
-    problem: step.problem,
-    // Short strings and booleans, the most common values, are shown as they are.
-    value: v === undefined
-      ? null
-      : (typeof v === "string" && v.length <= MAX_TRACED_STRING) || typeof v === "boolean"
-      ? v
-      : tracedValue(v),
+    op: leaf.op,
+    path: leaf.path,
+    operand: leaf.operand,
+    operandCount: leaf.operandCount,
+    problem: leaf.problem,
+    value: v === undefined ? null : tracedValue(v),
     absent: v === undefined,
     outcome,
   };

@@ -20,7 +20,6 @@ import {
 } from "./_explain_condition.ts";
 import type { PathTable } from "./_path_table.ts";
 import { type Code, pushRecord, RECORD_SIZE } from "./_target_program.ts";
-import type { TargetIndex } from "./_target_index.ts";
 
 /** A rule naming the target. */
 export interface PlannedRule {
@@ -56,13 +55,6 @@ export interface PlannedCandidate {
 
 /** The trace plan of one target. */
 export interface TracePlan {
-  /** The target's action. */
-  readonly action: string;
-  /**
-   * The plans of the resource's other actions traced so far, or null (see
-   * {@link TracePlans}): most resources name one action, and need no map.
-   */
-  others: Map<string, TracePlan> | null;
   readonly policiesSeen: readonly string[];
   readonly rules: readonly PlannedRule[];
   /** In selection order: the first that fires is selected. */
@@ -76,7 +68,6 @@ export interface TracePlan {
  * `paths` and come from `explainers` when made before.
  */
 export function planTrace(
-  action: string,
   policies: readonly RankedPolicy[],
   paths: PathTable,
   explainers: ExplainerCache,
@@ -130,55 +121,10 @@ export function planTrace(
       });
     }
   });
-  return {
-    action,
-    others: null,
-    policiesSeen: policies.map((p) => p.policyKey),
-    rules,
-    candidates,
-    records,
-  };
+  return { policiesSeen: policies.map((p) => p.policyKey), rules, candidates, records };
 }
 
 /** Where candidate `index`'s record starts in a plan's `records`. */
 export function recordOf(index: number): number {
   return index * RECORD_SIZE;
-}
-
-/**
- * The trace plans of a compiled bundle's traced targets, made on the first
- * trace: service → resource → the plan of the first action traced, which
- * holds its resource's other actions' (`others`), so that a trace finds its
- * plan with two lookups, as `evaluate` finds its program (`_program_index.ts`).
- * `refs` says where each target's rules are, for the plans not made yet.
- */
-export interface TracePlans {
-  readonly refs: TargetIndex<number[]>;
-  readonly plans: Map<string, Map<string, TracePlan>>;
-}
-
-/** The plan of a target made before, or undefined. */
-export function findPlan(
-  index: TracePlans,
-  service: string,
-  resource: string,
-  action: string,
-): TracePlan | undefined {
-  const plan = index.plans.get(service)?.get(resource);
-  if (plan === undefined || plan.action === action) return plan;
-  return plan.others?.get(action);
-}
-
-/** Keeps the plan just made of a target. */
-export function keepPlan(
-  index: TracePlans,
-  service: string,
-  resource: string,
-  plan: TracePlan,
-): void {
-  let resources = index.plans.get(service);
-  if (resources === undefined) index.plans.set(service, resources = new Map());
-  const first = resources.get(resource);
-  if (first === undefined) resources.set(resource, plan);
-  else (first.others ??= new Map()).set(plan.action, plan);
 }

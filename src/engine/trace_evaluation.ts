@@ -8,14 +8,7 @@ import { makeDecision } from "./_decision.ts";
 import { rankTarget } from "./rank_target.ts";
 import { policiesAt, targetRefs } from "./_rule_table.ts";
 import { type CompiledCode, compiledCodeOf } from "./_compiled_code.ts";
-import {
-  findPlan,
-  keepPlan,
-  type PlannedCandidate,
-  planTrace,
-  recordOf,
-  type TracePlan,
-} from "./_trace_plan.ts";
+import { type PlannedCandidate, planTrace, recordOf, type TracePlan } from "./_trace_plan.ts";
 import type { ConditionTrace } from "./condition_trace.ts";
 import { decidingLeaf, explainCondition } from "./_explain_condition.ts";
 import type { PathTable } from "./_path_table.ts";
@@ -265,15 +258,13 @@ function planOf(
   action: string,
 ): TracePlan | undefined {
   const { rules } = code;
-  const index = code.tracePlans ??= { refs: targetRefs(rules), plans: new Map() };
-  const found = findPlan(index, service, resource, action);
-  if (found !== undefined) return found;
-  const refs = index.refs.get(service, resource, action);
-  if (refs === undefined) return undefined;
-  const policies = policiesAt(rules, refs);
-  const ranked = rankTarget(policies, refs, (_, p, r) => rules.tests[rules.ruleStarts[p]! + r]!);
-  const plan = planTrace(action, ranked, code.paths, code.explainers ??= new Map());
-  keepPlan(index, service, resource, plan);
+  const index = code.tracePlans ??= targetRefs(rules);
+  const entry = index.get(service, resource, action);
+  if (entry === undefined || !Array.isArray(entry)) return entry;
+  const policies = policiesAt(rules, entry);
+  const ranked = rankTarget(policies, entry, (_, p, r) => rules.tests[rules.ruleStarts[p]! + r]!);
+  const plan = planTrace(ranked, code.paths, code.explainers ??= new Map());
+  index.set(service, resource, action, plan);
   return plan;
 }
 
