@@ -321,3 +321,39 @@ Deno.test("a trace plan explains each traced target: disabled rules and rules wi
     ["all", "fired", null, null],
   ]);
 });
+
+Deno.test("trace plans: each action of a resource keeps its own plan, whatever the order first traced", () => {
+  const rule = (id: string, action: string, type: "allow" | "deny") => ({
+    id,
+    status: "active",
+    priority: 1,
+    target: { service: "s", resource: "r", action },
+    effect: { type },
+  });
+  const bundle = {
+    schemaVersion: 1,
+    env: "prod",
+    policies: [{
+      policyKey: "p",
+      activeVersion: 1,
+      rules: [rule("a", "read", "allow"), rule("b", "write", "deny"), rule("c", "list", "allow")],
+    }],
+  } as never;
+  const at = (action: string) => ({ service: "s", resource: "r", action });
+  for (const order of [["read", "write", "list"], ["list", "write", "read"]]) {
+    const compiled = compileBundle(bundle);
+    for (let round = 0; round < 2; round++) {
+      for (const action of order) {
+        const { rules, selected } = traceEvaluation(compiled, { target: at(action) });
+        const id = { read: "a", write: "b", list: "c" }[action];
+        assert.deepEqual(rules.map((r) => r.ruleId), [id]);
+        assert.equal(selected!.ruleId, id);
+      }
+      // An action no rule names, on a resource traced before, and another resource: no rules.
+      for (const target of [at("delete"), { service: "s", resource: "x", action: "read" }]) {
+        const trace = traceEvaluation(compiled, { target });
+        assert.deepEqual([trace.rulesSeen, trace.selected], [0, null]);
+      }
+    }
+  }
+});
