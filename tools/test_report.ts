@@ -11,6 +11,19 @@
  * printed once; blank lines between files are dropped. Exits 0 only when
  * deno's summary says `ok`.
  *
+ * It reads both of deno's layouts: the serial one (`running N tests from
+ * ./a_test.ts`, then a line per test and indented steps) and the one of
+ * `deno test --parallel`, where the files interleave and each line names its
+ * file (`./a_test.ts => name ... ok (1ms)`, a step as `test ... step ... ok`,
+ * a test's output framed before its result and closed by
+ * `./a_test.ts => name ...----- output end -----`). There a failure is printed
+ * as it comes, and the line of each file once deno's summary comes (a file's
+ * end is not marked). Deno does not tie output to its test reliably there
+ * (what a module prints as it loads can come framed as the output of another
+ * file's test, a test's output may be labelled `post-test` or not be closed
+ * by its name), so in that layout every line a test or module prints is kept:
+ * what says why something was skipped is never lost.
+ *
  * Usage (the `test:deno` task): `deno test … 2>&1 | deno run tools/test_report.ts`.
  * Deno's other reporters do not do this: `dot` prints a line per test in
  * Deno 2.9, and `dot`, `tap` and `junit` drop what tests print, so a skipped
@@ -37,7 +50,11 @@ const INTERRUPTED =
 const LATE_RESULT = /^ (ok|FAILED|ignored)\b.*\([^)]*\)$/;
 /** A line a passing test prints about what it did not run (`… skipped, …`, `… not run: …`). */
 const SKIP_NOTE = /\bskipped\b|\bnot run\b/i;
-const LONG_RUNNING = /^'.*' has been running for over \([^)]*\)$/;
+const LONG_RUNNING = /^(?:\S+ => )?'.*' has been running for over \([^)]*\)$/;
+/** A result in `deno test --parallel`'s layout: `./a_test.ts => name ... ok (1ms)`. */
+const PARALLEL_RESULT = /^(\S+) => (.*) \.\.\. (ok|FAILED|ignored)\b.*\([^)]*\)$/;
+/** The end of a test's output in that layout: `./a_test.ts => name ...----- output end -----`. */
+const PARALLEL_OUTPUT_END = /^(\S+) => (.*) \.\.\.-{5} (pre-test |post-test )?output end -{5}$/;
 
 const encoder = new TextEncoder();
 function print(line: string): void {
@@ -53,6 +70,14 @@ interface FileRun {
 }
 
 let file: FileRun | null = null;
+/**
+ * With `--parallel`: each file's counts, and its results so far that may turn
+ * out to be steps (a step ends before its test, whose name and ` ... ` start
+ * the step's: the test's result moves them out of the counts).
+ */
+const parallelFiles = new Map<string, FileRun & { results: { name: string; status: string }[] }>();
+/** With `--parallel`: what each test printed (its output lines), by `file => name`. */
+const parallelOutput = new Map<string, string[]>();
 /** Lines of the test being run (its start, steps, output), printed if it fails. */
 let pending: string[] = [];
 /** What the test being run printed (its output lines only). */
@@ -66,14 +91,59 @@ let outcome: "ok" | "FAILED" | null = null;
 let lastStarted: string | null = null;
 const seenDiagnostics = new Set<string>();
 
-function endFile(): void {
-  if (file === null) return;
-  const { name, passed, failed, ignored } = file;
+function printFile({ name, passed, failed, ignored }: FileRun): void {
   const counts = [`${passed} passed`];
   if (failed > 0) counts.push(`${failed} failed`);
   if (ignored > 0) counts.push(`${ignored} ignored`);
   print(`${failed > 0 ? "FAILED" : "ok"} ${name} (${counts.join(", ")})`);
+}
+
+function endFile(): void {
+  if (file !== null) printFile(file);
   file = null;
+  for (const name of [...parallelFiles.keys()].sort()) printFile(parallelFiles.get(name)!);
+  parallelFiles.clear();
+}
+
+/** The code blocks of a module's documentation (`./mod.ts#12-30.ts`) count as that module. */
+function moduleOf(name: string): string {
+  return name.replace(/[$#]\d+-\d+\.[a-z]+$/, "");
+}
+
+/** A result line of `deno test --parallel` (`raw`, and `line` without colours). */
+function parallelResult(raw: string, [, path, name, status]: RegExpExecArray): void {
+  const fileName = moduleOf(path!);
+  let run = parallelFiles.get(fileName);
+  if (run === undefined) {
+    run = { name: fileName, passed: 0, failed: 0, ignored: 0, results: [] };
+    parallelFiles.set(fileName, run);
+  }
+  const count = (result: string, by: number) => {
+    if (result === "ok") run.passed += by;
+    else if (result === "FAILED") run.failed += by;
+    else run.ignored += by;
+  };
+  run.results = run.results.filter((earlier) => {
+    if (!earlier.name.startsWith(`${name} ... `)) return true;
+    count(earlier.status, -1);
+    return false;
+  });
+  run.results.push({ name: name!, status: status! });
+  count(status!, 1);
+  const key = `${path} => ${name}`;
+  const output = parallelOutput.get(key) ?? [];
+  parallelOutput.delete(key);
+  // Deno may print a module's output as it loads inside the output of another file's test, so
+  // a passing test's output is kept too.
+  if (status === "ok") { for (const kept of output) print(kept); }
+  else if (status === "FAILED") {
+    if (output.length > 0) {
+      print("------- output -------");
+      for (const kept of output) print(kept);
+      print("----- output end -----");
+    }
+    print(raw);
+  }
 }
 
 function handle(raw: string): void {
@@ -87,8 +157,23 @@ function handle(raw: string): void {
   // after the tests of the module before) is printed without deno's frame around it; what a test
   // prints is kept, framed, with the test.
   if (block !== null) {
-    if (OUTPUT_END.test(line)) {
+    const parallelEnd = PARALLEL_OUTPUT_END.exec(line);
+    if (parallelEnd !== null && block === "pre") block = null;
+    else if (parallelEnd !== null) {
+      const key = `${parallelEnd[1]} => ${parallelEnd[2]}`;
+      parallelOutput.set(key, [...(parallelOutput.get(key) ?? []), ...printed]);
+      pending = [];
+      printed = [];
+      block = null;
+    } else if (OUTPUT_END.test(line)) {
       if (block === "test") pending.push(raw);
+      // With --parallel, a test's output is not always closed by its name: whose it is is
+      // unknown, so it is kept.
+      if (block === "test" && file === null) {
+        for (const kept of pending) print(kept);
+        pending = [];
+        printed = [];
+      }
       block = null;
     } else if (block === "pre") print(raw);
     else {
@@ -105,9 +190,7 @@ function handle(raw: string): void {
   }
   const running = RUNNING.exec(line);
   if (running !== null) {
-    // The code blocks of a module's documentation run as modules of their own
-    // (`./mod.ts#12-30.ts`): they count as that module.
-    const name = running[1]!.replace(/[$#]\d+-\d+\.[a-z]+$/, "");
+    const name = moduleOf(running[1]!);
     if (file?.name === name) return;
     endFile();
     file = { name, passed: 0, failed: 0, ignored: 0 };
@@ -128,6 +211,11 @@ function handle(raw: string): void {
     return;
   }
   if (LONG_RUNNING.test(line)) return;
+  const parallel = PARALLEL_RESULT.exec(line);
+  if (parallel !== null && file === null) {
+    parallelResult(raw, parallel);
+    return;
+  }
   const result = RESULT.exec(line);
   if (result !== null && file !== null) {
     const [, indent, , status] = result;

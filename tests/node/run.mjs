@@ -6,7 +6,10 @@
 // SDKs, playwright-core and axe-core, at pinned versions), and runs every
 // `tests/node/*.test.mjs` (or those whose names start with the arguments:
 // `node tests/node/run.mjs playground`) with `node --test` and the reporter of `_reporter.mjs`
-// (a line per file, failures in full). The scratch folder is removed afterwards unless
+// (a line per file, failures in full), as many files at a time as the machine has cores (at
+// least 2: the files wait on child processes, servers and a browser much of the time; Node's
+// default, one fewer than the cores, runs them one by one on 2). Files share nothing but the
+// installed scratch project: each makes its own temporary folders and listens on port 0. The scratch folder is removed afterwards unless
 // POLICY_KEEP_SCRATCH=1.
 //
 // With `--long` (the `test:long` task) it runs, with POLICY_TEST_LONG=1, only the files that
@@ -16,7 +19,7 @@
 // npm and the npm registry (or npm's cache) for the dependencies.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -133,6 +136,7 @@ try {
   if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
   const result = spawnSync(process.execPath, [
     "--test",
+    `--test-concurrency=${Math.max(2, availableParallelism())}`,
     // One line per file, skip reasons once, failures in full (see _reporter.mjs).
     `--test-reporter=${join(here, "_reporter.mjs")}`,
     "--test-reporter-destination=stdout",
