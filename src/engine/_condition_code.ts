@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { toComparableNumber } from "../_internal/guards.ts";
+import { isConditionValue, toComparableNumber } from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
 
 // Leaf kinds.
@@ -152,6 +152,89 @@ export function leafTest(
     }
     default:
       return never;
+  }
+}
+
+/** A leaf's comparison: its kind and operand (an {@link InList} for `in`, the bound for ordering). */
+export interface LeafOperation {
+  readonly kind: number;
+  readonly operand: unknown;
+}
+
+/**
+ * The comparison a leaf condition as written makes, or null when it is
+ * malformed (false whatever the context): `eq`/`neq` of a JSON primitive
+ * (null compares with absent too), ordering against a finite bound, `in` of
+ * primitives, `exists`. Compiled tests and traces both start here.
+ */
+export function leafOperation(node: Record<string, unknown>): LeafOperation | null {
+  switch (node.op) {
+    case "eq":
+    case "neq":
+    case "ne": {
+      // `eq` compares JSON primitives strictly; an absent value compares as null.
+      const expected = node.value;
+      if (!isConditionValue(expected)) return null;
+      const eq = node.op === "eq";
+      return expected === null
+        ? { kind: eq ? EQ_NULL : PRESENT, operand: null }
+        : { kind: eq ? EQ : NEQ, operand: expected };
+    }
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      // Ordering compares numbers; a value that is not a finite number or numeric string is false.
+      const bound = toComparableNumber(node.value);
+      if (Number.isNaN(bound)) return null;
+      const kind = node.op === "gt" ? GT : node.op === "gte" ? GTE : node.op === "lt" ? LT : LTE;
+      return { kind, operand: bound };
+    }
+    case "in": {
+      if (!Array.isArray(node.values)) return null;
+      // Objects and arrays never match; an absent value compares as null.
+      const values = node.values.filter(isConditionValue);
+      const list: InList = {
+        values,
+        matchesNull: values.includes(null),
+        set: values.length > 8 ? new Set<unknown>(values) : null,
+      };
+      return { kind: IN, operand: list };
+    }
+    case "exists":
+      return { kind: PRESENT, operand: null };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Compares a value read (undefined: absent) as a leaf of `kind` does: what
+ * traces explain, with the comparisons above. Ownership is the caller's:
+ * an inherited value must be passed as absent.
+ */
+export function compareLeaf(kind: number, value: unknown, operand: unknown): boolean {
+  switch (kind) {
+    case EQ:
+      return eq(value, operand);
+    case EQ_NULL:
+      return eqNull(value);
+    case NEQ:
+      return neq(value, operand);
+    case PRESENT:
+      return present(value);
+    case GT:
+      return gt(value, operand as number);
+    case GTE:
+      return gte(value, operand as number);
+    case LT:
+      return lt(value, operand as number);
+    case LTE:
+      return lte(value, operand as number);
+    case IN:
+      return matches(operand as InList, value);
+    default:
+      return false;
   }
 }
 

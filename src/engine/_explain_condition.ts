@@ -30,6 +30,7 @@ import {
   toComparableNumber,
 } from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
+import { compareLeaf, leafOperation, NEVER } from "./_condition_code.ts";
 import type { Test } from "./compile_condition.ts";
 
 /** The operators of leaves (`ne` is the legacy spelling of `neq`). */
@@ -137,24 +138,12 @@ function unusable(field: string, what: string, value: unknown): string {
 export type ExplanationProgram = Step;
 
 /** Opcodes of {@link Step}: the leaf comparisons, then the other nodes. */
-const EQ = 0, NEQ = 1, GT = 2, GTE = 3, LT = 4, LTE = 5, IN = 6, EXISTS = 7, FALSE = 8;
-const AND = 9, OR = 10, NOT = 11, INVALID = 12;
-const LEAF_OPCODES: Readonly<Record<string, number>> = {
-  eq: EQ,
-  neq: NEQ,
-  ne: NEQ,
-  gt: GT,
-  gte: GTE,
-  lt: LT,
-  lte: LTE,
-  in: IN,
-  exists: EXISTS,
-};
+const LEAF = 0, AND = 1, OR = 2, NOT = 3, INVALID = 4;
 
 /** One node of an {@link ExplanationProgram}. Every step has every field (one shape). */
 interface Step {
   readonly op: number;
-  /** A leaf's description (also for FALSE: a malformed leaf); null for other nodes. */
+  /** A leaf's description (a malformed one too); null for other nodes. */
   readonly leaf: LeafDescription | null;
   /** An invalid node's `op` and problem. */
   readonly invalidOp: string | null;
@@ -163,14 +152,9 @@ interface Step {
   readonly children: readonly Step[];
   /** A leaf's path slot. */
   readonly slot: number;
-  /** eq, neq: the value compared with. */
-  readonly expected: unknown;
-  /** Ordering: the bound. */
-  readonly bound: number;
-  /** in: the primitive values, whether null is one, and a set of them when there are many. */
-  readonly values: readonly unknown[];
-  readonly matchesNull: boolean;
-  readonly set: Set<unknown> | null;
+  /** A leaf's comparison (`_condition_code.ts`); NEVER for a malformed leaf. */
+  readonly kind: number;
+  readonly operand: unknown;
 }
 
 /**
@@ -208,11 +192,8 @@ const NO_STEP: Step = {
   problem: "",
   children: [],
   slot: -1,
-  expected: undefined,
-  bound: NaN,
-  values: [],
-  matchesNull: false,
-  set: null,
+  kind: NEVER,
+  operand: null,
 };
 
 /** The step of `description` (made from `node`, the condition as written). */
@@ -238,18 +219,14 @@ function compileStep(description: ConditionDescription, node: unknown, paths: Pa
     case "leaf": {
       const leaf = description;
       const raw = node as Record<string, unknown>;
-      const op = leaf.problem === null ? LEAF_OPCODES[leaf.op]! : FALSE;
-      const values = op === IN ? (raw.values as unknown[]).filter(isConditionValue) : [];
+      const operation = leaf.problem === null ? leafOperation(raw) : null;
       return {
         ...NO_STEP,
-        op,
+        op: LEAF,
         leaf,
         slot: paths.slotOf(leaf.path),
-        expected: raw.value,
-        bound: toComparableNumber(raw.value),
-        values,
-        matchesNull: values.includes(null),
-        set: values.length > 8 ? new Set<unknown>(values) : null,
+        kind: operation === null ? NEVER : operation.kind,
+        operand: operation === null ? null : operation.operand,
       };
     }
   }
@@ -269,7 +246,7 @@ export function explainCondition(
   ctx: Record<string, unknown>,
 ): ConditionTrace {
   const op = step.op;
-  if (op <= FALSE) return leafTrace(step, readPath(paths, step.slot, ctx));
+  if (op === LEAF) return leafTrace(step, readPath(paths, step.slot, ctx));
   if (op === NOT) {
     const condition = explainCondition(step.children[0]!, paths, ctx);
     return { kind: "not", condition, outcome: !condition.outcome };
@@ -302,42 +279,7 @@ function invalidTrace(step: Step): ConditionTrace {
 
 /** A leaf's trace for the value read at its path (undefined: absent). */
 function leafTrace(step: Step, v: unknown): ConditionTrace {
-  let outcome: boolean;
-  switch (step.op) {
-    case EQ:
-      // An absent value compares as null.
-      outcome = step.expected === null ? v == null : v === step.expected;
-      break;
-    case NEQ:
-      outcome = step.expected === null ? v != null : v !== step.expected;
-      break;
-    case GT:
-      outcome = toComparableNumber(v) > step.bound;
-      break;
-    case GTE:
-      outcome = toComparableNumber(v) >= step.bound;
-      break;
-    case LT:
-      outcome = toComparableNumber(v) < step.bound;
-      break;
-    case LTE:
-      outcome = toComparableNumber(v) <= step.bound;
-      break;
-    case IN: {
-      const set = step.set;
-      outcome = v === undefined
-        ? step.matchesNull
-        : set !== null
-        ? v === v && set.has(v)
-        : includes(step.values, v);
-      break;
-    }
-    case EXISTS:
-      outcome = v != null;
-      break;
-    default:
-      outcome = false;
-  }
+  const outcome = compareLeaf(step.kind, v, step.operand);
   const leaf = step.leaf!;
   return {
     kind: "leaf",
@@ -350,12 +292,6 @@ function leafTrace(step: Step, v: unknown): ConditionTrace {
     absent: v === undefined,
     outcome,
   };
-}
-
-/** `list` holds `value`, compared with `===` (never NaN with NaN). */
-function includes(list: readonly unknown[], value: unknown): boolean {
-  for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
-  return false;
 }
 
 /** A value as a trace shows it (see {@link TracedValue}). */

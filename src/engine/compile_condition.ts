@@ -1,30 +1,19 @@
 // This module is browser compatible.
 // Compiles a `when` tree once into a test (docs/bundle-format.md "Conditions").
 import { PolicyError } from "../_internal/policy_error.ts";
-import {
-  isConditionValue,
-  isRecord,
-  MAX_CONDITION_DEPTH,
-  toComparableNumber,
-} from "../_internal/guards.ts";
+import { isRecord, MAX_CONDITION_DEPTH } from "../_internal/guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
 import { PathTable, readPath } from "./_path_table.ts";
 import {
   AND,
   EQ,
-  EQ_NULL,
-  GT,
-  GTE,
   IN,
   type InList,
+  leafOperation,
   leafTest,
-  LT,
-  LTE,
-  NEQ,
   NEVER,
   NOT,
   OR,
-  PRESENT,
   type Shape,
 } from "./_condition_code.ts";
 
@@ -231,54 +220,9 @@ function compileNode(
  */
 function compileLeaf(node: Record<string, unknown>, paths: PathTable): Test {
   if (typeof node.path !== "string") return ALWAYS_FALSE;
-  let kind: number;
-  let operand: unknown = null;
-  switch (node.op) {
-    case "eq":
-    case "neq":
-    case "ne": {
-      // `eq` compares JSON primitives strictly; an absent value compares as null.
-      const expected = node.value;
-      if (!isConditionValue(expected)) return ALWAYS_FALSE;
-      const eq = node.op === "eq";
-      if (expected === null) {
-        kind = eq ? EQ_NULL : PRESENT;
-      } else {
-        kind = eq ? EQ : NEQ;
-        operand = expected;
-      }
-      break;
-    }
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      // Ordering compares numbers; a value that is not a finite number or numeric string is false.
-      const bound = toComparableNumber(node.value);
-      if (Number.isNaN(bound)) return ALWAYS_FALSE;
-      kind = node.op === "gt" ? GT : node.op === "gte" ? GTE : node.op === "lt" ? LT : LTE;
-      operand = bound;
-      break;
-    }
-    case "in": {
-      if (!Array.isArray(node.values)) return ALWAYS_FALSE;
-      // Objects and arrays never match; an absent value compares as null.
-      const values = node.values.filter(isConditionValue);
-      const list: InList = {
-        values,
-        matchesNull: values.includes(null),
-        set: values.length > 8 ? new Set<unknown>(values) : null,
-      };
-      kind = IN;
-      operand = list;
-      break;
-    }
-    case "exists":
-      kind = PRESENT;
-      break;
-    default:
-      return ALWAYS_FALSE;
-  }
+  const operation = leafOperation(node);
+  if (operation === null) return ALWAYS_FALSE;
+  const { kind, operand } = operation;
   const slot = paths.slotOf(node.path);
   // One key of the context itself, or null for a nested path.
   const key = paths.parents[slot]! < 0 ? paths.keys[slot]! : null;

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   compileBundle,
   type ConditionTrace,
+  evaluate,
   formatCondition,
   formatConditionTrace,
   MAX_TRACED_STRING,
@@ -354,6 +355,42 @@ Deno.test("trace plans: each action of a resource keeps its own plan, whatever t
         const trace = traceEvaluation(compiled, { target });
         assert.deepEqual([trace.rulesSeen, trace.selected], [0, null]);
       }
+    }
+  }
+});
+
+Deno.test("each leaf's outcome in a trace agrees with evaluate at the edges of its comparison", () => {
+  // At the bound, absent, null and of the wrong type: where the operators differ.
+  const leaves = [
+    ...["gt", "gte", "lt", "lte"].map((op) => ({ op, path: "n", value: 5 })),
+    { op: "eq", path: "n", value: 5 },
+    { op: "neq", path: "n", value: 5 },
+    { op: "eq", path: "n", value: null },
+    { op: "neq", path: "n", value: null },
+    { op: "exists", path: "n" },
+    { op: "in", path: "n", values: [5, null] },
+    { op: "in", path: "n", values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] },
+  ];
+  const contexts: Record<string, unknown>[] = [
+    { n: 5 },
+    { n: "5" },
+    { n: 4.5 },
+    { n: 6 },
+    { n: null },
+    {},
+    { n: true },
+    { n: [5] },
+  ];
+  for (const when of leaves) {
+    const bundle = bundleWith(when);
+    for (const context of contexts) {
+      const traced = traceEvaluation(bundle, { target, context });
+      const fired = evaluate(bundle, { target, context }).decision === "deny";
+      assert.equal(
+        traced.rules[0]!.condition?.outcome,
+        fired,
+        `${JSON.stringify(when)} on ${JSON.stringify(context)}`,
+      );
     }
   }
 });
