@@ -1,199 +1,34 @@
-// The playground page (docs/playground.md) in a real browser: headless Chromium driven by
-// playwright-core (see _playground_browser.mjs for why under Node), against the page the npm
-// package ships, opened as a file and as served by `policy playground` (the npm bin under
-// Node, and `deno run <policy task flags> cli.ts` when deno is on PATH). Every decision the
-// page shows is compared with the installed package's `evaluate`; no request may leave the
-// page (but to the playground server, when served); axe-core finds no serious or critical
-// accessibility violation. The screenshots of docs/playground.md are taken here: into a
-// scratch folder, or into POLICY_PLAYGROUND_SCREENSHOTS (`deno task playground:screenshots`).
+// The playground page (docs/playground.md) in a real browser, opened as a file: headless Chromium
+// driven by playwright-core (see _playground_browser.mjs for why under Node), against the page the
+// npm package ships. Each view is checked against the installed package (evaluate,
+// traceEvaluation, simulate's suites, compareDecisions, verification); no request may leave the
+// page; axe-core finds no serious or critical accessibility violation. The generated requests and
+// the screenshots are in playground_requests.test.mjs, `policy playground` in
+// playground_served.test.mjs; _playground_page.mjs holds what the three share.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import process from "node:process";
-import { pathToFileURL } from "node:url";
-import { after, before, describe, test } from "node:test";
-import { importPackage, packageDir, root, scratch, scratchRequire } from "./_package.mjs";
-import { guardNetwork, launchBrowser, skipBrowser } from "./_playground_browser.mjs";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { importPackage, root, scratchRequire } from "./_package.mjs";
+import {
+  bundleOfDraft,
+  documentRead,
+  engine,
+  example,
+  examplesDocuments,
+  fileUrl,
+  openFile,
+  page,
+  rowsOf,
+  setText,
+  shownDecision,
+  skip,
+  testNoRequestLeft,
+  usePlayground,
+  verify,
+} from "./_playground_page.mjs";
 
-const skip = skipBrowser;
-const SEED = Number(process.env.POLICY_TEST_SEED ?? 28) >>> 0;
-const example = (path) => readFileSync(join(root, "examples", path), "utf8");
-
-let browser;
-/** Every request of every page of the browser; only the page's own addresses are allowed. */
-let network;
-/** What pages may request: the page's file, and a playground server's page and events. */
-const allowed = new Set();
-let engine;
-let verify;
-let page;
-let pageFile;
-let fileUrl;
-const scratchDirs = [];
-
-function tempDir(prefix) {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratchDirs.push(dir);
-  return dir;
-}
-
-before(async () => {
-  if (skip) return;
-  engine = await importPackage("./engine");
-  verify = await importPackage("./verify");
-  // The page as the npm package ships it: the module the `policy` bin imports.
-  page = await import(pathToFileURL(join(packageDir, "dist", "playground", "page.js")).href);
-  const dir = tempDir("policy-playground-page-");
-  pageFile = join(dir, "index.html");
-  writeFileSync(pageFile, page.html);
-  fileUrl = pathToFileURL(pageFile).href;
-  browser = await launchBrowser();
-  allowed.add(fileUrl);
-  network = await guardNetwork(browser.context, (url) => allowed.has(url));
-});
-
-after(async () => {
-  await browser?.close();
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A new page of the shared browser on the file, guarded: only the file itself may load. */
-async function openFile(url = fileUrl) {
-  const tab = await browser.context.newPage();
-  const errors = [];
-  tab.on("pageerror", (error) => errors.push(error.message));
-  tab.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  await tab.goto(url);
-  await tab.waitForSelector("html[data-ready=true]");
-  return { tab, errors };
-}
-
-/** Waits for the document in the editor to be read (a status naming what it is). */
-async function documentRead(tab) {
-  await tab.waitForFunction(() =>
-    /^(A valid|A |Not JSON)/.test(
-      document.querySelector("#document-status").textContent,
-    )
-  );
-}
-
-/** Puts text in an editor as a user typing it would (one input event). */
-async function setText(tab, selector, text) {
-  await tab.locator(selector).fill(text);
-}
-
-/**
- * The cells of the table rows `selector` finds, as the page shows them:
- * without what only screen readers get (`.sr-only`, the ends of accessible names).
- */
-function rowsOf(tab, selector) {
-  return tab.locator(selector).evaluateAll((trs) =>
-    trs.map((tr) =>
-      [...tr.querySelectorAll("td")].map((td) => {
-        const copy = td.cloneNode(true);
-        for (const hidden of copy.querySelectorAll(".sr-only")) hidden.remove();
-        return copy.textContent;
-      })
-    )
-  );
-}
-
-/** The bundles and drafts of examples/ (what the page offers as samples), sorted. */
-function examplesDocuments() {
-  const found = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(join(root, "examples", dir), { withFileTypes: true })) {
-      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (entry.name !== "rules" && entry.name !== "node_modules") walk(path);
-      } else if (entry.name.endsWith(".json") && entry.name !== "policy.config.json") {
-        const document = JSON.parse(readFileSync(join(root, "examples", path), "utf8"));
-        if (Array.isArray(document.policies)) found.push(path);
-      }
-    }
-  };
-  walk("");
-  return found.sort();
-}
-
-/** The decision the Request panel shows, as JSON. */
-async function shownDecision(tab) {
-  const text = await tab.locator("#decision-json").textContent();
-  return text === "" ? null : JSON.parse(text);
-}
-
-/** A seeded source of numbers in [0, 1) (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n) => Math.floor(next() * n),
-    pick: (items) => items[Math.floor(next() * items.length)],
-  };
-}
-
-/** The paths and values of a bundle's conditions, for generating contexts that reach them. */
-function conditionVocabulary(bundle) {
-  const paths = new Map();
-  const visit = (c) => {
-    if (c === null || typeof c !== "object") return;
-    for (const child of [...(c.conditions ?? c.args ?? []), c.condition, c.arg]) visit(child);
-    if (typeof c.path !== "string") return;
-    const path = c.path.startsWith("ctx.") ? c.path.slice(4) : c.path;
-    const values = paths.get(path) ?? new Set();
-    for (const v of [c.value, ...(c.values ?? [])]) if (v !== undefined) values.add(v);
-    paths.set(path, values);
-  };
-  for (const policy of bundle.policies) for (const rule of policy.rules) visit(rule.when);
-  return [...paths].map(([path, values]) => ({ path: path.split("."), values: [...values] }));
-}
-
-/** Random requests for a bundle: its targets (and an unknown one), contexts from its conditions. */
-function generateRequests(bundle, count, rng) {
-  const targets = [...new Map(
-    bundle.policies.flatMap((p) => p.rules.map((r) => [JSON.stringify(r.target), r.target])),
-  ).values()];
-  targets.push({ service: "nobody", resource: "names", action: "this" });
-  const vocabulary = conditionVocabulary(bundle);
-  const noise = ["", "other", 0, 3, 5, 6, 12, 40, true, false, null, "EU", "eu "];
-  const requests = [];
-  for (let i = 0; i < count; i++) {
-    const context = {};
-    for (const { path, values } of vocabulary) {
-      if (rng.next() < 0.3) continue;
-      let at = context;
-      for (const key of path.slice(0, -1)) at = at[key] ??= {};
-      at[path.at(-1)] = rng.next() < 0.7 && values.length > 0 ? rng.pick(values) : rng.pick(noise);
-    }
-    requests.push({ target: rng.pick(targets), context });
-  }
-  return requests;
-}
-
-/** The bundle a draft builds to, as `policy build` projects it (written here independently). */
-function bundleOfDraft(draft) {
-  return {
-    schemaVersion: 1,
-    env: "dev",
-    policies: draft.policies.map((p) => ({
-      policyKey: p.policyKey,
-      activeVersion: p.activeVersion,
-      rules: p.rules,
-      ...(p.defaults === undefined ? {} : { defaults: p.defaults }),
-    })),
-  };
-}
+usePlayground();
 
 describe("the page opened as a file", { skip }, () => {
   test("it is one file whose CSP forbids every connection, and the built page is the same", () => {
@@ -249,39 +84,6 @@ describe("the page opened as a file", { skip }, () => {
       }
       const readyMs = Number(await tab.evaluate(() => document.documentElement.dataset.readyMs));
       console.log(`# playground: usable ${readyMs} ms after navigation started (file://)`);
-      assert.deepEqual(errors, []);
-    } finally {
-      await tab.close();
-    }
-  });
-
-  test(`the decision shown equals evaluate's for 200 generated requests (seed ${SEED})`, async () => {
-    const { tab, errors } = await openFile();
-    const rng = random(SEED);
-    try {
-      let compared = 0;
-      for (
-        const [sample, count] of [["bundle.json", 100], ["playground/billing-draft.json", 100]]
-      ) {
-        await tab.selectOption("#sample", sample);
-        await documentRead(tab);
-        const document = JSON.parse(example(sample));
-        const bundle = document.env === undefined ? bundleOfDraft(document) : document;
-        const compiled = engine.compileBundle(bundle);
-        for (const request of generateRequests(bundle, count, rng)) {
-          await setText(tab, "#service", request.target.service);
-          await setText(tab, "#resource", request.target.resource);
-          await setText(tab, "#action", request.target.action);
-          await setText(tab, "#context", JSON.stringify(request.context));
-          assert.deepEqual(
-            await shownDecision(tab),
-            engine.evaluate(compiled, request),
-            `${sample} ${JSON.stringify(request)} (POLICY_TEST_SEED=${SEED} replays it)`,
-          );
-          compared++;
-        }
-      }
-      assert.equal(compared, 200);
       assert.deepEqual(errors, []);
     } finally {
       await tab.close();
@@ -727,213 +529,6 @@ describe("the page opened as a file", { skip }, () => {
       await tab.close();
     }
   });
-
-  test("screenshots of docs/playground.md", async () => {
-    const out = process.env.POLICY_PLAYGROUND_SCREENSHOTS
-      ? resolve(root, process.env.POLICY_PLAYGROUND_SCREENSHOTS)
-      : tempDir("policy-playground-screenshots-");
-    mkdirSync(out, { recursive: true });
-    const { tab } = await openFile();
-    try {
-      await tab.setViewportSize({ width: 1366, height: 900 });
-      await tab.selectOption("#sample", "playground/billing-draft.json");
-      await documentRead(tab);
-      await tab.selectOption("#target-pick", { label: "billing/invoice/create" });
-      await setText(tab, "#context", '{"plan": "free", "seats": 8}');
-      for (
-        const [name, context] of [["free, 3 seats", { plan: "free", seats: 3 }], ["pro", {
-          plan: "pro",
-        }], ["finance", { role: "finance" }]]
-      ) {
-        await setText(tab, "#context", JSON.stringify(context));
-        await setText(tab, "#context-name", name);
-        await tab.getByRole("button", { name: "Save context" }).click();
-      }
-      await setText(tab, "#context", '{"plan": "free", "seats": 8}');
-      await tab.locator("#page-status").evaluate((e) => e.textContent = "");
-      const shots = [];
-      const shoot = async (name) => {
-        const file = join(out, `${name}.png`);
-        await tab.screenshot({ path: file });
-        shots.push(file);
-      };
-      await tab.getByRole("tab", { name: "Why" }).click();
-      await shoot("why");
-      await tab.getByRole("tab", { name: "Matrix" }).click();
-      await shoot("matrix");
-      await tab.getByRole("tab", { name: "Suite" }).click();
-      const suite = JSON.parse(example("service/policy/suite.json"));
-      suite.scenarios[2].expected = { decision: "allow", ruleId: "free-small-teams" };
-      await tab.locator("#suite-editor summary").click();
-      await setText(tab, "#suite", JSON.stringify(suite, null, 2));
-      await tab.locator("#suite-editor summary").click();
-      await shoot("suite");
-      await tab.getByRole("tab", { name: "Diff" }).click();
-      await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
-      const draft = JSON.parse(example("playground/billing-draft.json"));
-      draft.policies[0].rules[1].when.conditions[1].value = 10;
-      await setText(tab, "#document", JSON.stringify(draft, null, 2));
-      await tab.waitForSelector("#diff-meaning");
-      await shoot("diff");
-      await tab.selectOption("#sample", "bundle.json");
-      await documentRead(tab);
-      const { privateKey, publicKey } = await verify.generateEcdsaKeyPair();
-      const signed = await verify.signBundle(JSON.parse(example("bundle.json")), {
-        algorithm: "ECDSA_SHA_256",
-        key: privateKey,
-        keyId: "release-1",
-      });
-      await setText(tab, "#document", JSON.stringify(signed, null, 2));
-      await tab.getByRole("tab", { name: "Signature" }).click();
-      await setText(tab, "#sig-key", publicKey);
-      await tab.waitForSelector('.states li[aria-current="true"]');
-      await shoot("signature");
-      for (const file of shots) assert.ok(readFileSync(file).length > 10_000, file);
-      console.log(`# playground screenshots: ${out}`);
-    } finally {
-      await tab.close();
-    }
-  });
 });
 
-/** Where `deno` is, when it is on PATH (the Deno-served variant runs only then). */
-const deno = spawnSync("deno", ["--version"], { encoding: "utf8" }).status === 0 ? "deno" : null;
-
-/** The ways `policy playground` runs: the npm bin under Node, and the repository's cli.ts under Deno. */
-const servers = [
-  ["the npm bin under Node", () => [join(scratch, "node_modules", ".bin", "policy"), []]],
-  [
-    "deno run <policy task flags> cli.ts",
-    () => {
-      const task = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).tasks.policy;
-      const words = task.split(/\s+/);
-      return [deno, [...words.slice(1, -1), join(root, "cli.ts")]];
-    },
-  ],
-];
-
-for (const [name, command] of servers) {
-  const skipServer = skip ||
-    (name.startsWith("deno") && deno === null ? "deno is not on PATH" : false);
-  test(
-    `served by policy playground (${name}): a live view of the working folder, nothing else reached`,
-    {
-      skip: skipServer,
-    },
-    async () => {
-      const folder = tempDir("policy-playground-wf-");
-      const draftPath = join(folder, "policy-drafts.json");
-      writeFileSync(draftPath, example("playground/billing-draft.json"));
-      mkdirSync(join(folder, "policy"));
-      writeFileSync(join(folder, "policy", "suite.json"), example("service/policy/suite.json"));
-      const [bin, prefix] = command();
-      const child = spawn(bin, [
-        ...prefix,
-        "-w",
-        folder,
-        "playground",
-        "--port",
-        "0",
-        "--format",
-        "json",
-      ], {
-        cwd: folder,
-        env: { ...process.env, HOME: folder, POLICY_HOME: folder, POLICY_WORKING_FOLDER: "" },
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stderr.on("data", (chunk) => stderr += chunk);
-      const exited = new Promise((resolve) => child.on("exit", resolve));
-      try {
-        const started = await new Promise((resolve, reject) => {
-          child.stdout.on("data", (chunk) => {
-            stdout += chunk;
-            try {
-              resolve(JSON.parse(stdout));
-            } catch {
-              // Not the whole document yet.
-            }
-          });
-          exited.then((code) =>
-            reject(new Error(`policy playground exited (${code}):\n${stderr}`))
-          );
-        });
-        const origin = new URL(started.url).origin;
-        const tab = await browser.context.newPage();
-        allowed.add(started.url);
-        allowed.add(`${origin}/events`);
-        const errors = [];
-        tab.on("pageerror", (error) => errors.push(error.message));
-        try {
-          await tab.goto(started.url);
-          await tab.waitForSelector("html[data-ready=true]");
-          await tab.waitForFunction(() => document.querySelector("#document").value.length > 0);
-          assert.equal(
-            await tab.locator("#document").inputValue(),
-            readFileSync(draftPath, "utf8"),
-          );
-          assert.match(await tab.locator("#mode").textContent(), /^Live: .*policy-drafts\.json/);
-          const csp = await tab.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute(
-            "content",
-          );
-          assert.equal(csp, page.csp.replace("connect-src 'none'", "connect-src 'self'"));
-          await tab.getByRole("tab", { name: "Suite" }).click();
-          await tab.waitForSelector("#suite-summary");
-          assert.match(await tab.locator("#suite-summary").textContent(), /7 passed, 0 failed/);
-          // Authoring in an editor: the page follows the file.
-          const edited = readFileSync(draftPath, "utf8").replace('"value": 5', '"value": 2');
-          writeFileSync(draftPath, edited);
-          await tab.waitForFunction(
-            (text) => document.querySelector("#document").value === text,
-            edited,
-            {
-              timeout: 15_000,
-            },
-          );
-          await tab.waitForFunction(() =>
-            /1 failed/.test(document.querySelector("#suite-summary").textContent)
-          );
-          // An edit in the page is not overwritten: a change on disk is offered instead.
-          await setText(tab, "#document", edited.replace('"priority": 20', '"priority": 30'));
-          writeFileSync(draftPath, example("playground/billing-draft.json"));
-          await tab.waitForSelector("#live-notice:not([hidden])", { timeout: 15_000 });
-          assert.match(await tab.locator("#document").inputValue(), /"priority": 30/);
-          await tab.getByRole("button", { name: "Load it" }).click();
-          await tab.waitForFunction(
-            (text) => document.querySelector("#document").value === text,
-            example("playground/billing-draft.json"),
-          );
-          assert.deepEqual(errors, []);
-          assert.ok(
-            network.requests.includes(`${origin}/events`),
-            "the page follows the event stream",
-          );
-        } finally {
-          await tab.close();
-        }
-      } finally {
-        if (child.exitCode === null) {
-          process.kill(-child.pid, "SIGTERM");
-          await exited;
-        }
-      }
-    },
-  );
-}
-
-test("no page made a request but to itself (and, served, to its server)", { skip }, async () => {
-  assert.ok(network.requests.includes(fileUrl));
-  assert.deepEqual(network.refused, [], "requests the guard refused");
-  assert.deepEqual(network.outside(), [], "requests outside the page");
-  // The guard sees and stops a request that does leave (TEST-NET-1: nothing answers there).
-  const tab = await browser.context.newPage();
-  try {
-    await assert.rejects(tab.goto("http://192.0.2.1/leak"));
-    assert.deepEqual(network.refused, ["http://192.0.2.1/leak"]);
-    assert.deepEqual(network.outside(), ["http://192.0.2.1/leak"]);
-  } finally {
-    await tab.close();
-  }
-});
+testNoRequestLeft();

@@ -120,7 +120,7 @@ try {
     // ./openfeature/web), and the browser driver of the web provider's page.
     ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
       .map((name) => `${name}@${pinned(denoJson, name)}`),
-    // The accessibility checker of the playground's tests (playground.test.mjs), run in the
+    // The accessibility checker of the playground's tests (playground*.test.mjs), run in the
     // same browser.
     `axe-core@${pinned(denoJson, "axe-core")}`,
   ], scratch);
