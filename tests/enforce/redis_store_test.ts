@@ -18,8 +18,12 @@ import { type ClientKind, connectClient } from "./_redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
 import { FakeClock } from "../_fake_clock.ts";
+import { LONG, noteLong } from "../_long.ts";
 
 const test = redisTest;
+/** How long the four processes hammer the bucket: 1.5 windows quickly, 3 in test:long. */
+const HAMMER_MS = LONG ? 3_000 : 1_500;
+noteLong("tests/enforce/redis_store_test.ts", "the second half of the 3-second hammering");
 
 test("Redis: the Lua script answers every timeline exactly as countRequest does", async (server) => {
   await using client = await connectClient("redis", server.url);
@@ -167,7 +171,7 @@ test("Redis: four processes hammering one bucket never get more than limit in an
       bucket: "shared",
       limit,
       windowMicros,
-      durationMs: 3_000,
+      durationMs: HAMMER_MS,
       concurrency: 4,
     })
   ));

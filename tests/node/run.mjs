@@ -73,7 +73,7 @@ try {
     join(scratch, "package.json"),
     JSON.stringify({ name: "policy-npm-scratch", private: true, type: "module" }, null, 2),
   );
-  const quiet = ["--no-audit", "--no-fund", "--loglevel=error"];
+  const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
   // The package alone first: what a user gets from `npm install @policy/runtime`.
   run("npm", ["install", ...quiet, join(scratch, tarball)], scratch);
   writeFileSync(
