@@ -2,8 +2,9 @@
  * The long suite runs what the quick one leaves out (`tests/_long.ts`): every
  * test file that reads `LONG` is among the paths of the `test:long:deno` task
  * (or under one of its folders), every path there exists, the task grants
- * reading `POLICY_TEST_LONG` and has the quick task's permissions, and `.ci/run`
- * runs the long suite after the README's test command.
+ * reading `POLICY_TEST_LONG` and has the quick task's permissions, type-checks
+ * what the quick task runs unchecked, and `.ci/run` runs the long suite after
+ * the README's test command.
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
@@ -13,10 +14,10 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
 const tasks = denoJson.tasks as Record<string, string>;
 
-/** The words of a task's `deno test` command, up to its pipe. */
+/** The words of a task's last `deno test` command (the one that runs tests), up to its pipe. */
 function testCommand(task: string): string[] {
   const words = task.split(" | ")[0]!.split(/\s+/).filter((w) => w !== "2>&1");
-  return words.slice(words.indexOf("test") + 1);
+  return words.slice(words.lastIndexOf("test") + 1);
 }
 
 /** Every `*_test.ts` file under `folder` (repository-relative). */
@@ -54,10 +55,17 @@ Deno.test("test:long:deno runs every test file that reads LONG, with the quick t
       `${file} reads LONG but the test:long:deno task does not run it`,
     );
   }
-  // The same flags but the environment variable the long suite reads (and the quick one's --doc).
+  // The same flags but the environment variable the long suite reads, and the quick one's --doc
+  // and --no-check: the long task type-checks everything the quick one runs, doc examples too,
+  // before its own run (which checks its own files).
   const flags = (words: string[]) =>
-    words.filter((w) => w.startsWith("-") && !w.startsWith("--allow-env=") && w !== "--doc");
+    words.filter((w) =>
+      w.startsWith("-") && !w.startsWith("--allow-env=") && w !== "--doc" && w !== "--no-check"
+    );
   assert.deepEqual(flags(long), flags(quick));
+  if (quick.includes("--no-check")) {
+    assert.match(tasks["test:long:deno"]!, /(^|&& )deno test --doc --no-run &&/);
+  }
   assert.ok(long.includes("--allow-env=POLICY_TEST_LONG,POLICY_TEST_SEED"));
   assert.ok(!quick.some((w) => w.includes("POLICY_TEST_LONG")), "the quick suite is never long");
 });
