@@ -948,6 +948,9 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
       malformed(`${op} needs conditions (a non-empty array)`, site, out);
       return true;
     }
+    // One condition compiles to its own test (compile_condition.ts): shared with that condition
+    // written alone, which reads differently in a trace.
+    if (list.length === 1) out.whenCanonical = false;
     for (let i = 0; i < list.length; i++) {
       site.below.push(listKey, i);
       const shallowEnough = checkCondition(list[i], depth + 1, site, out);

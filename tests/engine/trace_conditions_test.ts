@@ -394,3 +394,27 @@ Deno.test("each leaf's outcome in a trace agrees with evaluate at the edges of i
     }
   }
 });
+
+Deno.test("a rule's trace shows its condition as written when an identical-behaving one came first", () => {
+  // `and` and `or` of one condition compile to that condition's test, so these rules share a
+  // test with the first; each trace must still show the rule's own condition.
+  const leaf = { op: "exists", path: "ctx.user.tier" };
+  const written = [
+    leaf,
+    { op: "and", conditions: [{ op: "and", conditions: [leaf] }] },
+    { op: "or", conditions: [leaf] },
+    { op: "not", condition: { op: "and", conditions: [{ op: "not", condition: leaf }] } },
+  ];
+  const compiled = bundleWith(...written);
+  const trace = traceEvaluation(compiled, { target, context: {} });
+  assert.deepEqual(
+    trace.rules.map((r) => formatConditionTrace(r.condition!)),
+    written.map((when) => formatConditionTrace(traceOf(when))),
+  );
+  assert.deepEqual(trace.rules.map((r) => r.condition!.kind), ["leaf", "and", "or", "not"]);
+});
+
+/** The trace of a one-rule bundle with `when` (nothing shared with another rule). */
+function traceOf(when: unknown): ConditionTrace {
+  return traceEvaluation(bundleWith(when), { target, context: {} }).rules[0]!.condition!;
+}
