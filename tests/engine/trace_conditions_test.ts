@@ -11,6 +11,7 @@ import {
   formatCondition,
   formatConditionTrace,
   MAX_TRACED_STRING,
+  policiesOf,
   type Rule,
   traceEvaluation,
 } from "../../src/engine/mod.ts";
@@ -412,6 +413,8 @@ Deno.test("a rule's trace shows its condition as written when an identical-behav
     written.map((when) => formatConditionTrace(traceOf(when))),
   );
   assert.deepEqual(trace.rules.map((r) => r.condition!.kind), ["leaf", "and", "or", "not"]);
+  // The rules as compiled keep them as written too.
+  assert.deepEqual(policiesOf(compiled)[0]!.rules.map((r) => r.when), written);
 });
 
 /** The trace of a one-rule bundle with `when` (nothing shared with another rule). */
