@@ -64,7 +64,9 @@ Deno.test("test:long:deno runs every test file that reads LONG, with the quick t
     );
   assert.deepEqual(flags(long), flags(quick));
   if (quick.includes("--no-check")) {
+    // What the quick suite runs unchecked, the long suite and `deno task check` type-check.
     assert.match(tasks["test:long:deno"]!, /(^|&& )deno test --doc --no-run &&/);
+    assert.match(tasks["check"]!, /(^|&& )deno test --doc --no-run && deno task test( |$)/);
   }
   assert.ok(long.includes("--allow-env=POLICY_TEST_LONG,POLICY_TEST_SEED"));
   assert.ok(!quick.some((w) => w.includes("POLICY_TEST_LONG")), "the quick suite is never long");
