@@ -28,6 +28,8 @@ export interface PlaygroundServerOptions {
   clock: Clock;
   /** Told when a read fails (the previous state stays). */
   onReadError?: (error: unknown) => void;
+  /** Told when a page's event stream has ended and its place is free again. */
+  onStreamEnd?: () => void;
 }
 
 /** A running server. */
@@ -133,7 +135,10 @@ export async function startPlaygroundServer(
         return;
       }
       streams.add(res);
-      res.on("close", () => streams.delete(res));
+      res.on("close", () => {
+        streams.delete(res);
+        options.onStreamEnd?.();
+      });
       res.write(event(stateJson));
       return;
     }

@@ -29,7 +29,7 @@ function state(text: string | null): LiveState {
 }
 
 /** A server whose working folder holds `current.text`, polled every second on a fake clock. */
-async function serve(initial = "one") {
+async function serve(initial = "one", onStreamEnd?: () => void) {
   const clock = new FakeClock();
   const current = { text: initial as string | null, reads: 0, fail: false };
   const server = await startPlaygroundServer({
@@ -37,6 +37,7 @@ async function serve(initial = "one") {
     port: 0,
     clock,
     intervalMs: 1000,
+    ...(onStreamEnd === undefined ? {} : { onStreamEnd }),
     readState: () => {
       current.reads++;
       if (current.fail) return Promise.reject(new Error("unreadable"));
@@ -167,7 +168,8 @@ Deno.test("the event stream sends the state at once, then only when a poll finds
 });
 
 Deno.test("at most MAX_EVENT_STREAMS pages follow the server at once", async () => {
-  const { server } = await serve();
+  let ended = Promise.withResolvers<void>();
+  const { server } = await serve("one", () => ended.resolve());
   const streams = [];
   try {
     for (let i = 0; i < MAX_EVENT_STREAMS; i++) {
@@ -180,15 +182,12 @@ Deno.test("at most MAX_EVENT_STREAMS pages follow the server at once", async () 
     const refused = await fetch(new URL("/events", server.url));
     assert.equal(refused.status, 503);
     await refused.body?.cancel();
-    // A page that leaves frees its place.
+    // A page that leaves frees its place, once the server has seen its stream end.
+    ended = Promise.withResolvers<void>();
     await streams.pop()!.cancel();
-    let again: Response;
-    for (;;) {
-      again = await fetch(new URL("/events", server.url));
-      if (again.status === 200) break;
-      await again.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await ended.promise;
+    const again = await fetch(new URL("/events", server.url));
+    assert.equal(again.status, 200);
     const stream = stateEvents(again.body!);
     await stream.next();
     streams.push(stream);
