@@ -5,22 +5,16 @@
 // careless analysis quadratic, at n and 4n rules (docs/performance.md
 // "Dead-rule analysis and diff"). Writes the block between the
 // `change-safety` markers of docs/performance.md.
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import { compileBundle, type RuntimeBundleV1 } from "../../mod.ts";
 import { lintBundle } from "../../src/lint/mod.ts";
 import { diffBundles } from "../../src/diff/mod.ts";
 import { THREE_RULES } from "../scenarios/mod.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
-import { formatMs, markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { formatMs, markdownTable } from "../_report.ts";
+import { startInProcessRun } from "../_in_process_run.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
-});
-const rounds = Number(flags.rounds);
-const finishRun = startRun();
+const run = startInProcessRun();
 
 const TARGETS = 10_000;
 const bundle = THREE_RULES.bundle(TARGETS);
@@ -76,7 +70,7 @@ const cases = [
   { name: "lint 8,000", fn: () => lintBundle(large) },
 ];
 const figures = await measureRounds(cases, {
-  rounds,
+  rounds: run.rounds,
   warmupMs: 500,
   measureMs: 1_000,
   minBatches: 2,
@@ -102,10 +96,4 @@ const table = markdownTable([
     `${formatRatioSpread(caseRatio(figures, "lint 8,000", "lint 2,000"))} (4× the rules)`,
   ],
 ]);
-const block = `${rounds} interleaved rounds in one process; each round's figure is the fast ` +
-  "decile of its timed calls; medians, and for the ratios (taken round by round) the lowest and " +
-  `highest round. ${runCaption(finishRun())}\n\n${table}`;
-console.log(block);
-if (!flags["no-write"]) {
-  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "change-safety", block);
-}
+run.publish("change-safety", table, "its timed calls", "ratios");

@@ -5,21 +5,15 @@
 // client hands out the engine's evaluator itself, so the first two must be
 // equal within noise. Writes the block between the `decision-log` markers of
 // docs/performance.md.
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import { compileBundle, createEvaluator } from "../../mod.ts";
 import { memoryClients } from "../_memory_client.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "../scenarios/mod.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
-import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { markdownTable } from "../_report.ts";
+import { startInProcessRun } from "../_in_process_run.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
-});
-const rounds = Number(flags.rounds);
-const finishRun = startRun();
+const run = startInProcessRun();
 
 const N = 1_000;
 const bundle = THREE_RULES.bundle(N);
@@ -64,7 +58,7 @@ const cases = [
     fn: () => clients.masked.evaluate(next()),
   },
 ];
-const figures = await measureRounds(cases, { rounds });
+const figures = await measureRounds(cases, { rounds: run.rounds });
 for (const c of Object.values(clients)) await c.close();
 
 const table = markdownTable([
@@ -75,10 +69,4 @@ const table = markdownTable([
     name === ENGINE ? "1×" : formatRatioSpread(caseRatio(figures, name, ENGINE)),
   ]),
 ]);
-const block = `${rounds} interleaved rounds in one process; each round's figure is the fast ` +
-  "decile of 2 ms batches; medians, and for the ratio (taken round by round) the lowest and " +
-  `highest round. ${runCaption(finishRun())}\n\n${table}`;
-console.log(block);
-if (!flags["no-write"]) {
-  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "decision-log", block);
-}
+run.publish("decision-log", table, "2 ms batches");

@@ -11,22 +11,16 @@
 // within noise to one a provider listens to, since events cost nothing on
 // evaluate. Writes the block between the `openfeature` markers of
 // docs/performance.md.
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import { InMemoryProvider, OpenFeature } from "@openfeature/server-sdk";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 import { QUERIES, scenarioRequests, THREE_RULES } from "../scenarios/mod.ts";
 import { memoryClients } from "../_memory_client.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
-import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { markdownTable } from "../_report.ts";
+import { startInProcessRun } from "../_in_process_run.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
-});
-const rounds = Number(flags.rounds);
-const finishRun = startRun();
+const run = startInProcessRun();
 
 const N = 1_000;
 const client = await memoryClients(THREE_RULES.bundle(N));
@@ -86,7 +80,7 @@ const cases = [
     },
   },
 ];
-const figures = await measureRounds(cases, { rounds });
+const figures = await measureRounds(cases, { rounds: run.rounds });
 await OpenFeature.close();
 await alone.close();
 await listened.close();
@@ -99,12 +93,4 @@ const table = markdownTable([
     name === BASELINE ? "1×" : formatRatioSpread(caseRatio(figures, name, BASELINE)),
   ]),
 ]);
-const block = `${rounds} interleaved rounds in one process; each round's figure is the fast ` +
-  "decile of 2 ms batches (each call awaited where it returns a promise); medians, and for the " +
-  `ratio (taken round by round) the lowest and highest round. ${
-    runCaption(finishRun())
-  }\n\n${table}`;
-console.log(block);
-if (!flags["no-write"]) {
-  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "openfeature", block);
-}
+run.publish("openfeature", table, "2 ms batches (each call awaited where it returns a promise)");

@@ -6,20 +6,14 @@
 // in every rule's description (backslashes in values: a scan for escaped
 // keys), and with one escaped key (the strict parser reads it all). Writes
 // the block between the `parse-json` markers of docs/performance.md.
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import { parseJson } from "../../mod.ts";
 import { makeSignedBundle } from "../load/_signed_bundle.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
-import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { markdownTable } from "../_report.ts";
+import { startInProcessRun } from "../_in_process_run.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
-});
-const rounds = Number(flags.rounds);
-const finishRun = startRun();
+const run = startInProcessRun();
 
 const { bytes } = await makeSignedBundle();
 const plain = new TextDecoder().decode(bytes);
@@ -39,7 +33,7 @@ const cases = documents.flatMap(([name, text]) => [
   { name: `JSON.parse ${name}`, fn: () => JSON.parse(text) },
   { name: `parseJson ${name}`, fn: () => parseJson(text) },
 ]);
-const figures = await measureRounds(cases, { rounds, measureMs: 1_000, minBatches: 3 });
+const figures = await measureRounds(cases, { rounds: run.rounds, measureMs: 1_000, minBatches: 3 });
 const ms = (name: string) => caseSpread(figures, name).median.toFixed(0);
 const table = markdownTable([
   [
@@ -55,10 +49,4 @@ const table = markdownTable([
     formatRatioSpread(caseRatio(figures, `parseJson ${name}`, `JSON.parse ${name}`)),
   ]),
 ]);
-const block = `${rounds} interleaved rounds in one process; each round's figure is the fast ` +
-  "decile of its timed calls; medians, and for the ratio (taken round by round) the lowest and " +
-  `highest round. ${runCaption(finishRun())}\n\n${table}`;
-console.log(block);
-if (!flags["no-write"]) {
-  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "parse-json", block);
-}
+run.publish("parse-json", table, "its timed calls");
