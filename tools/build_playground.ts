@@ -26,6 +26,7 @@ import { parseJson } from "../src/engine/parse_json.ts";
 import { detectDocumentType } from "../src/_authoring/document_type.ts";
 import { checkSuite } from "../src/_authoring/suite.ts";
 import { encodeBase64 } from "../src/_internal/encoding.ts";
+import { writeFileAtomic } from "../src/_io/write_file_atomic.ts";
 
 /** The page's budget: 250 KB gzip (issue 28). */
 export const MAX_GZIP_BYTES = 250_000;
@@ -136,12 +137,33 @@ export const PAGE_DECLARATIONS = [
   "",
 ].join("\n");
 
-/** Writes the page, its module and its declarations into `dir`. */
+/**
+ * Writes the page, its module and its declarations into `dir`, each file
+ * atomically and only when its text changed: `deno task test` builds the
+ * page for the Deno tests while the npm build (run alongside) builds it
+ * again, and a test that imports `page.js` meanwhile must never read half
+ * of it.
+ */
 export async function writePlayground(page: PlaygroundPage, dir: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeTextFile(join(dir, "index.html"), page.html);
-  await Deno.writeTextFile(join(dir, "page.js"), pageModule(page));
-  await Deno.writeTextFile(join(dir, "page.d.ts"), PAGE_DECLARATIONS);
+  const files: [string, string][] = [
+    ["index.html", page.html],
+    ["page.js", pageModule(page)],
+    ["page.d.ts", PAGE_DECLARATIONS],
+  ];
+  for (const [name, text] of files) {
+    const path = join(dir, name);
+    if (await readTextIfAny(path) === text) continue;
+    await writeFileAtomic(path, text, { createParents: true });
+  }
+}
+
+async function readTextIfAny(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
 }
 
 /** The template with each placeholder (which must be there once) replaced. */
