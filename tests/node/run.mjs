@@ -9,7 +9,7 @@
 // (a line per file, failures in full), as many files at a time as the machine has cores (at
 // least 2: the files wait on child processes, servers and a browser much of the time; Node's
 // default, one fewer than the cores, runs them one by one on 2). Files share nothing but the
-// installed scratch project: each makes its own temporary folders and listens on port 0. The scratch folder is removed afterwards unless
+// installed scratch project: each makes its own temporary folders and listens on port 0. The scratch folder is removed when it ends unless
 // POLICY_KEEP_SCRATCH=1.
 //
 // With `--long` (the `test:long` task) it runs, with POLICY_TEST_LONG=1, only the files that
@@ -65,94 +65,92 @@ if (!existsSync(join(npmDir, "package.json"))) {
 const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
 
 const scratch = mkdtempSync(join(tmpdir(), "policy-npm-"));
-let status = 1;
-try {
-  const tarball = run("npm", ["pack", "--silent", "--pack-destination", scratch], npmDir)
-    .trim().split("\n").pop();
-  writeFileSync(
-    join(scratch, "package.json"),
-    JSON.stringify({ name: "policy-npm-scratch", private: true, type: "module" }, null, 2),
-  );
-  const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
-  // The package alone first: what a user gets from `npm install @policy/runtime`.
-  run("npm", ["install", ...quiet, join(scratch, tarball)], scratch);
-  writeFileSync(
-    join(scratch, "installed-alone.json"),
-    JSON.stringify(readdirSync(join(scratch, "node_modules")).filter((n) => !n.startsWith("."))),
-  );
-  // `policy analyze` before typescript (an optional peer) is installed: it must say how to
-  // install it (TYPESCRIPT_UNAVAILABLE), not crash. cli.test.mjs checks the record.
-  const bin = join(scratch, "node_modules", ".bin", "policy");
-  if (existsSync(bin)) {
-    const source = mkdtempSync(join(tmpdir(), "policy-analyze-no-ts-"));
-    writeFileSync(
-      join(source, "app.ts"),
-      'client.evaluate({ target: { service: "s", resource: "r", action: "a" } });\n',
-    );
-    const result = spawnSync(bin, ["-w", source, "analyze", "--format", "json"], {
-      encoding: "utf8",
-      env: { ...process.env, HOME: source, POLICY_HOME: source },
-    });
-    writeFileSync(
-      join(scratch, "analyze-without-typescript.json"),
-      JSON.stringify({ status: result.status, stdout: result.stdout, stderr: result.stderr }),
-    );
-    rmSync(source, { recursive: true, force: true });
-  }
-  run("npm", [
-    "install",
-    ...quiet,
-    "--save-dev",
-    `typescript@${pinned(denoJson, "typescript")}`,
-    `@types/node@${pinned(denoJson, "@types/node")}`,
-    // The bundler of the npm build, for the browser bundle of the portable core
-    // (portable.test.mjs, browser.test.mjs).
-    `esbuild@${pinned(denoJson, "esbuild")}`,
-    // Express's types, for the TypeScript consumers of ./enforce/express (package.test.mjs,
-    // docs_examples.test.mjs), as deno.json pins them for the Deno sources.
-    `@types/express@${pinned(denoJson, "@types/express")}`,
-    // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API of
-    // docs/operations.md's recipe (docs_examples.test.mjs), as deno.json pins them.
-    ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
-      `${name}@${pinned(denoJson, name)}`
-    ),
-    // The OpenFeature SDKs the providers plug into (peers of ./openfeature and
-    // ./openfeature/web), and the browser driver of the web provider's page.
-    ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
-      .map((name) => `${name}@${pinned(denoJson, name)}`),
-    // The accessibility checker of the playground's tests (playground*.test.mjs), run in the
-    // same browser.
-    `axe-core@${pinned(denoJson, "axe-core")}`,
-  ], scratch);
-  // Imports made from a module in the scratch project resolve as a user's would:
-  // through node_modules and the package's "exports".
-  writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
-
-  const only = process.argv.slice(2).filter((arg) => arg !== "--long");
-  const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
-    .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix)))
-    .filter((f) => !long || readFileSync(join(here, f), "utf8").includes('from "./_long.mjs"'))
-    .sort();
-  if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
-  const result = spawnSync(process.execPath, [
-    "--test",
-    `--test-concurrency=${Math.max(2, availableParallelism())}`,
-    // One line per file, skip reasons once, failures in full (see _reporter.mjs).
-    `--test-reporter=${join(here, "_reporter.mjs")}`,
-    "--test-reporter-destination=stdout",
-    ...files.map((f) => join(here, f)),
-  ], {
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      POLICY_NPM_SCRATCH: scratch,
-      POLICY_NPM_TARBALL: join(scratch, tarball),
-      POLICY_TEST_LONG: long ? "1" : "",
-    },
-  });
-  status = result.status ?? 1;
-} finally {
+// Removed however the run ends, a failed step's process.exit included.
+process.on("exit", () => {
   if (process.env.POLICY_KEEP_SCRATCH === "1") console.error(`scratch project kept: ${scratch}`);
   else rmSync(scratch, { recursive: true, force: true });
+});
+const tarball = run("npm", ["pack", "--silent", "--pack-destination", scratch], npmDir)
+  .trim().split("\n").pop();
+writeFileSync(
+  join(scratch, "package.json"),
+  JSON.stringify({ name: "policy-npm-scratch", private: true, type: "module" }, null, 2),
+);
+const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
+// The package alone first: what a user gets from `npm install @policy/runtime`.
+run("npm", ["install", ...quiet, join(scratch, tarball)], scratch);
+writeFileSync(
+  join(scratch, "installed-alone.json"),
+  JSON.stringify(readdirSync(join(scratch, "node_modules")).filter((n) => !n.startsWith("."))),
+);
+// `policy analyze` before typescript (an optional peer) is installed: it must say how to
+// install it (TYPESCRIPT_UNAVAILABLE), not crash. cli.test.mjs checks the record.
+const bin = join(scratch, "node_modules", ".bin", "policy");
+if (existsSync(bin)) {
+  const source = mkdtempSync(join(tmpdir(), "policy-analyze-no-ts-"));
+  writeFileSync(
+    join(source, "app.ts"),
+    'client.evaluate({ target: { service: "s", resource: "r", action: "a" } });\n',
+  );
+  const result = spawnSync(bin, ["-w", source, "analyze", "--format", "json"], {
+    encoding: "utf8",
+    env: { ...process.env, HOME: source, POLICY_HOME: source },
+  });
+  writeFileSync(
+    join(scratch, "analyze-without-typescript.json"),
+    JSON.stringify({ status: result.status, stdout: result.stdout, stderr: result.stderr }),
+  );
+  rmSync(source, { recursive: true, force: true });
 }
-process.exit(status);
+run("npm", [
+  "install",
+  ...quiet,
+  "--save-dev",
+  `typescript@${pinned(denoJson, "typescript")}`,
+  `@types/node@${pinned(denoJson, "@types/node")}`,
+  // The bundler of the npm build, for the browser bundle of the portable core
+  // (portable.test.mjs, browser.test.mjs).
+  `esbuild@${pinned(denoJson, "esbuild")}`,
+  // Express's types, for the TypeScript consumers of ./enforce/express (package.test.mjs,
+  // docs_examples.test.mjs), as deno.json pins them for the Deno sources.
+  `@types/express@${pinned(denoJson, "@types/express")}`,
+  // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API of
+  // docs/operations.md's recipe (docs_examples.test.mjs), as deno.json pins them.
+  ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
+    `${name}@${pinned(denoJson, name)}`
+  ),
+  // The OpenFeature SDKs the providers plug into (peers of ./openfeature and
+  // ./openfeature/web), and the browser driver of the web provider's page.
+  ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
+    .map((name) => `${name}@${pinned(denoJson, name)}`),
+  // The accessibility checker of the playground's tests (playground*.test.mjs), run in the
+  // same browser.
+  `axe-core@${pinned(denoJson, "axe-core")}`,
+], scratch);
+// Imports made from a module in the scratch project resolve as a user's would:
+// through node_modules and the package's "exports".
+writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
+
+const only = process.argv.slice(2).filter((arg) => arg !== "--long");
+const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
+  .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix)))
+  .filter((f) => !long || readFileSync(join(here, f), "utf8").includes('from "./_long.mjs"'))
+  .sort();
+if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
+const result = spawnSync(process.execPath, [
+  "--test",
+  `--test-concurrency=${Math.max(2, availableParallelism())}`,
+  // One line per file, skip reasons once, failures in full (see _reporter.mjs).
+  `--test-reporter=${join(here, "_reporter.mjs")}`,
+  "--test-reporter-destination=stdout",
+  ...files.map((f) => join(here, f)),
+], {
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    POLICY_NPM_SCRATCH: scratch,
+    POLICY_NPM_TARBALL: join(scratch, tarball),
+    POLICY_TEST_LONG: long ? "1" : "",
+  },
+});
+process.exit(result.status ?? 1);
