@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { posix } from "node:path";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import { posixPathRules } from "../../src/_io/posix_path.ts";
 
 const CWD = "/work/here";

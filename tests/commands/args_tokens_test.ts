@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import { argumentTokens, GLOBAL_FLAGS } from "../../src/commands/_args.ts";
 
 const FLAGS = {

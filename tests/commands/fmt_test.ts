@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import { parseJson } from "../../src/engine/parse_json.ts";
 import { commentsOf, formatJsonc } from "../../src/commands/_format_jsonc.ts";
 import { unifiedDiff } from "../../src/commands/_line_diff.ts";

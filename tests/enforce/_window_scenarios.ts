@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import { SLOTS } from "../../src/enforce/sliding_window.ts";
 import type { ThrottleCount } from "../../src/enforce/types.ts";
 import { testSeed } from "../_random.ts";

@@ -2,7 +2,7 @@
 // buckets (missing keys, reloads, two rules, long values), store failures
 // in both modes, bad input, and no context value in any answer.
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import {
   createEnforcer,
   createMemoryStore,

@@ -7,7 +7,7 @@ import {
   computeDigest,
   sortBundleKeys,
 } from "../../src/engine/mod.ts";
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import { isCanonicallyOrdered } from "../../src/engine/_canonical_order.ts";
 import { Utf8Writer } from "../../src/engine/_utf8_writer.ts";
 

@@ -7,7 +7,7 @@
  * throttles whose rates tie or differ. Contexts are drawn from the values
  * the bundle's own conditions compare with, and their neighbours.
  */
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import type { RuntimeBundleV1 } from "../../mod.ts";
 import { conditionFrom } from "../properties/_arbitraries.ts";
 

@@ -4,7 +4,7 @@
  * generated conditions include unknown operators, legacy spellings and
  * malformed nodes on purpose.
  */
-import fc from "fast-check";
+import fc from "../_fast_check.ts";
 import type { RuntimeBundleV1 } from "../../mod.ts";
 
 export { fc };
