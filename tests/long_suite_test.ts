@@ -3,8 +3,9 @@
  * test file that reads `LONG` is among the paths of the `test:long:deno` task
  * (or under one of its folders), every path there exists, the task grants
  * reading `POLICY_TEST_LONG` and has the quick task's permissions, type-checks
- * what the quick task runs unchecked, and `.ci/run` runs the long suite after
- * the README's test command.
+ * what the quick task runs unchecked, runs the doc examples of `mod.ts` and
+ * `src/` (the quick task leaves them out), and `.ci/run` runs the long suite
+ * after the README's test command.
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
@@ -55,14 +56,20 @@ Deno.test("test:long:deno runs every test file that reads LONG, with the quick t
       `${file} reads LONG but the test:long:deno task does not run it`,
     );
   }
-  // The same flags but the environment variable the long suite reads, and the quick one's --doc
-  // and --no-check: the long task type-checks everything the quick one runs, doc examples too,
-  // before its own run (which checks its own files).
+  // The same flags but the environment variable the long suite reads, the quick one's
+  // --no-check (the long task type-checks everything the quick one runs before its own run,
+  // which checks its own files) and the long one's --doc: the doc examples run in the long
+  // suite, each a module of its own (about 12 s of CPU, which the quick suite leaves out).
   const flags = (words: string[]) =>
     words.filter((w) =>
       w.startsWith("-") && !w.startsWith("--allow-env=") && w !== "--doc" && w !== "--no-check"
     );
   assert.deepEqual(flags(long), flags(quick));
+  assert.ok(!quick.includes("--doc"), "the quick suite leaves the doc examples to the long one");
+  assert.ok(long.includes("--doc"), "the long suite runs the doc examples");
+  for (const path of ["mod.ts", "src/"]) {
+    assert.ok(paths.includes(path), `the long suite runs the doc examples of ${path}`);
+  }
   if (quick.includes("--no-check")) {
     // What the quick suite runs unchecked, the long suite and `deno task check` type-check.
     assert.match(tasks["test:long:deno"]!, /(^|&& )deno test --doc --no-run &&/);
