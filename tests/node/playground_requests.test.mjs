@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { describe, test } from "node:test";
 import { root } from "./_package.mjs";
-import { longOnly } from "./_long.mjs";
+import { LONG, longOnly } from "./_long.mjs";
 import {
   bundleOfDraft,
   documentRead,
@@ -28,8 +28,11 @@ import {
   verify,
 } from "./_playground_page.mjs";
 
-/** Generated requests put into the page per sample document. */
-const REQUESTS_PER_SAMPLE = 100;
+/**
+ * Generated requests put into the page per sample document: 100 in the long run, 25 in the
+ * quick one (a request costs the page a re-render of every view, about 40 ms of CPU).
+ */
+const REQUESTS_PER_SAMPLE = LONG ? 100 : 25;
 
 usePlayground();
 
