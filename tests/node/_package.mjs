@@ -25,6 +25,13 @@ export const scratch = scratchDir;
 /** The packed tarball (`npm pack` of `npm/`), for tests that install it elsewhere. */
 export const tarball = process.env.POLICY_NPM_TARBALL ?? "";
 
+/**
+ * A project with the package installed alone, as a new user has it (`npm init -y`, a CommonJS
+ * project, then `npm install` of the tarball): tests run programs there and add files of their
+ * own names to it, never install anything.
+ */
+export const alone = process.env.POLICY_NPM_ALONE ?? "";
+
 /** The package's name, from deno.json. */
 export const denoJson = readJson(join(root, "deno.json"));
 

@@ -1,15 +1,15 @@
 // A new Node user's first lines: `npm init -y` (which writes "type": "commonjs"),
-// `npm install` of the packed tarball in a fresh folder, then a CommonJS program
-// that require()s the package and an ES module program that imports it. Where
-// require() cannot load ES modules (here: --no-experimental-require-module), the
-// package says what to do instead of Node's message about the caller's file.
+// `npm install` of the packed tarball in a fresh folder (the project run.mjs makes so,
+// POLICY_NPM_ALONE), then a CommonJS program that require()s the package and an ES module
+// program that imports it. Where require() cannot load ES modules (here:
+// --no-experimental-require-module), the package says what to do instead of Node's message
+// about the caller's file.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { denoJson, root, tarball } from "./_package.mjs";
+import { before, test } from "node:test";
+import { alone, denoJson, root } from "./_package.mjs";
 
 const name = denoJson.name;
 const bundlePath = join(root, "tests", "testdata", "verify", "bundle.json");
@@ -17,22 +17,9 @@ const request = {
   target: { service: "checkout", resource: "refund", action: "create" },
   context: { plan: "pro", amount: 120 },
 };
-let folder;
+const folder = alone;
 
-before(() => {
-  assert.ok(tarball, "POLICY_NPM_TARBALL is set by tests/node/run.mjs");
-  folder = mkdtempSync(join(tmpdir(), "policy-fresh-"));
-  const npm = (args) =>
-    execFileSync("npm", args, {
-      cwd: folder,
-      encoding: "utf8",
-      shell: process.platform === "win32",
-    });
-  npm(["init", "-y"]);
-  npm(["install", "--no-audit", "--no-fund", "--loglevel=error", tarball]);
-});
-
-after(() => rmSync(folder, { recursive: true, force: true }));
+before(() => assert.ok(alone, "POLICY_NPM_ALONE is set by tests/node/run.mjs"));
 
 /** Runs `file` (written with `source`) with node `flags` in the fresh folder. */
 function run(file, source, flags = []) {

@@ -6,15 +6,15 @@
 // comes back, on a fake clock. And a package without the SDKs: the root and
 // ./engine load, ./openfeature says what is missing.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { after, before, test } from "node:test";
-import { denoJson, importDependency, importPackage, tarball, testdata } from "./_package.mjs";
+import { before, test } from "node:test";
+import { alone, denoJson, importDependency, importPackage, testdata } from "./_package.mjs";
 import { FakeClock } from "./_fake_clock.mjs";
 
 const { OpenFeature, ProviderEvents, ProviderStatus } = await importDependency(
@@ -235,17 +235,9 @@ describePackageWithoutSdks();
  * SDK to install. So nothing but ./openfeature loads the SDK.
  */
 function describePackageWithoutSdks() {
-  let folder;
-  before(() => {
-    assert.ok(tarball, "POLICY_NPM_TARBALL is set by tests/node/run.mjs");
-    folder = mkdtempSync(join(tmpdir(), "policy-no-sdk-"));
-    writeFileSync(join(folder, "package.json"), JSON.stringify({ type: "module" }));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], {
-      cwd: folder,
-      encoding: "utf8",
-    });
-  });
-  after(() => rmSync(folder, { recursive: true, force: true }));
+  // The project run.mjs installs the package alone into (POLICY_NPM_ALONE).
+  const folder = alone;
+  before(() => assert.ok(alone, "POLICY_NPM_ALONE is set by tests/node/run.mjs"));
 
   const run = (source) =>
     spawnSync(process.execPath, ["--input-type=module", "-e", source], {

@@ -1,15 +1,16 @@
 // Runs the Node test suite against the npm build, as a user would get it:
-// packs `npm/` with `npm pack`, installs the tarball into a scratch project
-// in a temporary folder (then the tools the tests use: typescript,
-// @types/node and esbuild, the libraries of the enforcement adapters:
-// hono, express with @types/express, redis and ioredis, @opentelemetry/api, the OpenFeature
-// SDKs, playwright-core and axe-core, at pinned versions), and runs every
+// packs `npm/` with `npm pack`, installs the tarball alone into a fresh project (`npm init -y`,
+// as a new user would: POLICY_NPM_ALONE), and into a scratch project in a temporary folder with
+// the tools the tests use (typescript, @types/node and esbuild, the libraries of the enforcement
+// adapters: hono, express with @types/express, redis and ioredis, @opentelemetry/api, the
+// OpenFeature SDKs, playwright-core and axe-core, at pinned versions), and runs every
 // `tests/node/*.test.mjs` (or those whose names start with the arguments:
 // `node tests/node/run.mjs playground`) with `node --test` and the reporter of `_reporter.mjs`
 // (a line per file, failures in full), as many files at a time as the machine has cores (at
 // least 2: the files wait on child processes, servers and a browser much of the time; Node's
 // default, one fewer than the cores, runs them one by one on 2). Files share nothing but the
-// installed scratch project: each makes its own temporary folders and listens on port 0. The scratch folder is removed when it ends unless
+// installed projects, which they only read (and add files of their own names to): each makes its
+// own temporary folders and listens on port 0. Both projects are removed when the run ends unless
 // POLICY_KEEP_SCRATCH=1.
 //
 // With `--long` (the `test:long` task) it runs, with POLICY_TEST_LONG=1, only the files that
@@ -65,10 +66,17 @@ if (!existsSync(join(npmDir, "package.json"))) {
 const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
 
 const scratch = mkdtempSync(join(tmpdir(), "policy-npm-"));
+// The package installed alone, as a new user has it: `npm init -y` (a CommonJS project) and
+// `npm install` of the tarball, nothing else (commonjs.test.mjs, openfeature.test.mjs,
+// package.test.mjs). A folder of its own: Node resolves packages up the folders, so inside the
+// scratch project it would find the scratch project's.
+const alone = mkdtempSync(join(tmpdir(), "policy-npm-alone-"));
 // Removed however the run ends, a failed step's process.exit included.
 process.on("exit", () => {
-  if (process.env.POLICY_KEEP_SCRATCH === "1") console.error(`scratch project kept: ${scratch}`);
-  else rmSync(scratch, { recursive: true, force: true });
+  for (const dir of [scratch, alone]) {
+    if (process.env.POLICY_KEEP_SCRATCH === "1") console.error(`scratch project kept: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
 });
 const tarball = run("npm", ["pack", "--silent", "--pack-destination", scratch], npmDir)
   .trim().split("\n").pop();
@@ -77,15 +85,11 @@ writeFileSync(
   JSON.stringify({ name: "policy-npm-scratch", private: true, type: "module" }, null, 2),
 );
 const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
-// The package alone first: what a user gets from `npm install @policy/runtime`.
-run("npm", ["install", ...quiet, join(scratch, tarball)], scratch);
-writeFileSync(
-  join(scratch, "installed-alone.json"),
-  JSON.stringify(readdirSync(join(scratch, "node_modules")).filter((n) => !n.startsWith("."))),
-);
+run("npm", ["init", "-y"], alone);
+run("npm", ["install", ...quiet, join(scratch, tarball)], alone);
 // `policy analyze` before typescript (an optional peer) is installed: it must say how to
 // install it (TYPESCRIPT_UNAVAILABLE), not crash. cli.test.mjs checks the record.
-const bin = join(scratch, "node_modules", ".bin", "policy");
+const bin = join(alone, "node_modules", ".bin", "policy");
 if (existsSync(bin)) {
   const source = mkdtempSync(join(tmpdir(), "policy-analyze-no-ts-"));
   writeFileSync(
@@ -102,10 +106,12 @@ if (existsSync(bin)) {
   );
   rmSync(source, { recursive: true, force: true });
 }
+// The scratch project: the package and everything the tests use beside it, in one install.
 run("npm", [
   "install",
   ...quiet,
   "--save-dev",
+  join(scratch, tarball),
   `typescript@${pinned(denoJson, "typescript")}`,
   `@types/node@${pinned(denoJson, "@types/node")}`,
   // The bundler of the npm build, for the browser bundle of the portable core
@@ -150,6 +156,7 @@ const result = spawnSync(process.execPath, [
     ...process.env,
     POLICY_NPM_SCRATCH: scratch,
     POLICY_NPM_TARBALL: join(scratch, tarball),
+    POLICY_NPM_ALONE: alone,
     POLICY_TEST_LONG: long ? "1" : "",
   },
 });
