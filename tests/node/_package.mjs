@@ -22,9 +22,6 @@ if (!scratchDir) {
 /** The scratch project the packed tarball is installed into. */
 export const scratch = scratchDir;
 
-/** The packed tarball (`npm pack` of `npm/`), for tests that install it elsewhere. */
-export const tarball = process.env.POLICY_NPM_TARBALL ?? "";
-
 /**
  * A project with the package installed alone, as a new user has it (`npm init -y`, a CommonJS
  * project, then `npm install` of the tarball): tests run programs there and add files of their

@@ -155,7 +155,6 @@ const result = spawnSync(process.execPath, [
   env: {
     ...process.env,
     POLICY_NPM_SCRATCH: scratch,
-    POLICY_NPM_TARBALL: join(scratch, tarball),
     POLICY_NPM_ALONE: alone,
     POLICY_TEST_LONG: long ? "1" : "",
   },
