@@ -411,7 +411,9 @@ expressGuard({ client, target: (req) => ({ service: "s", resource: req.pathh, ac
 export { guard, response };
 `;
 
-test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, ES2023 lib, no DOM)", () => {
+test("a TypeScript consumer type-checks for Node (NodeNext, @types/node, ES2023 lib, no DOM)", {
+  skip: longOnly,
+}, () => {
   typeCheck("node", FULL_CONSUMER, NODE_PROJECT);
 });
 

@@ -1,6 +1,8 @@
 // `policy playground` in a real browser (see playground.test.mjs): the page served by the npm
-// bin under Node, and by `deno run <policy task flags> cli.ts` when deno is on PATH, is a live
-// view of the working folder, and reaches nothing but its server.
+// bin under Node, and (in test:long) by `deno run <policy task flags> cli.ts` when deno is on
+// PATH, is a live view of the working folder, and reaches nothing but its server. The quick suite
+// serves it from the npm bin only: the Deno-served page is the same module, and
+// tests/commands/playground_test.ts runs that server under Deno.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { root, scratch } from "./_package.mjs";
+import { LONG, longOnly } from "./_long.mjs";
 import {
   allowed,
   browser,
@@ -23,8 +26,10 @@ import {
 
 usePlayground();
 
-/** Where `deno` is, when it is on PATH (the Deno-served variant runs only then). */
-const deno = spawnSync("deno", ["--version"], { encoding: "utf8" }).status === 0 ? "deno" : null;
+/** Where `deno` is, when it is on PATH and the run is long (the Deno-served variant runs only then). */
+const deno = LONG && spawnSync("deno", ["--version"], { encoding: "utf8" }).status === 0
+  ? "deno"
+  : null;
 /**
  * Deno's cache folder as this process's `deno` finds it. The served test gives `policy
  * playground` a HOME of its own (no user config is read); Deno would then look for its cache
@@ -49,7 +54,7 @@ const servers = [
 
 for (const [name, command] of servers) {
   const skipServer = skip ||
-    (name.startsWith("deno") && deno === null ? "deno is not on PATH" : false);
+    (name.startsWith("deno") && (longOnly || (deno === null ? "deno is not on PATH" : false)));
   test(
     `served by policy playground (${name}): a live view of the working folder, nothing else reached`,
     {
