@@ -5,23 +5,17 @@
  * `tests/_fast_check.ts`, which seeds it, and none calls `Math.random`.
  */
 import assert from "node:assert/strict";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findFiles } from "../src/_io/find_files.ts";
 
 const TESTS = fileURLToPath(new URL("./", import.meta.url));
 
-/** Every `.ts` and `.mjs` file under `folder` of tests/, test data aside. */
-async function sources(folder = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(`${TESTS}${folder}`)) {
-    const path = `${folder}${entry.name}`;
-    if (entry.isDirectory && entry.name !== "testdata") found.push(...await sources(`${path}/`));
-    else if (entry.isFile && /\.(ts|mjs)$/.test(entry.name)) found.push(path);
-  }
-  return found.sort();
-}
-
 Deno.test("tests draw randomness from fixed seeds: fast-check only through _fast_check.ts, no Math.random", async () => {
-  const files = await sources();
+  // Every .ts and .mjs file of tests/ (test data aside), relative to tests/.
+  const files = (await findFiles(TESTS, (name) => /\.(ts|mjs)$/.test(name), {
+    enter: (name) => name !== "testdata",
+  })).map((file) => relative(TESTS, file));
   assert.ok(files.length > 100, `${files.length} test sources`);
   const unseeded: string[] = [];
   for (const file of files) {
