@@ -37,12 +37,22 @@ async function runSuites(
 }
 
 /**
- * A task that prints `first`, waits until the file `marker` exists (another task makes it), then
- * prints `then`: its output is still coming while the other task ends. It gives up after 10 s
- * (a runner that ran the tasks one after the other), failing with exit 9.
+ * A task that prints `first`, waits until the file `marker` exists (another task makes it: the
+ * wait is on file-system events, no polling), then prints `then`: its output is still coming
+ * while the other task ends. A runner that ran the tasks one after the other would never make the
+ * file: after 20 s the task fails with exit 9 instead of hanging the test.
  */
-const waitFor = (marker: string, first: string, then: string) =>
-  `echo ${first} && deno eval "for (let i = 0; ; i++) { try { Deno.statSync('${marker}'); break; } catch { if (i === 2000) Deno.exit(9); await new Promise((r) => setTimeout(r, 5)); } }" && echo ${then}`;
+const waitFor = (marker: string, first: string, then: string) => {
+  const script = [
+    "const deadline = setTimeout(() => Deno.exit(9), 20_000);",
+    "const watcher = Deno.watchFs('.');",
+    `const made = () => { try { Deno.statSync('${marker}'); return true; } catch { return false; } };`,
+    "if (!made()) for await (const _ of watcher) if (made()) break;",
+    "watcher.close();",
+    "clearTimeout(deadline);",
+  ].join(" ");
+  return `echo ${first} && deno eval "${script}" && echo ${then}`;
+};
 
 Deno.test({
   name:
