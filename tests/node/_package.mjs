@@ -28,6 +28,12 @@ export const scratch = scratchDir;
  * own names to it, never install anything.
  */
 export const alone = process.env.POLICY_NPM_ALONE ?? "";
+if (!alone) {
+  throw new Error(
+    "POLICY_NPM_ALONE is not set: run the Node tests with `deno task test:node` " +
+      "(tests/node/run.mjs installs the package alone into a fresh project first)",
+  );
+}
 
 /** The package's name, from deno.json. */
 export const denoJson = readJson(join(root, "deno.json"));

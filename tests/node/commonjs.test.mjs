@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { before, test } from "node:test";
+import { test } from "node:test";
 import { alone, denoJson, root } from "./_package.mjs";
 
 const name = denoJson.name;
@@ -17,21 +17,17 @@ const request = {
   target: { service: "checkout", resource: "refund", action: "create" },
   context: { plan: "pro", amount: 120 },
 };
-const folder = alone;
-
-before(() => assert.ok(alone, "POLICY_NPM_ALONE is set by tests/node/run.mjs"));
-
 /** Runs `file` (written with `source`) with node `flags` in the fresh folder. */
 function run(file, source, flags = []) {
-  writeFileSync(join(folder, file), source);
+  writeFileSync(join(alone, file), source);
   return spawnSync(process.execPath, [...flags, file, bundlePath, JSON.stringify(request)], {
-    cwd: folder,
+    cwd: alone,
     encoding: "utf8",
   });
 }
 
 test("npm init -y writes a CommonJS package, as a new user has", () => {
-  const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"));
+  const manifest = JSON.parse(readFileSync(join(alone, "package.json"), "utf8"));
   assert.notEqual(manifest.type, "module");
 });
 

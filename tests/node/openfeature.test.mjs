@@ -13,7 +13,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { before, test } from "node:test";
+import { test } from "node:test";
 import { alone, denoJson, importDependency, importPackage, testdata } from "./_package.mjs";
 import { FakeClock } from "./_fake_clock.mjs";
 
@@ -235,18 +235,14 @@ describePackageWithoutSdks();
  * SDK to install. So nothing but ./openfeature loads the SDK.
  */
 function describePackageWithoutSdks() {
-  // The project run.mjs installs the package alone into (POLICY_NPM_ALONE).
-  const folder = alone;
-  before(() => assert.ok(alone, "POLICY_NPM_ALONE is set by tests/node/run.mjs"));
-
   const run = (source) =>
     spawnSync(process.execPath, ["--input-type=module", "-e", source], {
-      cwd: folder,
+      cwd: alone,
       encoding: "utf8",
     });
 
   test("without the OpenFeature SDKs installed, the root, ./engine and ./clients load; ./openfeature names the missing SDK", () => {
-    const installed = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"));
+    const installed = JSON.parse(readFileSync(join(alone, "package.json"), "utf8"));
     assert.deepEqual(Object.keys(installed.dependencies), [denoJson.name]);
     const loads = run(`
       const root = await import("${denoJson.name}");

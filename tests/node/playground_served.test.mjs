@@ -52,9 +52,11 @@ const servers = [
   ],
 ];
 
+/** Why the Deno-served variant does not run, or false. */
+const skipDeno = longOnly || (deno === null ? "deno is not on PATH" : false);
+
 for (const [name, command] of servers) {
-  const skipServer = skip ||
-    (name.startsWith("deno") && (longOnly || (deno === null ? "deno is not on PATH" : false)));
+  const skipServer = skip || (name.startsWith("deno") && skipDeno);
   test(
     `served by policy playground (${name}): a live view of the working folder, nothing else reached`,
     {

@@ -64,6 +64,13 @@ if (!existsSync(join(npmDir, "package.json"))) {
   fail("npm/ is not built: run `deno task test:node` (it builds first) or `deno task build:npm`");
 }
 const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+// The files to run, chosen before anything is installed: a name that matches none fails at once.
+const only = process.argv.slice(2).filter((arg) => arg !== "--long");
+const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
+  .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix)))
+  .filter((f) => !long || readFileSync(join(here, f), "utf8").includes('from "./_long.mjs"'))
+  .sort();
+if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
 
 const scratch = mkdtempSync(join(tmpdir(), "policy-npm-"));
 // The package installed alone, as a new user has it: `npm init -y` (a CommonJS project) and
@@ -137,12 +144,6 @@ run("npm", [
 // through node_modules and the package's "exports".
 writeFileSync(join(scratch, "load.mjs"), "export const load = (name) => import(name);\n");
 
-const only = process.argv.slice(2).filter((arg) => arg !== "--long");
-const files = readdirSync(here).filter((f) => f.endsWith(".test.mjs"))
-  .filter((f) => only.length === 0 || only.some((prefix) => f.startsWith(prefix)))
-  .filter((f) => !long || readFileSync(join(here, f), "utf8").includes('from "./_long.mjs"'))
-  .sort();
-if (files.length === 0) fail(`no test file starts with ${only.join(" or ")}`);
 const result = spawnSync(process.execPath, [
   "--test",
   `--test-concurrency=${Math.max(2, availableParallelism())}`,
