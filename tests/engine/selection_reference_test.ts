@@ -16,22 +16,7 @@ import {
 } from "../../mod.ts";
 import { traceEvaluation } from "../../src/engine/mod.ts";
 import { compileCondition } from "../../src/engine/compile_condition.ts";
-
-/** A small deterministic generator (mulberry32), so a failure names a reproducible seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
-type Random = ReturnType<typeof random>;
+import { type Random, seededRandom } from "../_random.ts";
 
 const TARGETS: Target[] = [
   { service: "s", resource: "r", action: "a" },
@@ -221,7 +206,7 @@ function referenceDecision(bundle: RuntimeBundleV1, target: Target, context: obj
 
 Deno.test("evaluate() and traceEvaluation() agree with a direct reading of the selection rules", () => {
   for (let seed = 1; seed <= 400; seed++) {
-    const bundle = randomBundle(random(seed));
+    const bundle = randomBundle(seededRandom(seed));
     const compiled = compileBundle(bundle);
     const evaluate = createEvaluator(compiled);
     for (const target of [...TARGETS, { service: "s", resource: "none", action: "a" }]) {
