@@ -192,7 +192,7 @@ export function random(seed) {
 }
 
 /** The paths and values of a bundle's conditions, for generating contexts that reach them. */
-export function conditionVocabulary(bundle) {
+function conditionVocabulary(bundle) {
   const paths = new Map();
   const visit = (c) => {
     if (c === null || typeof c !== "object") return;
