@@ -9,7 +9,7 @@
  * with {url, kind, bucket, limit, windowMicros, durationMs, concurrency}.
  */
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
-import { type ClientKind, connectClient } from "./_redis_clients.ts";
+import { type ClientKind, connectClient, HANG_BOUND_MS } from "./_redis_clients.ts";
 
 const job = JSON.parse(Deno.args[0]!) as {
   url: string;
@@ -21,7 +21,7 @@ const job = JSON.parse(Deno.args[0]!) as {
   concurrency: number;
 };
 await using client = await connectClient(job.kind, job.url);
-const store = createRedisStore(client.commands, { timeoutMs: 5_000 });
+const store = createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS });
 console.log("ready");
 await Deno.stdin.readable.getReader().read(); // the go
 const stopAt = Date.now() + job.durationMs;

@@ -13,6 +13,13 @@ import {
   type RedisCommands,
 } from "../../src/enforce/redis/mod.ts";
 
+/**
+ * The store's `timeoutMs` in tests that are not about timeouts: it only turns
+ * a hang into a failure. A loaded CI machine can stall a process for longer
+ * than the default 200 ms (a check then fails that the test expects to count).
+ */
+export const HANG_BOUND_MS = 10_000;
+
 /** Which client library. */
 export type ClientKind = "redis" | "ioredis";
 
@@ -23,6 +30,12 @@ export interface TestRedisClient extends AsyncDisposable {
   client: unknown;
   /** Errors the client emitted (connection lost, reconnect failures). */
   errors: Error[];
+  /**
+   * Resolves at the client's next `ready` event: call it while connected, and
+   * it resolves once the client has reconnected (and, for ioredis, sent what
+   * it queued meanwhile).
+   */
+  nextReady(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,7 +59,8 @@ export async function connectClient(
       await Promise.resolve();
     };
     const commands = nodeRedisCommands(client);
-    return { commands, client, errors, close, [Symbol.asyncDispose]: close };
+    const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
+    return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
   }
   const client = new Redis(url, {
     lazyConnect: true,
@@ -60,5 +74,6 @@ export async function connectClient(
     await Promise.resolve();
   };
   const commands = ioredisCommands(client);
-  return { commands, client, errors, close, [Symbol.asyncDispose]: close };
+  const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
+  return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
 }

@@ -12,7 +12,7 @@ import { checkAndCount, LAYOUT_VERSION } from "../../src/enforce/redis/_check_an
 import { createRedisStore, type RedisCommands } from "../../src/enforce/redis/mod.ts";
 import { LONG } from "../_long.ts";
 import { LAYOUT_1_SCRIPT } from "./_layout_1_script.ts";
-import { connectClient } from "./_redis_clients.ts";
+import { connectClient, HANG_BOUND_MS } from "./_redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import {
   type Answer,
@@ -199,7 +199,7 @@ redisTest(
   async (server) => {
     await using client = await connectClient("redis", server.url);
     const redis = client.commands;
-    const store = createRedisStore(redis);
+    const store = createRedisStore(redis, { timeoutMs: HANG_BOUND_MS });
     for (let i = 0; i < 3; i++) assert.ok((await store.hit("b", 3, 60e6)).admitted);
     assert.equal((await store.hit("b", 3, 60e6)).admitted, false);
     assert.equal(await redis.send(["TYPE", "policy:throttle:v2:b"]), "hash");

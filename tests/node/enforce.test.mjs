@@ -148,9 +148,12 @@ test(
       await nodeRedis.connect();
       ioredis = new Redis(url);
       ioredis.on("error", () => {});
+      // A bound on a hang, not the default 200 ms: a loaded CI machine can take longer, and
+      // ioredis is still connecting at the first check.
+      const timeoutMs = 10_000;
       const enforcers = [
-        createEnforcer({ store: createRedisStore(nodeRedisCommands(nodeRedis)) }),
-        createEnforcer({ store: createRedisStore(ioredisCommands(ioredis)) }),
+        createEnforcer({ store: createRedisStore(nodeRedisCommands(nodeRedis), { timeoutMs }) }),
+        createEnforcer({ store: createRedisStore(ioredisCommands(ioredis), { timeoutMs }) }),
       ];
       const decision = evaluate({ target: TARGET, context: { tenant: "acme" } });
       const answers = [];
