@@ -20,7 +20,9 @@ async function report(
 ): Promise<{ code: number; text: string }> {
   const test = await new Deno.Command(DENO!, {
     args: ["test", "--no-config", "--no-check", ...flags, ...files.map((f) => SAMPLES + f)],
-    env: { NO_COLOR: "1" },
+    // Two jobs with --parallel whatever the machine: deno takes its core count (a CPU quota
+    // included), and with one job it prints the serial layout.
+    env: { NO_COLOR: "1", DENO_JOBS: "2" },
     stdout: "piped",
     stderr: "piped",
   }).output();
