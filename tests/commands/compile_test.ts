@@ -8,6 +8,7 @@
  * test:long` runs it.
  */
 import assert from "node:assert/strict";
+import { makeTempDir } from "../clients/_helpers.ts";
 import { denoCommand } from "../_deno_command.ts";
 import { LONG, noteLong } from "../_long.ts";
 
@@ -21,7 +22,7 @@ Deno.test({
   name: "the compile task builds a policy binary that runs, or says why it cannot here",
   ignore: DENO === null || !LONG,
   async fn() {
-    const out = await Deno.makeTempDir({ dir: ".tmp", prefix: "compile-" });
+    const { dir: out, remove } = await makeTempDir("compile-");
     try {
       // The task's own flags, with the output moved into the scratch folder.
       const args = TASK.replace(/^deno /, "").split(" ").map((a) =>
@@ -42,7 +43,7 @@ Deno.test({
       assert.equal(help.code, 0);
       assert.match(new TextDecoder().decode(help.stdout), /policy/);
     } finally {
-      await Deno.remove(out, { recursive: true });
+      await remove();
     }
   },
 });
