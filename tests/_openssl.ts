@@ -4,10 +4,11 @@
  * tests fail loudly instead of being skipped (CI installs it, see `.ci/run`).
  *
  * Needs `--allow-run=openssl`, and read/write of the `.tmp/` folder of the
- * repository for {@link withTempDir}.
+ * repository (its files: `_temp_dir.ts`).
  *
  * @module
  */
+import { withTempDir } from "./_temp_dir.ts";
 
 /** What openssl did. */
 export interface OpensslResult {
@@ -59,23 +60,6 @@ export async function openssl(args: string[], stdin?: string | Uint8Array): Prom
     );
   }
   return result;
-}
-
-/** The repository's `.tmp/` folder (ignored by git), where tests keep their temporary files. */
-const TMP_ROOT = new URL("../.tmp/", import.meta.url);
-
-/** Runs `fn` with a fresh temporary folder under `.tmp/`, removed afterwards. */
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  await Deno.mkdir(TMP_ROOT, { recursive: true });
-  const dir = await Deno.makeTempDir({
-    dir: decodeURIComponent(TMP_ROOT.pathname),
-    prefix: "verify-",
-  });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 /** A SEC1 P-256 private key (`BEGIN EC PRIVATE KEY`), as `openssl ecparam -genkey -noout` writes it. */

@@ -5,10 +5,11 @@
 // docs/install.md states. Needs --allow-run=deno. The dry run takes a while (a `deno info` per
 // export, then the publish): `deno task test:long` runs it.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { requireDenoCommand } from "./_deno_command.ts";
 import { LONG, noteLong } from "./_long.ts";
+import { makeTempDir } from "./_temp_dir.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const denoJson = JSON.parse(await readFile(`${root}deno.json`, "utf8")) as {
@@ -100,8 +101,7 @@ async function documentedFlags(): Promise<string[]> {
 Deno.test("the CLI export runs with the permissions docs/install.md states (analyze included)", async () => {
   const flags = await documentedFlags();
   assert.ok(flags.every((flag) => flag.startsWith("--")), flags.join(" "));
-  await mkdir(`${root}.tmp`, { recursive: true });
-  const folder = await mkdtemp(`${root}.tmp/jsr-cli-`);
+  const { dir: folder, remove } = await makeTempDir("jsr-cli-");
   try {
     await writeFile(
       `${folder}/app.ts`,
@@ -120,6 +120,6 @@ Deno.test("the CLI export runs with the permissions docs/install.md states (anal
       assert.equal(code, 0, `policy ${args.join(" ")}:\n${out}`);
     }
   } finally {
-    await rm(folder, { recursive: true, force: true });
+    await remove();
   }
 });

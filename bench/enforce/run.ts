@@ -20,6 +20,7 @@ import { enforcementBundle, TARGETS } from "../../tests/enforce/_fixtures.ts";
 import { type ClientKind, connectClient } from "../../tests/enforce/_redis_clients.ts";
 import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
 import { LAYOUT_1_SCRIPT } from "../../tests/enforce/_layout_1_script.ts";
+import { makeTempDir } from "../../tests/_temp_dir.ts";
 import { runCaption, startRun, writeDocBlock } from "../_report.ts";
 import { formatRatioSpread, median, ratioSpread, type Spread, spread } from "../_stats.ts";
 
@@ -75,8 +76,7 @@ for (const { name, requests } of cases) {
 // 2. Redis.
 const found = await findRedisServer();
 if (!found.ok) throw new Error(`the Redis part needs redis-server: ${found.reason}`);
-await Deno.mkdir(".tmp", { recursive: true });
-const dir = await Deno.realPath(await Deno.makeTempDir({ dir: ".tmp", prefix: "bench-enforce-" }));
+const dir = await Deno.realPath((await makeTempDir("bench-enforce-")).dir);
 const redis = await startRedisServer(dir);
 const LIMIT = 20;
 

@@ -6,13 +6,14 @@
  * writer never holds the read); `kind`, `exists`, `list` and `version`
  * agree. Named pipes need `--allow-run=mkfifo`.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import type { FileLayer } from "../../src/_io/file_layer.ts";
 import { nodeFileLayer } from "../../src/_io/node_file_layer.ts";
 import { denoFileLayer } from "../../src/_io/deno_file_layer.ts";
 import { ReadFailure } from "../../src/_io/read_regular_file.ts";
-import { makeTempDir, symlink } from "../clients/_helpers.ts";
+import { symlink } from "../clients/_helpers.ts";
 
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
 if (!MKFIFO) console.log("file_layer_test: named pipe cases skipped, needs --allow-run=mkfifo");

@@ -40,21 +40,6 @@ export async function withDigest<T>(
   }
 }
 
-const TMP_ROOT = new URL("../../.tmp/", import.meta.url);
-
-/**
- * A fresh folder under `.tmp/` and the function that removes it, for setups
- * that outlive one function (a test that can wrap its body uses
- * `withTempDir` of `tests/_openssl.ts`).
- */
-export async function makeTempDir(
-  prefix = "clients-",
-): Promise<{ dir: string; remove(): Promise<void> }> {
-  await Deno.mkdir(TMP_ROOT, { recursive: true });
-  const dir = await Deno.makeTempDir({ dir: decodeURIComponent(TMP_ROOT.pathname), prefix });
-  return { dir, remove: () => Deno.remove(dir, { recursive: true }) };
-}
-
 let counter = 0;
 
 /** Writes `data` to a new file beside `path` and renames it over `path`, as editors and the CLI do. */

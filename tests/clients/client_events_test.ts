@@ -3,6 +3,7 @@
 // remote client tells when it becomes degraded or stale (on its own clock, no
 // poll needed) and when it recovers; a throwing listener changes nothing; no
 // listener means no event and no timer.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   type ClientEvent,
@@ -11,7 +12,7 @@ import {
   type RemoteClientOptions,
   type RuntimeBundleV1,
 } from "../../mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { hmacSecret, signedText, test, writeAtomic } from "./_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { DRIVEN_BY_REFRESH, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";

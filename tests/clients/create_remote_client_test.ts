@@ -1,5 +1,6 @@
 // The remote client against a real HTTP server on 127.0.0.1 that injects
 // faults (tests/clients/_fault_server.ts): one test per behaviour.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import {
@@ -10,7 +11,7 @@ import {
 } from "../../mod.ts";
 import type { ErrorCode } from "../../src/_internal/policy_error.ts";
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { type Fault, FaultServer } from "./_fault_server.ts";
 import { FakeClock } from "../_fake_clock.ts";

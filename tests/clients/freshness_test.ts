@@ -4,6 +4,7 @@
 // arrives; a renewed statement is taken without compiling the policies
 // again; the rollback check compares the signed version; the options are
 // checked; a stepped wall clock neither extends nor delays expiry.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import {
@@ -18,7 +19,7 @@ import {
 } from "../../mod.ts";
 import { BundleSlot, EXPIRY_RECHECK_MS } from "../../src/clients/_bundle_slot.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { FakeClock } from "../_fake_clock.ts";
 import { bundleOf, ecdsa, Recorder, remoteOptions, TARGET, test } from "./_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "./_stub_fetch.ts";

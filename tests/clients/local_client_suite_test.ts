@@ -2,11 +2,11 @@
 // the file once, once watching it on a fake clock (so that cleanup, which the
 // suite runs after close(), sees that close() stopped the watch timer; no
 // real time passes).
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { createLocalClient } from "../../mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { runClientSuite } from "./_client_suite.ts";
-import { makeTempDir } from "./_helpers.ts";
 
 for (const watch of [false, true]) {
   runClientSuite(

@@ -1,13 +1,14 @@
 // createLocalClient(): options, reading at creation and its errors. Watching
 // is in local_client_watch_test.ts, permissions in local_client_permissions_test.ts,
 // and the behaviour every client shares in the conformance suite.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createLocalClient,
   DEFAULT_WATCH_INTERVAL_MS,
   type LocalClientOptions,
 } from "../../mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { hmacSecret, numberedBundle, signedText, symlink, TARGET, test } from "./_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";

@@ -2,6 +2,7 @@
 // what each failure reports, and that close() stops everything. The client's
 // timers run on a FakeClock: a test runs checks one by one (each resolves when
 // the check is over and the next one is scheduled), never sleeping.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createLocalClient,
@@ -11,7 +12,7 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { FakeClock } from "../_fake_clock.ts";
 import { statVersion } from "../../src/_io/file_version.ts";
 import {

@@ -5,9 +5,10 @@
 //
 // Needs --allow-run=deno in the test process (the child is `deno run`), on
 // top of --allow-net=127.0.0.1, read of the repository and write of .tmp/.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
-import { withTempDir } from "../_openssl.ts";
+
 import { FaultServer } from "./_fault_server.ts";
 import { ecdsa, remoteOptions, test, V1 } from "./_remote_fixtures.ts";
 

@@ -3,6 +3,7 @@
 // no failed reload, the staleness bound, rollback refusal, and failover
 // between two real origins. Skipped, with the reason printed, when nginx is
 // not installed; CI installs it (.ci/run).
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { rename, rm, writeFile } from "node:fs/promises";
 import {
@@ -15,7 +16,7 @@ import {
   signBundle,
   type VerifyKeyOptions,
 } from "../../mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { FaultServer } from "./_fault_server.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { findNginx, publishBundle, startNginx } from "./_nginx.ts";

@@ -2,6 +2,7 @@
 // fake clock and a scripted fetch per origin: staleness, refresh(), several
 // origins, rollback refusal and the cache that keeps the highest bundle,
 // decision records on the client's clock.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, stat, utimes, writeFile } from "node:fs/promises";
 import {
@@ -12,7 +13,7 @@ import {
   type RemoteClientOptions,
 } from "../../mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { FakeClock } from "../_fake_clock.ts";
 import { Recorder, remoteOptions, signedText, TARGET, test, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";

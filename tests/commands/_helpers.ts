@@ -4,14 +4,12 @@
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { type CliIo, runCli } from "./_exports.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
+import { makeTempDir } from "../_temp_dir.ts";
 import type { Clock } from "../../src/_internal/clock.ts";
 
 const FIXTURES = new URL("../testdata/commands/", import.meta.url);
-/** The repository's `.tmp/` (ignored by git): scratch folders live there, so tests need no access outside the repository. */
-const TMP_ROOT = new URL("../../.tmp/", import.meta.url);
 
 /** The fixed clock of in-process runs. */
 export const NOW = new Date("2026-11-21T09:30:00.000Z");
@@ -55,10 +53,7 @@ export interface Scratch {
 
 /** Makes a scratch folder under `.tmp/`: `root/wf` is the working folder and the current folder. */
 export async function scratch(): Promise<Scratch> {
-  await Deno.mkdir(TMP_ROOT, { recursive: true });
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ dir: fileURLToPath(TMP_ROOT), prefix: "cli-" }),
-  );
+  const root = await Deno.realPath((await makeTempDir("cli-")).dir);
   const wf = path.join(root, "wf");
   const home = path.join(root, "home");
   await Deno.mkdir(wf);

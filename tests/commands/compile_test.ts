@@ -7,8 +7,9 @@
  * after the test task built the page. A compile takes a while: `deno task
  * test:long` runs it.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { denoCommand } from "../_deno_command.ts";
 import { LONG, noteLong } from "../_long.ts";
 

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { makeTempDir } from "../_temp_dir.ts";
 import { type ChildResult, cliEnv, DENO, runDeno } from "../faults/_policy_process.ts";
 import {
   CLI_BUNDLE,
@@ -93,8 +94,7 @@ Deno.test({
   ignore: DENO === null,
   fn: async () => {
     // A copy of what the bundle is made of, so that a source can change.
-    await Deno.mkdir(`${ROOT}.tmp`, { recursive: true });
-    const copy = await Deno.makeTempDir({ dir: `${ROOT}.tmp`, prefix: "policy-task-" });
+    const { dir: copy } = await makeTempDir("policy-task-");
     try {
       for (const name of ["src", "tools", "cli.ts", "deno.json", "deno.lock"]) {
         await copyTree(`${ROOT}${name}`, `${copy}/${name}`);

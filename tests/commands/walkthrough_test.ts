@@ -27,6 +27,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LONG, noteLong } from "../_long.ts";
+import { makeTempDir } from "../_temp_dir.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = path.join(ROOT, "docs", "walkthrough.md");
@@ -245,11 +246,7 @@ Deno.test({
   name: "docs/walkthrough.md runs as written from a fresh clone, and prints what it shows",
   ignore: !runnable || !LONG,
   fn: async () => {
-    await Deno.mkdir(path.join(ROOT, ".tmp"), { recursive: true });
-    const scratch = await Deno.makeTempDir({
-      dir: path.join(ROOT, ".tmp"),
-      prefix: "walkthrough-",
-    });
+    const { dir: scratch } = await makeTempDir("walkthrough-");
     const repo = path.join(scratch, "repo");
     const home = path.join(scratch, "home");
     const jobs = path.join(scratch, "jobs");

@@ -2,11 +2,12 @@
 // fail like a full disk. A failure
 // must never throw into evaluate, never be an unhandled rejection (which
 // would end this test process), and never grow memory past maxBufferBytes.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { createLocalClient, type DecisionRecord, type PolicyError, signBundle } from "../../mod.ts";
 import { createDecisionLogWriter } from "../../src/decision_log/mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { hmacSecret, numberedBundle, TARGET } from "../clients/_helpers.ts";
 import { test } from "../clients/_remote_fixtures.ts";
 import { FakeClock } from "../_fake_clock.ts";

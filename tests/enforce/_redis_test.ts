@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { withTempDir } from "../_openssl.ts";
+
+import { withTempDir } from "../_temp_dir.ts";
 import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
 
 const found = await findRedisServer();

@@ -9,6 +9,7 @@
  *
  * 200 steps in the default test task, 1000 under `deno task test:long`.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createLocalClient,
@@ -17,7 +18,7 @@ import {
   signBundle,
 } from "../../mod.ts";
 import { computeDigest } from "../../src/engine/mod.ts";
-import { makeTempDir, test, writeAtomic } from "../clients/_helpers.ts";
+import { test, writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { LONG } from "./_policy_process.ts";
 import { replayHint, seededRandom, testSeed } from "../_random.ts";

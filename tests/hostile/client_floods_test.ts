@@ -8,6 +8,7 @@
  * bounded list of issues, within 30 times what JSON.parse takes on the same
  * bytes, and `evaluate` keeps answering meanwhile.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import {
@@ -17,7 +18,7 @@ import {
   type PolicyError,
 } from "../../mod.ts";
 import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
-import { makeTempDir, writeAtomic } from "../clients/_helpers.ts";
+import { writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { remoteOptions, TARGET as REMOTE_TARGET, V1 } from "../clients/_remote_fixtures.ts";
 import { hostileTest } from "./_isolated.ts";

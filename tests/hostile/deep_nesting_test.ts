@@ -6,6 +6,7 @@
  * stages after it must bound their own recursion. Each case runs in its own
  * worker under a deadline (see `_isolated.ts`).
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   compileBundle,
@@ -17,7 +18,7 @@ import {
   validateBundle,
 } from "../../mod.ts";
 import { canonicalJson, computeDigest } from "../../src/engine/mod.ts";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { hostileTest } from "./_isolated.ts";
 import { LONG, noteLong, sampled } from "../_long.ts";
 import {

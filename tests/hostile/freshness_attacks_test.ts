@@ -6,6 +6,7 @@
 // stripped, a freeze at bundleVersion 1e15, an origin serving an old bundle
 // past expiresAt, a cache file holding an expired bundle. Time is a fake
 // clock throughout.
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import {
@@ -17,7 +18,7 @@ import {
   signFreshness,
 } from "../../mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { bundleOf, ecdsa, remoteOptions, TARGET, test } from "../clients/_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "../clients/_stub_fetch.ts";

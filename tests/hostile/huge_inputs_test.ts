@@ -6,6 +6,7 @@
  * is linear in the bundle's size. Each case runs in its own worker under a
  * deadline (see `_isolated.ts`).
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createEvaluator,
@@ -14,7 +15,7 @@ import {
   loadBundle,
   PolicyError,
 } from "../../mod.ts";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { hostileTest } from "./_isolated.ts";
 import { LONG, noteLong } from "../_long.ts";
 import { bundleOf, rejectsWith, rule, signedText, TARGET, timed, VERIFY } from "./_inputs.ts";

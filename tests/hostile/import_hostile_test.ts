@@ -9,10 +9,11 @@
  * ending the test run. The quick suite runs a fixed sample of the inputs
  * (`QUICK`); `deno task test:long` runs them all.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { importInputs } from "./_import_inputs.ts";
 import { LONG, noteLong, sampled } from "../_long.ts";

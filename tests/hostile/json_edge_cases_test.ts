@@ -7,6 +7,7 @@
  * signature cover the canonical payload of the *parsed* document, so a file
  * either verifies and then means exactly what was signed, or fails.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   compileBundle,
@@ -21,7 +22,7 @@ import {
   validateBundle,
 } from "../../mod.ts";
 import { canonicalJson } from "../../src/engine/mod.ts";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { hostileTest } from "./_isolated.ts";
 import {
   bundleOf,

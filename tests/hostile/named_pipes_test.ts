@@ -5,10 +5,11 @@
  * (opening a FIFO with no writer used to block forever). Each case runs in
  * a child process, so a hang fails the test instead of the test run.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeTempDir, symlink } from "../clients/_helpers.ts";
+import { symlink } from "../clients/_helpers.ts";
 import { GRACE_STATE_FILE } from "../../src/commands/_license.ts";
 import { cliEnv, DENO, explainIgnored, runDeno, runPolicy } from "../faults/_policy_process.ts";
 

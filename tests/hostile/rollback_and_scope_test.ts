@@ -4,9 +4,10 @@
  * validly signed bundle, the unsigned delivery fields, scope on the local
  * client, and what HMAC proves.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { createLocalClient, createRemoteClient, loadBundle, signBundle } from "../../mod.ts";
-import { makeTempDir, test, writeAtomic } from "../clients/_helpers.ts";
+import { test, writeAtomic } from "../clients/_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { FaultServer } from "../clients/_fault_server.ts";
 import { remoteOptions, V1, V2 } from "../clients/_remote_fixtures.ts";

@@ -8,9 +8,10 @@
  * 0644. Everything here happens under `.tmp/`: the link to `/dev/null` is
  * only ever looked at (lstat), never followed.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { makeTempDir, symlink } from "../clients/_helpers.ts";
+import { symlink } from "../clients/_helpers.ts";
 import { assertError, scratch } from "../commands/_helpers.ts";
 import { TEST_LICENSE } from "../_license.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { denoCommand } from "../_deno_command.ts";
+import { makeTempDir } from "../_temp_dir.ts";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -54,8 +55,7 @@ Deno.test({
   name: "loadBundle and createEvaluator work with no POLICY_HOME, no HOME and no licence",
   ignore: DENO === null,
   fn: async () => {
-    await Deno.mkdir(path.join(ROOT, ".tmp"), { recursive: true });
-    const dir = await Deno.makeTempDir({ dir: path.join(ROOT, ".tmp"), prefix: "library-" });
+    const { dir } = await makeTempDir("library-");
     const script = path.join(dir, "evaluate.ts");
     await Deno.writeTextFile(script, SCRIPT);
     let output: Deno.CommandOutput;

@@ -1,3 +1,4 @@
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   BUILT_IN_LICENSE_PUBLIC_KEY,
@@ -9,7 +10,7 @@ import {
 } from "../../src/license/mod.ts";
 import { importPublicKey } from "../../src/verify/mod.ts";
 import { generateKeyPair, issueLicense, ISSUER, licenseFields } from "../_license.ts";
-import { openssl, withTempDir } from "../_openssl.ts";
+import { openssl } from "../_openssl.ts";
 
 const NOW = new Date("2026-11-21T09:30:00.000Z");
 const verifyAt = (license: Parameters<typeof verifyLicense>[0], now = NOW) =>

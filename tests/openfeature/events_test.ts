@@ -5,6 +5,7 @@
 // 127.0.0.1) stops makes the provider STALE, then ERROR once the bundle is
 // too old to use, and READY again when the origin is back. Time is the
 // remote client's fake clock; polls are driven by refresh().
+import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   type EventDetails,
@@ -19,7 +20,7 @@ import {
   signBundle,
 } from "../../mod.ts";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
-import { withTempDir } from "../_openssl.ts";
+
 import { freePort } from "../_loopback.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";

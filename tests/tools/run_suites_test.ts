@@ -5,10 +5,11 @@
  * to its end; the last line says how each ended; the exit code is 1 when any
  * failed.
  */
+import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { DENO, explainIgnored } from "../faults/_policy_process.ts";
-import { makeTempDir } from "../clients/_helpers.ts";
+
 import { formatDuration } from "../../tools/run_suites.ts";
 
 explainIgnored("tests/tools/run_suites_test.ts");

@@ -11,13 +11,8 @@ import {
   type RuntimeBundleV1,
   signBundle,
 } from "../../mod.ts";
-import {
-  generateSec1Key,
-  publicKeyOf,
-  signWithOpenssl,
-  verifyWithOpenssl,
-  withTempDir,
-} from "../_openssl.ts";
+import { generateSec1Key, publicKeyOf, signWithOpenssl, verifyWithOpenssl } from "../_openssl.ts";
+import { withTempDir } from "../_temp_dir.ts";
 import { scratch } from "../commands/_helpers.ts";
 import { bundleOf, remoteOptions, TARGET } from "../clients/_remote_fixtures.ts";
 import { ok, StubFetch } from "../clients/_stub_fetch.ts";
