@@ -83,13 +83,30 @@ export function writeDocBlock(repo: string, name: string, body: string): void {
 }
 
 /**
- * A Markdown table: a header row, then rows; the first `textColumns` columns
- * left-aligned, the others (figures) right-aligned.
+ * A Markdown table: a header row, then rows; text columns left-aligned, the
+ * others (figures) right-aligned. `textColumns`: how many columns, from the
+ * first, are text, or the indexes of the text columns. Each column is padded to
+ * its widest cell, as `deno fmt` lays tables out.
  */
-export function markdownTable(rows: readonly (readonly string[])[], textColumns = 1): string {
-  return [
-    `| ${rows[0]!.join(" | ")} |`,
-    `| ${rows[0]!.map((_, i) => (i < textColumns ? "---" : "---:")).join(" | ")} |`,
-    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
-  ].join("\n");
+export function markdownTable(
+  rows: readonly (readonly string[])[],
+  textColumns: number | readonly number[] = 1,
+): string {
+  const isText = (column: number) =>
+    typeof textColumns === "number" ? column < textColumns : textColumns.includes(column);
+  const width = (cell: string) => [...cell].length;
+  // A rule is at least `-` (text) or `-:` (figures) wide.
+  const widths = rows[0]!.map((_, column) =>
+    Math.max(isText(column) ? 1 : 2, ...rows.map((row) => width(row[column] ?? "")))
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${
+      widths.map((w, column) => {
+        const cell = cells[column] ?? "";
+        const pad = " ".repeat(w - width(cell));
+        return isText(column) ? cell + pad : pad + cell;
+      }).join(" | ")
+    } |`;
+  const rule = widths.map((w, column) => isText(column) ? "-".repeat(w) : `${"-".repeat(w - 1)}:`);
+  return [line(rows[0]!), `| ${rule.join(" | ")} |`, ...rows.slice(1).map(line)].join("\n");
 }

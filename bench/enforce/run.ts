@@ -21,7 +21,7 @@ import { type ClientKind, connectClient } from "../../tests/enforce/_redis_clien
 import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
 import { LAYOUT_1_SCRIPT } from "../../tests/enforce/_layout_1_script.ts";
 import { makeTempDir } from "../../tests/_temp_dir.ts";
-import { runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
 import { formatRatioSpread, median, ratioSpread, type Spread, spread } from "../_stats.ts";
 
 const args = parseArgs({
@@ -271,11 +271,15 @@ const us = (s: Spread) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max
 const table = [
   `In process, medians of ${ROUNDS} rounds of ${n(OPS)} requests. ${runCaption(run)}`,
   "",
-  "| Decision | `evaluate` alone, ns | `evaluate` + `enforce`, ns | × `evaluate` |",
-  "| -------- | -------------------: | -------------------------: | -----------: |",
-  ...inProcess.map((r) =>
-    `| ${r.name} | ${n(r.evaluateNs)} | ${n(r.guardedNs)} | ${r.ratio.toFixed(1)}× |`
-  ),
+  markdownTable([
+    ["Decision", "`evaluate` alone, ns", "`evaluate` + `enforce`, ns", "× `evaluate`"],
+    ...inProcess.map((r) => [
+      r.name,
+      n(r.evaluateNs),
+      n(r.guardedNs),
+      `${r.ratio.toFixed(1)}×`,
+    ]),
+  ]),
   "",
   `Redis ${version} on 127.0.0.1. Server time per check, by the server's own accounting ` +
   "(`INFO commandstats`: µs per script call, the commands it runs included), through ioredis " +
@@ -285,27 +289,49 @@ const table = [
   "`TIME`, as every exact check must, sent as the store sends its own; layout 1 is the previous " +
   "release's script.",
   "",
-  "| Workload | floor, µs | layout 1, µs | ours, µs | rate-limiter-flexible, µs | ours ÷ floor | ours ÷ theirs | layout 1 ÷ theirs |",
-  "| -------- | --------: | -----------: | -------: | ------------------------: | -----------: | ------------: | ----------------: |",
-  ...serverRows.map((r) =>
-    `| ${r.workload} | ${us(r.micros.floor!)} | ${us(r.micros.layout1!)} | ${
-      us(r.micros.ours!)
-    } | ${us(r.micros.theirs!)} | ${formatRatioSpread(r.toFloor)} | ${
-      formatRatioSpread(r.ratio)
-    } | ${formatRatioSpread(r.layout1Ratio)} |`
-  ),
+  markdownTable([
+    [
+      "Workload",
+      "floor, µs",
+      "layout 1, µs",
+      "ours, µs",
+      "rate-limiter-flexible, µs",
+      "ours ÷ floor",
+      "ours ÷ theirs",
+      "layout 1 ÷ theirs",
+    ],
+    ...serverRows.map((r) => [
+      r.workload,
+      us(r.micros.floor!),
+      us(r.micros.layout1!),
+      us(r.micros.ours!),
+      us(r.micros.theirs!),
+      formatRatioSpread(r.toFloor),
+      formatRatioSpread(r.ratio),
+      formatRatioSpread(r.layout1Ratio),
+    ]),
+  ]),
   "",
   `Checks per second on new buckets at the limit (${LIMIT} per 60 s, ${n(TENANTS)} tenants), ` +
   `one client connection, ${ROUNDS} interleaved rounds of ${SECONDS} s: medians ` +
   "(lowest–highest round), the ratio round by round.",
   "",
-  "| Client | Concurrent checks | ours, checks/s | rate-limiter-flexible, checks/s | ours ÷ theirs |",
-  "| ------ | ----------------: | -------------: | ------------------------------: | ------------: |",
-  ...throughputRows.map((r) =>
-    `| ${r.client} | ${r.concurrency} | ${n(r.ours.median)} (${n(r.ours.min)}–${n(r.ours.max)}) | ${
-      n(r.theirs.median)
-    } (${n(r.theirs.min)}–${n(r.theirs.max)}) | ${formatRatioSpread(r.ratio)} |`
-  ),
+  markdownTable([
+    [
+      "Client",
+      "Concurrent checks",
+      "ours, checks/s",
+      "rate-limiter-flexible, checks/s",
+      "ours ÷ theirs",
+    ],
+    ...throughputRows.map((r) => [
+      r.client,
+      String(r.concurrency),
+      `${n(r.ours.median)} (${n(r.ours.min)}–${n(r.ours.max)})`,
+      `${n(r.theirs.median)} (${n(r.theirs.min)}–${n(r.theirs.max)})`,
+      formatRatioSpread(r.ratio),
+    ]),
+  ]),
 ].join("\n");
 console.log(table);
 if (!args.values["no-write"]) {

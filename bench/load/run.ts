@@ -13,7 +13,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../mod.ts";
 import { replaceBetweenMarkers } from "../peers/_report.ts";
-import { runCaption, startRun } from "../_report.ts";
+import { markdownTable as table, runCaption, startRun } from "../_report.ts";
 import { makeSignedBundle } from "./_signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
@@ -153,12 +153,6 @@ const startup = measureStartup(
 );
 
 const perMiB = (bytes: number) => `${(bytes / MiB / mib).toFixed(1)} MiB`;
-const table = (rows: string[][]) =>
-  [
-    `| ${rows[0]!.join(" | ")} |`,
-    `| ${rows[0]!.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
-    ...rows.slice(1).map((row) => `| ${row.join(" | ")} |`),
-  ].join("\n");
 const reloadRow = (name: string, value: (r: ReloadFigures) => string) => [
   name,
   value(reload),

@@ -1,6 +1,6 @@
 // The peer benchmark's results, and its peer table in Markdown.
 import type { Measurement } from "./_measure.ts";
-import { formatCount, formatMs } from "../_report.ts";
+import { formatCount, formatMs, markdownTable } from "../_report.ts";
 import { formatRatioSpread, type Spread } from "../_stats.ts";
 
 export { formatCount, formatMs, replaceBetweenMarkers } from "../_report.ts";
@@ -48,25 +48,26 @@ export function formatNsRange(s: Spread): string {
 /** Rows grouped by size, engines in the order given; why pairs were skipped or failed, after. */
 export function renderTable(results: PeerResult[], labels: Map<string, string>): string {
   const rows = [
-    "| targets | engine | load | ns / decision | rounds, ns | decisions / s | × ours |",
-    "| ------: | ------ | ---: | ------------: | ---------: | ------------: | -----: |",
+    ["targets", "engine", "load", "ns / decision", "rounds, ns", "decisions / s", "× ours"],
   ];
   const notes: string[] = [];
   for (const r of results) {
     const n = r.targets.toLocaleString("en-US");
     const label = labels.get(r.engine) ?? r.engine;
     if (r.status !== "ok") {
-      rows.push(`| ${n} | ${label} | ${r.status} | | | | |`);
+      rows.push([n, label, r.status, "", "", "", ""]);
       notes.push(`- ${label} at ${n} targets ${r.status}: ${r.detail}`);
       continue;
     }
-    rows.push(
-      `| ${n} | ${label} | ${formatMs(r.loadMs!)} | ${formatCount(r.nsPerDecision!)} | ${
-        formatNsRange(r.nsSpread!)
-      } | ${formatCount(r.opsPerSecond!)} | ${
-        r.ratioToOurs === undefined ? "" : formatRatioSpread(r.ratioToOurs)
-      } |`,
-    );
+    rows.push([
+      n,
+      label,
+      formatMs(r.loadMs!),
+      formatCount(r.nsPerDecision!),
+      formatNsRange(r.nsSpread!),
+      formatCount(r.opsPerSecond!),
+      r.ratioToOurs === undefined ? "" : formatRatioSpread(r.ratioToOurs),
+    ]);
   }
-  return [...rows, ...(notes.length > 0 ? ["", ...notes] : [])].join("\n");
+  return [markdownTable(rows, [1]), ...(notes.length > 0 ? ["", ...notes] : [])].join("\n");
 }
