@@ -1,6 +1,7 @@
 // deno task bench:all — every benchmark that writes a table of
 // docs/performance.md, in turn, then the aims table summarising them
-// (bench/aims.ts) and `deno fmt` of the page; prints how long each took.
+// (bench/aims.ts); each task formats the page after writing it (`deno fmt`).
+// Prints how long each took.
 // Stops at the first that fails. Run it on a quiet machine: the tables are
 // ratios within one run, but a busy machine widens their spread.
 const TASKS = [
@@ -27,7 +28,6 @@ for (const task of TASKS) {
     Deno.exit(code);
   }
 }
-await new Deno.Command("deno", { args: ["fmt", "docs/performance.md"] }).spawn().status;
 console.error("\nbench:all, seconds per task:");
 for (const [task, seconds] of took) console.error(`  ${task.padEnd(20)} ${seconds.toFixed(0)}`);
 console.error(`  ${"total".padEnd(20)} ${((performance.now() - start) / 1000).toFixed(0)}`);
