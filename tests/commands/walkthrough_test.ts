@@ -33,7 +33,15 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = path.join(ROOT, "docs", "walkthrough.md");
 const README = path.join(ROOT, "README.md");
 /** What a fresh clone does not have: git's own folder, and what .gitignore keeps out. */
-const NOT_IN_A_CLONE = new Set([".git", ".tmp", ".test-groups", "npm", "dist", "node_modules", "__pycache__"]);
+const NOT_IN_A_CLONE = new Set([
+  ".git",
+  ".tmp",
+  ".test-groups",
+  "npm",
+  "dist",
+  "node_modules",
+  "__pycache__",
+]);
 /** The heading from which the page runs servers. */
 const SERVERS_FROM = "## 5. Run the service";
 /** The heading where the page stops running servers. */
