@@ -26,7 +26,7 @@ import { parseJson } from "../src/engine/parse_json.ts";
 import { detectDocumentType } from "../src/_authoring/document_type.ts";
 import { checkSuite } from "../src/_authoring/suite.ts";
 import { encodeBase64 } from "../src/_internal/encoding.ts";
-import { writeFileAtomic } from "../src/_io/write_file_atomic.ts";
+import { writeIfChanged } from "./_write_if_changed.ts";
 
 /** The page's budget: 250 KB gzip (issue 28). */
 export const MAX_GZIP_BYTES = 250_000;
@@ -150,20 +150,7 @@ export async function writePlayground(page: PlaygroundPage, dir: string): Promis
     ["page.js", pageModule(page)],
     ["page.d.ts", PAGE_DECLARATIONS],
   ];
-  for (const [name, text] of files) {
-    const path = join(dir, name);
-    if (await readTextIfAny(path) === text) continue;
-    await writeFileAtomic(path, text, { createParents: true });
-  }
-}
-
-async function readTextIfAny(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
+  for (const [name, text] of files) await writeIfChanged(join(dir, name), text);
 }
 
 /** The template with each placeholder (which must be there once) replaced. */

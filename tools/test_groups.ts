@@ -22,7 +22,7 @@
  */
 import { join, relative } from "node:path";
 import { findFiles } from "../src/_io/find_files.ts";
-import { writeFileAtomic } from "../src/_io/write_file_atomic.ts";
+import { writeIfChanged } from "./_write_if_changed.ts";
 
 /** How many entry modules: twice the two workers of the 2-core machine, for balance. */
 export const GROUPS = 4;
@@ -65,10 +65,7 @@ export function groupSources(modules: readonly string[], groups = GROUPS): strin
 if (import.meta.main) {
   const root = Deno.cwd();
   const sources = groupSources(await testModules(root));
-  // Atomically and only when changed: a run starting meanwhile reads a whole module.
   for (const [index, source] of sources.entries()) {
-    const path = join(root, groupPath(index));
-    const current = await Deno.readTextFile(path).catch(() => undefined);
-    if (current !== source) await writeFileAtomic(path, source, { createParents: true });
+    await writeIfChanged(join(root, groupPath(index)), source);
   }
 }
