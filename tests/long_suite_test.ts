@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { testModules } from "../tools/test_groups.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
@@ -19,18 +20,6 @@ const tasks = denoJson.tasks as Record<string, string>;
 function testCommand(task: string): string[] {
   const words = task.split(" | ")[0]!.split(/\s+/).filter((w) => w !== "2>&1");
   return words.slice(words.lastIndexOf("test") + 1);
-}
-
-/** Every `*_test.ts` file under `folder` (repository-relative). */
-async function testFiles(folder: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(`${ROOT}${folder}`)) {
-    const path = `${folder}${entry.name}`;
-    if (entry.isDirectory && entry.name !== "testdata" && entry.name !== "node") {
-      found.push(...await testFiles(`${path}/`));
-    } else if (entry.isFile && entry.name.endsWith("_test.ts")) found.push(path);
-  }
-  return found;
 }
 
 /** Whether a test file imports `LONG` (from tests/_long.ts, or re-exported by a helper). */
@@ -46,7 +35,7 @@ Deno.test("test:long:deno runs every test file that reads LONG, with the quick t
     assert.ok(stat !== null, `test:long:deno names ${path}, which does not exist`);
   }
   const reading = [];
-  for (const file of await testFiles("tests/")) {
+  for (const file of await testModules(ROOT)) {
     if (readsLong(await Deno.readTextFile(`${ROOT}${file}`))) reading.push(file);
   }
   assert.ok(reading.length >= 10, `files that read LONG: ${reading.join(", ")}`);
