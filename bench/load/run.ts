@@ -7,13 +7,12 @@
 // timed load starts after a full collection. --load-only measures the load
 // and memory and prints them, nothing else (no file is written).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../mod.ts";
-import { replaceBetweenMarkers } from "../peers/_report.ts";
-import { markdownTable as table, runCaption, startRun } from "../_report.ts";
+import { markdownTable as table, runCaption, startRun, writeDocBlock } from "../_report.ts";
 import { makeSignedBundle } from "./_signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
@@ -252,6 +251,5 @@ if (!process.argv.includes("--no-write")) {
     startup: Object.fromEntries(startup),
   };
   writeFileSync(here("./results-deno.json"), JSON.stringify(results, null, 2) + "\n");
-  const docs = here("../../docs/performance.md");
-  writeFileSync(docs, replaceBetweenMarkers(readFileSync(docs, "utf8"), "load:deno", block));
+  writeDocBlock(here("../.."), "load:deno", block);
 }
