@@ -1,6 +1,12 @@
 // This module is browser compatible.
 import type { Issue, Policy, Rule, RuntimeBundleV1, Target } from "../engine/types.ts";
-import { collectTargets, type RankedRule, rankTarget } from "../engine/rank_target.ts";
+import {
+  collectTargets,
+  effectRate,
+  type RankedRule,
+  rankTarget,
+  strengthOf,
+} from "../engine/rank_target.ts";
 import type { Test } from "../engine/compile_condition.ts";
 import {
   analyzeCondition,
@@ -285,7 +291,7 @@ function shadowFindings(site: RuleSite, outcomes: CandidateFacts[], target: Targ
       path: rulePath(site),
       message: `${ruleName(site)} is never selected for ${targetName(target)}: ${
         deadBecause(dead[0]!)
-      }; remove it, or raise it above what decides first`,
+      }; ${shadowRemedy(dead[0]!)}`,
     }];
   }
   return dead.map((c) => {
@@ -323,6 +329,37 @@ function deadBecause(c: CandidateFacts): string {
     }
   }
   return `the candidates ranked above it, up to ${rule}, always include one that fires`;
+}
+
+/**
+ * What an author can do about a dead rule. Candidates rank by effect type,
+ * then (throttles) by rate, and only then by priority (docs/bundle-format.md
+ * "Selecting the decision"): when what decides first is of a stronger type
+ * or a lower rate, so is everything ranked before it, and no priority lifts
+ * the dead rule above them.
+ */
+function shadowRemedy(c: CandidateFacts): string {
+  const cause = c.deadAfter!;
+  const dead = c.candidate;
+  const first = cause.candidate;
+  let why: string;
+  if (strengthOf(first.type) < strengthOf(dead.type)) {
+    why = `${article(first.type)} ${first.type} outranks ${article(dead.type)} ${dead.type}`;
+  } else if (first.type === "throttle" && effectRate(first.effect) < effectRate(dead.effect)) {
+    why = "a throttle of a lower rate outranks it";
+  } else {
+    return "remove it, or raise it above what decides first";
+  }
+  const what = cause.rule === null
+    ? `change the ${cause.alwaysFires ? "" : "rules or the "}defaults of ${policyLabel(cause)}`
+    : cause.alwaysFires
+    ? `narrow the condition of rule "${cause.rule.rule.id}" of ${policyLabel(cause)}`
+    : "narrow the conditions of the candidates ranked above it";
+  return `no priority can change that: ${why} whatever the priorities (the effect type and a throttle's rate come before priority); remove it, or ${what}`;
+}
+
+function article(type: string): string {
+  return type === "allow" ? "an" : "a";
 }
 
 function policyLabel(c: CandidateFacts): string {

@@ -365,3 +365,49 @@ Deno.test("prototype-like paths and keys are ordinary: reported as any other, ne
   const constructor = and(eq("constructor", 1), { op: "exists", path: "toString" });
   assert.deepEqual(lint(bundleOf([rule("r", { when: constructor })])), []);
 });
+
+Deno.test("RULE_SHADOWED says when no priority can help: a stronger type or a lower rate decides first", () => {
+  const stronger = lintBundle(bundleOf([
+    rule("off", { effect: kill, priority: 0 }),
+    rule("pro", { when: eq("plan", "pro"), priority: 99 }),
+  ]))[0]!;
+  assert.equal(stronger.code, "RULE_SHADOWED");
+  assert.doesNotMatch(stronger.message, /raise it/);
+  assert.match(stronger.message, /no priority can change that/);
+  assert.match(stronger.message, /a kill_switch outranks an allow whatever the priorities/);
+  assert.match(stronger.message, /narrow the condition of rule "off" of policy "p0"/);
+
+  const tighter = lintBundle(bundleOf([
+    rule("one-per-second", { effect: throttle(1, 1), priority: 0 }),
+    rule("ten-per-second", { effect: throttle(10, 1), priority: 99 }),
+  ]))[0]!;
+  assert.equal(tighter.code, "RULE_SHADOWED");
+  assert.doesNotMatch(tighter.message, /raise it/);
+  assert.match(tighter.message, /a throttle of a lower rate outranks it whatever the priorities/);
+  assert.match(tighter.message, /narrow the condition of rule "one-per-second"/);
+
+  const byDefault = lintBundle(bundleOf(
+    {
+      rules: [rule("maybe", { effect: { type: "deny" }, when: eq("plan", "x") })],
+      defaults: { effect: "deny" },
+    },
+    [rule("allow", { priority: 99 })],
+  )).find((f) => f.path === "/policies/1/rules/0")!;
+  assert.doesNotMatch(byDefault.message, /raise it/);
+  assert.match(byDefault.message, /a deny outranks an allow whatever the priorities/);
+  assert.match(byDefault.message, /change the rules or the defaults of policy "p0"/);
+});
+
+Deno.test("RULE_SHADOWED still suggests a higher priority where one would help", () => {
+  const same = lintBundle(bundleOf([
+    rule("first", { priority: 9 }),
+    rule("second", {
+      priority: 1,
+      effect: { type: "custom", value: "x" },
+      when: eq("plan", "pro"),
+    }),
+    rule("third", { priority: 1, when: eq("plan", "pro") }),
+  ])).find((f) => f.path === "/policies/0/rules/2")!;
+  assert.equal(same.code, "RULE_SHADOWED");
+  assert.match(same.message, /raise it above what decides first/);
+});
