@@ -18,7 +18,7 @@
  */
 import { runCli } from "./src/commands/run_cli.ts";
 import type { CliIo } from "./src/commands/cli_io.ts";
-import { SYSTEM_CLOCK } from "./src/_internal/clock.ts";
+import { SYSTEM_CLOCK } from "./src/public/clock.ts";
 import { denoFileLayer } from "./src/_io/deno_file_layer.ts";
 
 /**

@@ -58,7 +58,7 @@ export {
   isPolicyError,
   PolicyError,
   type PolicyErrorOptions,
-} from "./src/_internal/policy_error.ts";
+} from "./src/public/policy_error.ts";
 
 // Loading, verifying and signing bundles; keys.
 export {

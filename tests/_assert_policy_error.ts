@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type ErrorCode, PolicyError } from "../src/_internal/policy_error.ts";
+import { type ErrorCode, PolicyError } from "../src/public/policy_error.ts";
 
 /** Checks that `error` is a PolicyError with one of `codes`, and returns it. */
 function checkError(error: unknown, codes: ErrorCode | ErrorCode[]): PolicyError {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Clock } from "../src/_internal/clock.ts";
+import type { Clock } from "../src/public/clock.ts";
 
 /** Where the clocks start. */
 export interface FakeClockStart {

@@ -3,16 +3,19 @@
  * job; this test is what holds them):
  *
  * - a `_` file is private to its folder: nothing outside the folder imports
- *   it. The kernel `src/_internal/` (no `_` files) is open to every folder,
- *   and tests may import any file of `src/`;
+ *   it. The kernel `src/_internal/` and the public types `src/public/` (no `_`
+ *   files) are open to every folder, and tests may import any file of `src/`;
  * - no public symbol (exported by an entry of `deno.json` "exports") is
  *   declared in a `_` file;
- * - the layers, lowest first: `_internal`, then `_io` beside it → `engine` → `verify`,
+ * - the layers, lowest first: the kernel (`public`, then `_internal`, which may
+ *   import `public`), then `_io` beside it → `engine` → `verify`,
  *   `lint`, `diff` → `clients`, `analyze` → `enforce`, `decision_log`,
  *   `license`, `openfeature` → `commands` → `cli.ts`; a module imports only from its own
  *   folder, from its own layer's folders it is allowed to, and from layers
  *   below, never from above;
- * - `_internal` depends on no other folder, `_io` on `_internal` alone;
+ * - `public` (what users import: errors, codes, Clock, Issue, the vocabulary)
+ *   depends on no other folder, `_internal` on `public` alone, `_io` on the
+ *   kernel alone;
  * - the portable exports (`./engine`, `./verify`, `./enforce`, `./openfeature/web`) reach no I/O:
  *   no `node:` module and no use of the `Deno` namespace in any module their
  *   code loads (statically or lazily); no library export uses the `Deno`
@@ -116,7 +119,7 @@ function isPrivate(file: string): boolean {
 
 /** The layers, lowest first, by top folder of `src/` (`.` is the root: mod.ts, cli.ts). */
 const LAYERS: readonly (readonly string[])[] = [
-  ["_internal"],
+  ["public", "_internal"],
   ["_io"],
   ["engine"],
   ["verify", "lint", "diff"],
@@ -127,7 +130,7 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /** Imports between folders of one layer that the design allows (none other). */
-const LATERAL: ReadonlySet<string> = new Set([]);
+const LATERAL: ReadonlySet<string> = new Set(["_internal->public"]);
 
 /** The top folder of `src/` a file belongs to (`enforce` for `src/enforce/redis/x.ts`). */
 function unitOf(file: string): string {
@@ -173,15 +176,19 @@ Deno.test("the layers hold: no module imports from a layer above its own", () =>
   assert.deepEqual(upwardImports(EDGES), []);
 });
 
-Deno.test("the kernel src/_internal depends on no other folder, src/_io on the kernel alone", () => {
+Deno.test("the kernel: src/public imports no other folder, src/_internal only src/public", () => {
   const reach = (unit: string, allowed: readonly string[]) =>
     EDGES.filter((e) => unitOf(e.from) === unit && e.to.startsWith("src/"))
       .filter((e) => !allowed.includes(unitOf(e.to)))
       .map((e) => `${e.from} -> ${e.to}`);
-  assert.deepEqual(reach("_internal", ["_internal"]), []);
-  assert.deepEqual(reach("_io", ["_io", "_internal"]), []);
+  assert.deepEqual(reach("public", ["public"]), []);
+  assert.deepEqual(reach("_internal", ["_internal", "public"]), []);
+  assert.deepEqual(reach("_io", ["_io", "_internal", "public"]), []);
   // And the kernel itself has no `_` files: everything in it is for every folder.
-  assert.deepEqual(SRC.filter((f) => f.startsWith("src/_internal/") && isPrivate(f)), []);
+  assert.deepEqual(
+    SRC.filter((f) => /^src\/(_internal|public)\//.test(f) && isPrivate(f)),
+    [],
+  );
 });
 
 /** Every module of src/ loaded at run time (statically or lazily) when `entry` loads. */

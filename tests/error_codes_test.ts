@@ -6,7 +6,7 @@
 // issue code documented there is reported by some source file.
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
-import { ERROR_CODES } from "../src/_internal/policy_error.ts";
+import { ERROR_CODES } from "../src/public/policy_error.ts";
 import { CLI_ERROR_CODES, EXIT_CODES, exitCodeFor } from "../src/commands/_errors.ts";
 
 const root = new URL("../", import.meta.url);

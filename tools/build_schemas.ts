@@ -24,7 +24,7 @@ import {
   EFFECT_TYPES,
   ENVS,
   SIGNATURE_ALGORITHMS,
-} from "../src/_internal/vocabulary.ts";
+} from "../src/public/vocabulary.ts";
 import {
   BUNDLE_FORMAT,
   type FieldDefinition,

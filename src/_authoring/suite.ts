@@ -8,7 +8,7 @@
  * @module
  */
 import type { Decision, EffectType, Issue, Policy, Target } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
+import { EFFECT_TYPES } from "../public/vocabulary.ts";
 import { type CompiledBundle, policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
 import { traceEvaluation } from "../engine/trace_evaluation.ts";

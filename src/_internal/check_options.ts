@@ -6,7 +6,7 @@
 // `watch: { interval: 5 }` is an error, not a silent default.
 import { suggest } from "./suggest.ts";
 import { isRecord } from "./guards.ts";
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { describeValue } from "./describe_value.ts";
 
 // Values are described by describe_value.ts (which the CLI's start-up

@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // Shared value checks of the bundle format.
-import { EFFECT_TYPES, type EffectType } from "./vocabulary.ts";
+import { EFFECT_TYPES, type EffectType } from "../public/vocabulary.ts";
 
 /** Conditions nest at most this deep; deeper is `CONDITION_TOO_DEEP`. */
 export const MAX_CONDITION_DEPTH = 64;

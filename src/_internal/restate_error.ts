@@ -1,5 +1,5 @@
 // This module is browser compatible.
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /**
  * The same failure in other words: `error`'s code and issues with `message`,

@@ -2,7 +2,7 @@
 // The one way the library reaches WebCrypto's SubtleCrypto (docs/errors.md
 // WEBCRYPTO_UNAVAILABLE): where the runtime does not offer it, a coded error
 // that says why, instead of "cannot read properties of undefined".
-import { PolicyError } from "./policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /**
  * `globalThis.crypto.subtle`, or a `WEBCRYPTO_UNAVAILABLE` error. Browsers

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Issue } from "./issue.ts";
+import type { Issue } from "../public/issue.ts";
 import { suggest } from "./suggest.ts";
 
 /**

@@ -26,7 +26,7 @@
  * @module
  */
 import { toHex } from "../_internal/encoding.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { nodeFs } from "./node_fs.ts";
 
 /** Options of {@link writeFileAtomic}. */

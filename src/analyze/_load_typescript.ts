@@ -1,5 +1,5 @@
 import type { TypeScriptApi } from "./types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /**
  * Loads the TypeScript compiler API on first use. It is a large CommonJS

@@ -5,7 +5,7 @@
  * @module
  */
 import type { PolicyDefault, Rule, Target } from "../engine/types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { EvaluationPoint } from "./types.ts";
 import { policyKeyForTarget } from "./policy_key_for_target.ts";
 import { friendlyNameForTarget } from "./friendly_name_for_target.ts";

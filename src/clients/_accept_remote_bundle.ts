@@ -2,12 +2,12 @@
 // Every check a remote candidate must pass, from the network or the cache
 // file (docs/remote.md "Answers"): the load pipeline with the trusted ECDSA
 // keys, HMAC refused, and the client's scope.
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
 import type { Env } from "../engine/types.ts";
 import { loadBundle, type LoadedBundle } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 
 /** What a candidate is checked against. */
 export interface RemoteScope {

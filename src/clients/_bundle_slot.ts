@@ -3,10 +3,10 @@
 // back") and for a freshness statement that expires while in force
 // (docs/operations.md "Signed freshness").
 import { createEvaluator, type Evaluator } from "../engine/evaluate.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
 import { DEFAULT_CLOCK_SKEW_MS, expiredError, expiryDeadline } from "../verify/verify_freshness.ts";
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";
 

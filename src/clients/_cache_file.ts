@@ -4,9 +4,9 @@
 import { nodeFs } from "../_io/node_fs.ts";
 import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
 import { NotRegularFileError, writeFileAtomic } from "../_io/write_file_atomic.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 
 /** The bytes of the cache file, and when it was last written or confirmed. */
 export interface CacheFile {

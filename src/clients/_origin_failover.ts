@@ -2,7 +2,7 @@
 // One poll of the remote client (docs/remote.md "Protocol", docs/operations.md
 // "Several origins"): a request to each origin of `baseUrl` in order, until
 // one gives a bundle that passes every check (or confirms the one in force).
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import { parseRetryAfter } from "./_poll_delay.ts";
 import type { Origin, RemoteConfig } from "./_remote_options.ts";

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // The remote client's one pending poll timer (docs/remote.md "Polling, backoff and jitter"),
 // and its staleness timer while it has listeners (docs/remote.md "Events").
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 import { MAX_DELAY_MS } from "../_internal/check_options.ts";
 
 /** At most one pending timer on a `Clock`, and when it is due. */

@@ -3,7 +3,7 @@
 import { fileVersion } from "../_io/file_version.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The bytes of a bundle file and the version of the file they were read from. */

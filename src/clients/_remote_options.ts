@@ -1,7 +1,7 @@
 // The remote client's options (docs/remote.md "Options"): its fields for the
 // shared checker, and the configuration they resolve to.
-import { ENVS } from "../_internal/vocabulary.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { ENVS } from "../public/vocabulary.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { Env } from "../engine/types.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../verify/load_bundle.ts";
 import type { VerifyKeyOptions } from "../verify/verify_bundle_signature.ts";
@@ -31,7 +31,7 @@ import {
 import { userAgent } from "../_internal/user_agent.ts";
 import type { ClientOptions, FetchFunction } from "./types.ts";
 import type { PollResult, RemoteClientOptions } from "./create_remote_client.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
 
 /** One origin of `baseUrl`. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import type { Decision, EvaluationRequest } from "../engine/types.ts";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -36,7 +36,7 @@ import { sameBytes } from "./_same_bytes.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
 import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */

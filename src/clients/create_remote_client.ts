@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type ErrorCode, PolicyError } from "../_internal/policy_error.ts";
+import { type ErrorCode, PolicyError } from "../public/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
 import type { Decision, Env, EvaluationRequest } from "../engine/types.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
@@ -41,9 +41,9 @@ import type {
   RemoteClientStatus,
 } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 
-// The library's one clock (src/_internal/clock.ts), public with the option that takes it.
+// The library's one clock (src/public/clock.ts), public with the option that takes it.
 export type { Clock };
 
 /** Options of {@link createRemoteClient}. Unknown keys are refused (`INVALID_OPTIONS`). */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ContextPolicy, Decision, EvaluationRequest, Target } from "../engine/types.ts";
-import type { ErrorCode, PolicyError } from "../_internal/policy_error.ts";
+import type { ErrorCode, PolicyError } from "../public/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, type PolicyError } from "../public/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
 import type { RuntimeBundleV1 } from "../engine/types.ts";
 import {

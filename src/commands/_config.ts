@@ -8,7 +8,7 @@
  */
 import type { FileLayer, PathRules } from "../_io/file_layer.ts";
 import type { Env } from "../engine/types.ts";
-import { ENVS } from "../_internal/vocabulary.ts";
+import { ENVS } from "../public/vocabulary.ts";
 import { CliError } from "./_errors.ts";
 import { describeValue } from "../_internal/check_options.ts";
 import { envNameProblem, isEnvName } from "./_env.ts";

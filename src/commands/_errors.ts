@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ERROR_CODES, isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { ERROR_CODES, isPolicyError, type PolicyError } from "../public/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Condition, Effect, PolicyDefault, Target } from "../engine/types.ts";
-import { ENVS } from "../_internal/vocabulary.ts";
+import { ENVS } from "../public/vocabulary.ts";
 import type { Issue } from "../engine/types.ts";
 import { CappedIssues } from "../_authoring/capped_issues.ts";
 import { describeValue } from "../_internal/describe_value.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
 import {
   BUILT_IN_LICENSE_PUBLIC_KEY,

@@ -11,7 +11,7 @@
  * @module
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 import type { LiveState } from "../_authoring/live_state.ts";
 
 /** Options of {@link startPlaygroundServer}. */

@@ -11,7 +11,7 @@
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import { ReadFailure } from "../_io/read_regular_file.ts";
 import type { FileLayer } from "../_io/file_layer.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { CliError } from "./_errors.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FreshnessStatement, RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 // The modules themselves, not verify/mod.ts: a command that only verifies loads no key generator.
 import { SIGNATURE_ALGORITHMS } from "../verify/signature_algorithms.ts";
 import { signBundle } from "../verify/sign_bundle.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CompiledBundle } from "../engine/compile_bundle.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
 import type { Session } from "./_session.ts";
 import {

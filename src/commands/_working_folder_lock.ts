@@ -37,7 +37,7 @@ import { systemErrorCode } from "../_io/system_error.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
 import { type HeldFileLock, tryLockFile } from "../_io/try_lock_file.ts";
 import { CliError } from "./_errors.ts";
-import { type Clock, delay, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, delay, SYSTEM_CLOCK } from "../public/clock.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 
 /** The lock's file name, in the working folder. */

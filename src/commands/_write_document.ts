@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { type AtomicWriteOptions, writeFileAtomic } from "./_atomic_write.ts";
 import { CliError } from "./_errors.ts";
 import type { DocumentKind } from "./_read_document.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Env, RuntimeBundleV1 } from "../engine/types.ts";
-import { ENVS } from "../_internal/vocabulary.ts";
+import { ENVS } from "../public/vocabulary.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { requireToolkitLicense } from "./_license.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Clock } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
 import type { FileLayer } from "../_io/file_layer.ts";
 
 /** The process environment of one command run. */

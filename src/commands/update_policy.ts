@@ -8,7 +8,7 @@
  * @module
  */
 import type { EffectType, PolicyDefault } from "../engine/types.ts";
-import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
+import { EFFECT_TYPES } from "../public/vocabulary.ts";
 import { validateBundle } from "../engine/validate_bundle.ts";
 import { CliError, usageError } from "./_errors.ts";
 import { defineCommand, type Session } from "./_session.ts";

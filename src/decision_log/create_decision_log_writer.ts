@@ -18,9 +18,9 @@
  */
 import { openAppendFile } from "../_io/open_append_file.ts";
 import { systemErrorCode } from "../_io/system_error.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { DecisionRecord } from "../clients/types.ts";
 import {
   bytesField,

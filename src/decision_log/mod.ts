@@ -41,4 +41,4 @@
  */
 export * from "./create_decision_log_writer.ts";
 // The library's one clock, the type of this module's `clock` options.
-export type { Clock } from "../_internal/clock.ts";
+export type { Clock } from "../public/clock.ts";

@@ -2,7 +2,7 @@
 // The enforcer behind `createEnforcer` and every guard (docs/enforcement.md):
 // its option fields, which a guard's include, and the enforcer of options
 // already checked.
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { callSafely } from "../_internal/call_safely.ts";
 import { describeValue, type Fields, functionField } from "../_internal/check_options.ts";

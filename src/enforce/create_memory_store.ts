@@ -12,7 +12,7 @@ import {
   type Fields,
   refusedField,
 } from "../_internal/check_options.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
 import { countRequest, type WindowState } from "./sliding_window.ts";
 import type { ThrottleStore } from "./types.ts";

@@ -37,4 +37,4 @@ export * from "./create_memory_store.ts";
 export * from "./create_guard.ts";
 export * from "./refusal_response.ts";
 // The library's one clock, the type of this module's `clock` options.
-export type { Clock } from "../_internal/clock.ts";
+export type { Clock } from "../public/clock.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Decision, EvaluationRequest, Target } from "../engine/types.ts";
-import type { PolicyError } from "../_internal/policy_error.ts";
+import type { PolicyError } from "../public/policy_error.ts";
 
 /**
  * What a store answers for one request in one bucket. Times are in

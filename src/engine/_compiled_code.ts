@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // The compiled form of a bundle, kept out of the public CompiledBundle object:
 // evaluate and traceEvaluation find it here.
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { Code } from "./_target_program.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";

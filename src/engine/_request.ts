@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // The request check shared by evaluate and traceEvaluation.
 import type { EvaluationRequest } from "./types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { isPlainObject } from "../_internal/guards.ts";
 
 const EMPTY_CONTEXT: Record<string, unknown> = Object.freeze(Object.create(null));

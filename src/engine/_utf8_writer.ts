@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /** Nesting deeper than this cannot come from a valid bundle; refuse it rather than overflow the stack. */
 export const MAX_JSON_DEPTH = 512;

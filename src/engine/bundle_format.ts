@@ -27,7 +27,7 @@ import {
   ENVS,
   RULE_STATUSES,
   SIGNATURE_ALGORITHMS,
-} from "../_internal/vocabulary.ts";
+} from "../public/vocabulary.ts";
 
 /** The kinds of object of a bundle, the document itself first. */
 export const OBJECT_KINDS = [

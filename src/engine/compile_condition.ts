@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // Compiles a `when` tree once into a test (docs/bundle-format.md "Conditions").
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { isRecord, MAX_CONDITION_DEPTH } from "../_internal/guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
 import { PathTable, readPath } from "./_path_table.ts";

@@ -5,7 +5,7 @@
 // plan (_trace_plan.ts).
 import type { Effect, EffectType, Policy, Rule } from "./types.ts";
 import type { Test } from "./compile_condition.ts";
-import { EFFECT_TYPES } from "../_internal/vocabulary.ts";
+import { EFFECT_TYPES } from "../public/vocabulary.ts";
 import { TargetIndex } from "./_target_index.ts";
 
 /**

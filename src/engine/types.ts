@@ -12,10 +12,10 @@ import type {
   Env,
   RuleStatus,
   SignatureAlgorithm,
-} from "../_internal/vocabulary.ts";
-import type { Issue } from "../_internal/issue.ts";
+} from "../public/vocabulary.ts";
+import type { Issue } from "../public/issue.ts";
 
-// The vocabulary, each list once with its type derived from it (src/_internal/vocabulary.ts).
+// The vocabulary, each list once with its type derived from it (src/public/vocabulary.ts).
 export type { ComparisonOperator, EffectType, Env, Issue, RuleStatus, SignatureAlgorithm };
 
 /** What a rule applies to. Matching is exact string equality of all three fields. */

@@ -1,6 +1,6 @@
 // This module is browser compatible.
 import type { Issue, ValidationResult } from "./types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import {
   findNonFiniteNumber,
   isConditionValue,
@@ -24,7 +24,7 @@ import {
   ENVS,
   ORDERING_OPERATORS,
   RULE_STATUSES,
-} from "../_internal/vocabulary.ts";
+} from "../public/vocabulary.ts";
 import {
   checkOptions,
   describeValue,

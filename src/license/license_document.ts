@@ -7,7 +7,7 @@
  */
 import { parseJson } from "../engine/parse_json.ts";
 import { canonicalJson } from "../engine/canonical_payload.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { importPublicKey } from "../verify/import_public_key.ts";
 import { signPayload } from "../verify/sign_payload.ts";
 import { verifyPayload } from "../verify/verify_payload.ts";

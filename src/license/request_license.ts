@@ -5,12 +5,12 @@
  * @module
  */
 import { parseJson } from "../engine/parse_json.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { userAgent } from "../_internal/user_agent.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
-import { type Clock, SYSTEM_CLOCK } from "../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 
 /** The activation endpoint's base URL; `POLICY_API_URL` overrides it. */
 export const DEFAULT_LICENSE_API_URL = "https://api.policy.example";

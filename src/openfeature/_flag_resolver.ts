@@ -12,7 +12,7 @@ import {
   StandardResolutionReasons,
 } from "@openfeature/core";
 import type { Decision, EvaluationRequest, Target } from "../engine/types.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import { parseJson } from "../engine/parse_json.ts";
 import { isPlainObject, isRecord } from "../_internal/guards.ts";
 import { describeValue, type Fields, stringField } from "../_internal/check_options.ts";

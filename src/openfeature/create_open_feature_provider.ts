@@ -15,7 +15,7 @@ import {
 } from "@openfeature/server-sdk";
 import type { ClientEvent, ClientStatus, PolicyClient } from "../clients/types.ts";
 import type { Decision, EvaluationRequest } from "../engine/types.ts";
-import { isPolicyError, type PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, type PolicyError } from "../public/policy_error.ts";
 import {
   booleanField,
   checkOptions,

@@ -18,7 +18,7 @@ import {
 } from "@openfeature/web-sdk";
 import type { ContextPolicy, Decision, EvaluationRequest } from "../engine/types.ts";
 import { createEvaluator, EVALUATE_FIELDS } from "../engine/evaluate.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import {
   booleanField,
   bytesField,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** What a key must be. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /** DER tags used here. */
 export const TAG = {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { checkCryptoKey, describeType, hmacSha256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { decodeHex, firstNonHexIndex } from "../_internal/encoding.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { importHmacKey } from "./import_hmac_key.ts";
 import { importPrivateKey } from "./import_private_key.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { checkCryptoKey, describeType, ecdsaP256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { readChildren, readWhole, TAG } from "./_der.ts";
 import { keyAlgorithmProblem, p256PointProblem } from "./_key_algorithm.ts";

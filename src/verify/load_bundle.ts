@@ -8,7 +8,7 @@
 import { canonicalPayloadBytesOfParsed } from "../engine/canonical_payload.ts";
 import { toHex } from "../_internal/encoding.ts";
 import { type CompiledBundle, compileForLoad } from "../engine/compile_bundle.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import type { Issue, RuntimeBundleV1 } from "../engine/types.ts";
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
 import {

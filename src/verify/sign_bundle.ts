@@ -6,7 +6,7 @@
  */
 import { canonicalPayloadBytes, sortBundleKeys } from "../engine/canonical_payload.ts";
 import { toHex } from "../_internal/encoding.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { RuntimeBundleV1, Signature, SignatureAlgorithm } from "../engine/types.ts";
 import { quote, unsupported } from "./import_key.ts";
 import { signPayload } from "./sign_payload.ts";

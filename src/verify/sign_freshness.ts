@@ -12,7 +12,7 @@ import {
   freshnessSignedBytes,
 } from "../engine/freshness_statement.ts";
 import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import { checkedByCaller, checkOptions, describeValue } from "../_internal/check_options.ts";
 
 /** The options of {@link signFreshness}, for the one option checker (each checked below). */

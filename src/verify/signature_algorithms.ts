@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm } from "../_internal/vocabulary.ts";
+import { SIGNATURE_ALGORITHMS, type SignatureAlgorithm } from "../public/vocabulary.ts";
 
-// Declared once with the rest of the vocabulary (src/_internal/vocabulary.ts).
+// Declared once with the rest of the vocabulary (src/public/vocabulary.ts).
 export { SIGNATURE_ALGORITHMS };
 
 /**

@@ -7,7 +7,7 @@
  */
 import { canonicalPayloadBytes } from "../engine/canonical_payload.ts";
 import { isRecord } from "../_internal/guards.ts";
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { RuntimeBundleV1, SignatureAlgorithm } from "../engine/types.ts";
 import { importVerifyKey, quote } from "./import_key.ts";
 import {

@@ -15,7 +15,7 @@ import {
   statementTime,
 } from "../engine/freshness_statement.ts";
 import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import {
   booleanField,
   checkedByCaller,
@@ -24,8 +24,8 @@ import {
   type Field,
   type Fields,
 } from "../_internal/check_options.ts";
-import type { Clock } from "../_internal/clock.ts";
-import { SYSTEM_CLOCK } from "../_internal/clock.ts";
+import type { Clock } from "../public/clock.ts";
+import { SYSTEM_CLOCK } from "../public/clock.ts";
 import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorithms.ts";
 import {
   keysToTry,

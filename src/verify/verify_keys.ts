@@ -3,7 +3,7 @@
 // key"): one key or a list, checked once, shared by verifyBundleSignature
 // and the clients' option checker.
 import { isRecord } from "../_internal/guards.ts";
-import { isPolicyError, PolicyError } from "../_internal/policy_error.ts";
+import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
 import { quote, unsupported } from "./import_key.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../_internal/policy_error.ts";
+import { PolicyError } from "../public/policy_error.ts";
 import type { SignatureAlgorithm } from "../engine/types.ts";
 import { ecdsaDerToRaw } from "./_der.ts";
 import { decodeBase64, decodeHex, isLowerHex64 } from "../_internal/encoding.ts";

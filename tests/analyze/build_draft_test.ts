@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildDraft } from "../../src/analyze/build_draft.ts";
 import type { EvaluationPoint } from "../../src/analyze/types.ts";
-import { isPolicyError } from "../../src/_internal/policy_error.ts";
+import { isPolicyError } from "../../src/public/policy_error.ts";
 
 const TESTDATA = "tests/testdata/analyze";
 const NOW = new Date("2025-06-01T12:00:00Z");

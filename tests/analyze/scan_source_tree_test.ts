@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import ts from "typescript";
 import { DEFAULT_SKIPPED_DIRECTORIES, scanSourceTree } from "../../src/analyze/scan_source_tree.ts";
 import type { SourceTreeScan } from "../../src/analyze/scan_source_tree.ts";
-import { isPolicyError } from "../../src/_internal/policy_error.ts";
+import { isPolicyError } from "../../src/public/policy_error.ts";
 
 const TESTDATA = "tests/testdata/analyze";
 const SAMPLE = `${TESTDATA}/sample-service`;

@@ -74,7 +74,7 @@ import {
   type VerifyKeyOptions,
 } from "../../mod.ts";
 import { toHex } from "../../src/_internal/encoding.ts";
-import type { ErrorCode } from "../../src/_internal/policy_error.ts";
+import type { ErrorCode } from "../../src/public/policy_error.ts";
 import { encodePem } from "../../src/verify/_pem.ts";
 
 /** Creates a client for `bundleText`; see the module documentation. */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type RuntimeBundleV1, signBundle } from "../../mod.ts";
 import type { PollResult, RemoteClientOptions } from "../../src/clients/create_remote_client.ts";
-import type { PolicyError } from "../../src/_internal/policy_error.ts";
+import type { PolicyError } from "../../src/public/policy_error.ts";
 
 /** The scope every test client is configured with. */
 export const SCOPE = { orgId: "acme", projectId: "storefront", env: "prod" } as const;

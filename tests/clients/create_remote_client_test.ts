@@ -9,7 +9,7 @@ import {
   type RemoteClientOptions,
   signBundle,
 } from "../../mod.ts";
-import type { ErrorCode } from "../../src/_internal/policy_error.ts";
+import type { ErrorCode } from "../../src/public/policy_error.ts";
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 
 import { assertRejectsCode } from "../_assert_policy_error.ts";

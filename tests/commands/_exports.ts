@@ -11,4 +11,4 @@ export {
   exitCodeWhenNotRun,
 } from "../../src/commands/_errors.ts";
 export { FORMAT_VERSION } from "../../src/commands/_output.ts";
-export { ERROR_CODES } from "../../src/_internal/policy_error.ts";
+export { ERROR_CODES } from "../../src/public/policy_error.ts";

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
 import { makeTempDir } from "../_temp_dir.ts";
-import type { Clock } from "../../src/_internal/clock.ts";
+import type { Clock } from "../../src/public/clock.ts";
 
 const FIXTURES = new URL("../testdata/commands/", import.meta.url);
 

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { runCli } from "../../src/commands/run_cli.ts";
 import type { CliIo } from "../../src/commands/cli_io.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
-import { SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
+import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { baselineMs } from "./_baseline.ts";
 import { importInputs } from "./_import_inputs.ts";
 

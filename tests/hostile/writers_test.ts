@@ -16,7 +16,7 @@ import { assertError, scratch } from "../commands/_helpers.ts";
 import { TEST_LICENSE } from "../_license.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
 import { writeCacheFile } from "../../src/clients/_cache_file.ts";
-import { SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
+import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { CLI, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
 
 explainIgnored("tests/hostile/writers_test.ts");

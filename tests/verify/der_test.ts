@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { toHex } from "../../src/_internal/encoding.ts";
-import { PolicyError } from "../../src/_internal/policy_error.ts";
+import { PolicyError } from "../../src/public/policy_error.ts";
 import {
   ecdsaDerToRaw,
   ecdsaRawToDer,

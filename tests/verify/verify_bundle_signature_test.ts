@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ErrorCode } from "../../src/_internal/policy_error.ts";
+import type { ErrorCode } from "../../src/public/policy_error.ts";
 import type { RuntimeBundleV1 } from "../../src/engine/types.ts";
 import { signBundle } from "../../src/verify/sign_bundle.ts";
 import {

@@ -22,7 +22,7 @@
  */
 import { toHex } from "../../_internal/encoding.ts";
 import { describeValue } from "../../_internal/describe_value.ts";
-import { PolicyError } from "../../_internal/policy_error.ts";
+import { PolicyError } from "../../public/policy_error.ts";
 import { subtleCrypto } from "../../_internal/subtle_crypto.ts";
 import { SLOTS } from "../sliding_window.ts";
 import type { ThrottleCount } from "../types.ts";

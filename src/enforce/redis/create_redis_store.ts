@@ -12,9 +12,9 @@ import {
   durationField,
   type Fields,
 } from "../../_internal/check_options.ts";
-import { type Clock, SYSTEM_CLOCK } from "../../_internal/clock.ts";
+import { type Clock, SYSTEM_CLOCK } from "../../public/clock.ts";
 import { clockField } from "../../_internal/check_options.ts";
-import { PolicyError } from "../../_internal/policy_error.ts";
+import { PolicyError } from "../../public/policy_error.ts";
 import type { ThrottleStore } from "../types.ts";
 import { bucketKey, checkAndCount } from "./_check_and_count.ts";
 import type { RedisCommands } from "./types.ts";

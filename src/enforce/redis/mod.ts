@@ -49,4 +49,4 @@ export * from "./create_redis_store.ts";
 export * from "./node_redis_commands.ts";
 export * from "./ioredis_commands.ts";
 // The library's one clock, the type of this module's `clock` options.
-export type { Clock } from "../../_internal/clock.ts";
+export type { Clock } from "../../public/clock.ts";

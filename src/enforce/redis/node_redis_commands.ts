@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PolicyError } from "../../_internal/policy_error.ts";
+import { PolicyError } from "../../public/policy_error.ts";
 import type { RedisCommands } from "./types.ts";
 
 /** The member of a node-redis client the adapter uses. */

@@ -1,7 +1,7 @@
 // The library's one clock: the system clock's four methods, the option
 // checker's `clock` field, and the old clock shapes refused with a message.
 import assert from "node:assert/strict";
-import { SYSTEM_CLOCK } from "../../src/_internal/clock.ts";
+import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { clockField } from "../../src/_internal/check_options.ts";
 import { createLocalClient, createRemoteClient } from "../../mod.ts";
 import { createMemoryStore } from "../../src/enforce/mod.ts";
