@@ -12,6 +12,8 @@ import { MAX_JSON_DEPTH, tooDeep, Utf8Writer } from "./_utf8_writer.ts";
 import { isCanonicallyOrdered, prototypesAsBuilt } from "./_canonical_order.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { toHex } from "../_internal/encoding.ts";
+import { isRecord } from "../_internal/guards.ts";
+import { PolicyError } from "../public/policy_error.ts";
 
 /**
  * Serialises `value` as JSON with object keys sorted at every depth and no
@@ -69,6 +71,9 @@ export function canonicalPayload(bundle: RuntimeBundleV1): string {
  *
  * @param sizeHint The expected size in bytes (the bundle file's size is a
  * good one), so the buffer is allocated once.
+ * @throws {PolicyError} `BUNDLE_INVALID` for a document without the shape of
+ * a bundle (see {@link sortBundleKeys}), nested too deep, or holding a number
+ * that is not finite.
  */
 export function canonicalPayloadBytes(
   bundle: RuntimeBundleV1,
@@ -106,6 +111,7 @@ export function canonicalPayloadBytesOfParsed(
  * path of {@link canonicalJsonBytes} applies.
  */
 function projection(bundle: RuntimeBundleV1): Record<string, unknown> {
+  checkShape(bundle);
   const projection: Record<string, unknown> = { env: bundle.env };
   if (hasOwn(bundle, "orgId")) projection.orgId = bundle.orgId;
   projection.policies = bundle.policies.map((policy) => {
@@ -130,6 +136,9 @@ function projection(bundle: RuntimeBundleV1): Record<string, unknown> {
  * this form. The bundle must be plain JSON data; values are not copied
  * beyond the rules and defaults.
  *
+ * @throws {PolicyError} `BUNDLE_INVALID` when the bundle is not an object
+ * whose `policies` is a list of objects, each with a `rules` list.
+ *
  * @example
  * ```ts
  * import { sortBundleKeys } from "./canonical_payload.ts";
@@ -142,6 +151,7 @@ function projection(bundle: RuntimeBundleV1): Record<string, unknown> {
  * ```
  */
 export function sortBundleKeys<T extends RuntimeBundleV1>(bundle: T): T {
+  checkShape(bundle);
   return {
     ...bundle,
     policies: bundle.policies.map((policy) => {
@@ -185,6 +195,8 @@ export interface BundleDigest {
 /**
  * Computes the `sha256:` checksum and the ETag of a bundle's canonical payload.
  *
+ * @throws {PolicyError} `BUNDLE_INVALID` as {@link canonicalPayloadBytes}.
+ *
  * @example
  * ```ts
  * import { computeDigest } from "./canonical_payload.ts";
@@ -198,6 +210,30 @@ export interface BundleDigest {
 export async function computeDigest(bundle: RuntimeBundleV1): Promise<BundleDigest> {
   const hex = toHex(await subtleCrypto().digest("SHA-256", canonicalPayloadBytes(bundle)));
   return { checksum: `sha256:${hex}`, etag: `"${hex}"` };
+}
+
+/**
+ * Refuses a bundle the payload cannot be projected from: what the functions
+ * here read (the bundle, its `policies` list, each policy, each `rules`
+ * list) must have its shape, so that a malformed document is
+ * `BUNDLE_INVALID`, never a `TypeError` (docs/errors.md). The rest is
+ * `validateBundle`'s to judge.
+ */
+function checkShape(bundle: unknown): asserts bundle is RuntimeBundleV1 {
+  const problem = !isRecord(bundle)
+    ? "it is not an object"
+    : !Array.isArray(bundle.policies)
+    ? "its policies is not a list"
+    : bundle.policies.findIndex((policy) => !isRecord(policy) || !Array.isArray(policy.rules));
+  if (problem === -1) return;
+  throw new PolicyError(
+    "BUNDLE_INVALID",
+    `the bundle has no canonical payload: ${
+      typeof problem === "string"
+        ? problem
+        : `policies[${problem}] is not an object with a rules list`
+    }; validate it with validateBundle (or policy validate) for every issue`,
+  );
 }
 
 function hasOwn(object: object, key: string): boolean {

@@ -14,6 +14,7 @@ import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { checkedByCaller, checkOptions } from "../_internal/check_options.ts";
+import { assertValidBundle } from "../engine/validate_bundle.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** Options of {@link signBundle}. */
@@ -40,9 +41,10 @@ const SIGN_FIELDS = { algorithm: checkedByCaller, key: checkedByCaller, keyId: c
  * the file written from it loads on the faster path.
  *
  * @throws {PolicyError} `INVALID_KEY` for an unusable key, `INVALID_OPTIONS`
- * for an unsupported algorithm or an empty `keyId`, `BUNDLE_INVALID` for a
- * bundle the canonical payload cannot represent (nested too deep, a number
- * that is not finite) or that is not plain data.
+ * for an unsupported algorithm or an empty `keyId`, `BUNDLE_INVALID` (with
+ * the validation issues) for a bundle that `validateBundle` finds invalid,
+ * that is not plain data or that the canonical payload cannot represent
+ * (nested too deep, a number that is not finite): what is signed loads.
  *
  * @example Signing with an ECDSA P-256 key
  * ```ts
@@ -91,6 +93,8 @@ export async function signBundle<T extends RuntimeBundleV1>(
       { cause: error },
     );
   }
+  // What no client would load is not signed (docs/errors.md BUNDLE_INVALID, with the issues).
+  assertValidBundle(copy);
   // Rules and defaults in canonical key order: the payload below, and every
   // later load of the file written from the result, take the faster path. A
   // payload the canonical form refuses (nested too deep, a number that is not

@@ -14,6 +14,7 @@ import {
 import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { checkedByCaller, checkOptions, describeValue } from "../_internal/check_options.ts";
+import { assertValidBundle } from "../engine/validate_bundle.ts";
 
 /** The options of {@link signFreshness}, for the one option checker (each checked below). */
 const SIGN_FRESHNESS_FIELDS = {
@@ -44,8 +45,9 @@ export interface SignFreshnessOptions extends SignBundleOptions {
  * bundle signature. Put it in the bundle's `freshness` field; the bundle's
  * checksum and signature do not change.
  *
- * @throws {PolicyError} `BUNDLE_INVALID` for a bundle without a whole
- * `bundleVersion` >= 1 (a statement signs one), `CHECKSUM_MISMATCH` when
+ * @throws {PolicyError} `BUNDLE_INVALID` for a bundle that `validateBundle`
+ * finds invalid (with the issues) or without a whole `bundleVersion` >= 1
+ * (a statement signs one), `CHECKSUM_MISMATCH` when
  * the bundle's `checksum` is not that of its contents, `INVALID_OPTIONS` for
  * times that are not whole ms from 1970 on or in the wrong order, an empty
  * `keyId` or an unsupported algorithm, `INVALID_KEY` for an unusable key.
@@ -95,6 +97,8 @@ export async function signFreshness(
   if (issuedAt > expiresAt) {
     throw new PolicyError("INVALID_OPTIONS", "expiresAt must not be before issuedAt");
   }
+  // A statement for what no client would load is not issued (docs/errors.md BUNDLE_INVALID).
+  assertValidBundle(bundle);
   const version = bundle.bundleVersion;
   if (!Number.isSafeInteger(version) || version! < 1) {
     throw new PolicyError(

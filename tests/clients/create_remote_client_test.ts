@@ -353,7 +353,8 @@ test("an HMAC-signed bundle gives REMOTE_HMAC_REFUSED and keeps the bundle", asy
 });
 
 test("a Content-Length over maxFileBytes gives BUNDLE_TOO_LARGE", async () => {
-  const big = await signedText(2, { generatedAt: "x".repeat(4000) } as never);
+  // Padding in a field outside the payload (an unknown one: a warning, not an error).
+  const big = await signedText(2, { padding: "x".repeat(4000) } as never);
   await assertFailedPoll(
     { kind: "bundle", body: big, etag: '"big"' },
     "BUNDLE_TOO_LARGE",
