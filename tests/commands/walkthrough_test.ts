@@ -15,7 +15,11 @@
  * background and waits until it listens, waits for the servers an `sh` block
  * starts with `&` to listen, keeps the output of background servers off the
  * pipes it reads, and stops them all at the end (each in its own process
- * group, so that `npx` and the `deno` it starts stop together).
+ * group, so that `npx` and the `deno` it starts stop together). The `sh`
+ * blocks that start servers and the page's block that stops them (`kill %…`)
+ * run in one shell with job control, as a reader's terminal runs them, and
+ * the harness checks that the stop left no process of those jobs running and
+ * nothing listening on their ports.
  *
  * Needs `--allow-run` for bash, deno and curl; steps 5 and 6 also need ports
  * 8080, 8081, 8082 and 6379 of 127.0.0.1 and `redis-server`, and are
@@ -60,6 +64,7 @@ noteLong("tests/commands/walkthrough_test.ts", "docs/walkthrough.md, run as writ
 /** One step of the page. */
 type Step =
   | { kind: "sh"; script: string; servers: boolean }
+  | { kind: "stop"; script: string }
   | { kind: "command"; command: string; shown: string[] }
   | { kind: "service"; script: string; requests: Request[] };
 
@@ -82,6 +87,8 @@ function steps(markdown: string): Step[] {
       if (/src\/main\.ts[^&\n]*$/m.test(body!) && !body!.includes("&")) {
         const rest = markdown.slice(match.index! + match[0].length);
         found.push({ kind: "service", script: body!, requests: table(rest) });
+      } else if (servers && /^kill %/m.test(body!)) {
+        found.push({ kind: "stop", script: body! });
       } else {
         found.push({ kind: "sh", script: body!, servers });
       }
@@ -260,6 +267,9 @@ Deno.test({
     const jobs = path.join(scratch, "jobs");
     const serverLog = path.join(scratch, "servers.log");
     let service: { child: Deno.ChildProcess; pid: string; drained: Promise<unknown> } | null = null;
+    let jobShell: JobShell | null = null;
+    /** The ports of the servers started as jobs, and not stopped yet. */
+    let jobPorts: number[] = [];
     const aliases: string[] = [];
     // As a terminal shows it: curl draws no progress meter when its output is one.
     const curlHome = path.join(scratch, "curl");
@@ -321,21 +331,29 @@ Deno.test({
           if (unavailable !== null) continue;
           service = await serve(bash, step.script, jobs);
           await requests(run, step.requests);
+        } else if (step.kind === "stop") {
+          if (unavailable !== null) continue;
+          assert.ok(jobShell !== null, `${step.script}: the page stops jobs it never started`);
+          await jobShell.run(step.script);
+          await stopped(jobPorts, await Deno.readTextFile(path.join(jobs, "pids")));
+          jobPorts = [];
         } else if (step.kind === "sh") {
           if (step.servers && unavailable !== null) continue;
-          // Background servers write to a log, not to the pipes read here; each is a job of its
-          // own process group (set -m), whose id is kept.
-          const script = step.script.includes("&")
-            ? `exec >>'${serverLog}' 2>&1\nset -m -e\n${step.script}\njobs -p >>'${jobs}/pids'`
-            : `set -e\n${step.script}`;
-          const result = await run(script);
-          assert.equal(result.code, 0, `${step.script}\n${result.text}`);
-          aliases.push(...step.script.split("\n").filter((l) => l.startsWith("alias ")));
           if (step.script.includes("&")) {
-            await listening(
-              [...step.script.matchAll(/(?:PORT=|--port )(\d+)/g)].map((m) => Number(m[1])),
+            // Background servers write to a log, not to the pipes read here; each is a job of
+            // its own process group (set -m) of one shell, whose ids are kept.
+            jobShell ??= new JobShell(env, repo, aliases, serverLog, jobs);
+            await jobShell.run(`${step.script}\njobs -p >>'${jobs}/pids'`);
+            const ports = [...step.script.matchAll(/(?:PORT=|--port )(\d+)/g)].map((m) =>
+              Number(m[1])
             );
+            jobPorts.push(...ports);
+            await listening(ports);
+          } else {
+            const result = await run(`set -e\n${step.script}`);
+            assert.equal(result.code, 0, `${step.script}\n${result.text}`);
           }
+          aliases.push(...step.script.split("\n").filter((l) => l.startsWith("alias ")));
         } else {
           if (inServers && step.command.startsWith("curl") && unavailable !== null) continue;
           commands++;
@@ -355,7 +373,13 @@ Deno.test({
         }
       }
       assert.ok(commands >= 15, `ran ${commands} of the page's commands`);
+      assert.deepEqual(
+        jobPorts,
+        [],
+        "the page starts servers as jobs and never says how to stop them",
+      );
     } finally {
+      await jobShell?.close();
       // Each server's whole process group: npx, and the deno it started.
       const pids = await Deno.readTextFile(path.join(jobs, "pids")).catch(() => "");
       const groups = pids.trim().split(/\s+/).filter((p) => p !== "").map((p) => `-${p}`);
@@ -369,6 +393,100 @@ Deno.test({
     }
   },
 });
+
+/**
+ * One bash, reading the page's blocks on its standard input, with job
+ * control (`set -m`) as an interactive shell has it: the servers a block
+ * starts with `&` stay its jobs, so that a later block can stop them as a
+ * reader would (`kill %1`). Each block runs under `set -e`; a failing command
+ * ends the shell, and the block with it.
+ */
+class JobShell {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #dir: string;
+  #ended = false;
+  #blocks = 0;
+
+  constructor(
+    env: Record<string, string>,
+    cwd: string,
+    aliases: readonly string[],
+    log: string,
+    dir: string,
+  ) {
+    this.#dir = dir;
+    this.#child = new Deno.Command("bash", {
+      args: ["-s"],
+      cwd,
+      env,
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    this.#child.status.then(() => this.#ended = true);
+    this.#writer = this.#child.stdin.getWriter();
+    this.#write(["shopt -s expand_aliases", ...aliases, `exec >>'${log}' 2>&1`, "set -m", ""])
+      .catch(() => {}); // a shell that ended fails the next run()
+  }
+
+  #write(lines: string[]): Promise<void> {
+    return this.#writer.write(new TextEncoder().encode(lines.join("\n")));
+  }
+
+  /** Runs a block; resolves when it has run, fails when the shell ended instead. */
+  async run(script: string): Promise<void> {
+    const done = path.join(this.#dir, `block-${++this.#blocks}.done`);
+    await this.#write(["set -e", script, "set +e", `: >'${done}'`, ""]);
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      try {
+        await Deno.stat(done);
+        return;
+      } catch {
+        assert.ok(!this.#ended, `the shell ended in:\n${script}`);
+        assert.ok(Date.now() < deadline, `this block did not end:\n${script}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    await this.#child.status;
+  }
+}
+
+/**
+ * After the page's stop block: nothing listens on the jobs' ports any more,
+ * and no process of their process groups is left (`npx`, and the `deno` each
+ * started).
+ */
+async function stopped(ports: number[], pids: string): Promise<void> {
+  const groups = pids.trim().split(/\s+/).filter((p) => p !== "");
+  assert.ok(groups.length > 0, "no job was started");
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const left: string[] = [];
+    for (const port of ports) {
+      try {
+        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+        left.push(`port ${port} still listening`);
+      } catch {
+        // Refused: stopped.
+      }
+    }
+    for (const group of groups) {
+      const probe = await new Deno.Command("bash", {
+        args: ["-c", `kill -0 -- -${group} 2>/dev/null`],
+      }).output();
+      if (probe.code === 0) left.push(`process group ${group} still has processes`);
+    }
+    if (left.length === 0) return;
+    assert.ok(Date.now() < deadline, `the page's stop left servers running: ${left.join(", ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /**
  * Starts the page's service block in the background: the line that runs the
