@@ -17,6 +17,8 @@ import {
 import { traceEvaluation } from "../src/engine/mod.ts";
 import { assertValidBundle } from "../src/engine/mod.ts";
 import { diffBundles } from "../src/diff/mod.ts";
+import { createLocalClient, createRemoteClient } from "../src/clients/mod.ts";
+import { importHmacKey, verifyFreshness } from "../src/verify/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "./_assert_policy_error.ts";
 
 const BUNDLE = { schemaVersion: 1 as const, env: "prod" as const, policies: [] };
@@ -145,4 +147,110 @@ Deno.test("load, inspect, verify and sign refuse typos in their options with the
   // The options as they were: the same results.
   assert.equal((await loadBundle(TEXT, { allowUnsigned: true })).status.policies, 0);
   assert.equal((await verifyBundleSignature(signed, { verify })).status, "verified");
+});
+
+Deno.test("a misspelt field inside a verify key is refused with the closest name, wherever verify is taken", async () => {
+  const signed = await signBundle(BUNDLE, { algorithm: "HMAC_SHA256", key: SECRET, keyId: "k" });
+  const bad = { algorithm: "HMAC_SHA256" as const, publicKey: SECRET, keyID: "k" } as never;
+  const good = { algorithm: "HMAC_SHA256" as const, publicKey: SECRET, keyId: "k" };
+  const ecdsa = await crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign", "verify"],
+  );
+  const badEcdsa = {
+    algorithm: "ECDSA_SHA_256" as const,
+    publicKey: ecdsa.publicKey,
+    keyID: "cp",
+  } as never;
+  const remote = {
+    baseUrl: "http://127.0.0.1:9",
+    runtimeKey: "rk",
+    orgId: "o",
+    projectId: "p",
+    env: "prod" as const,
+    fetch: () => Promise.reject(new Error("no request may be made")),
+  };
+  const cases: [() => Promise<unknown>, string, string, string][] = [
+    [() => loadBundle(TEXT, { verify: bad }), "loadBundle", "verify.keyID", "verify.keyId"],
+    [
+      () => loadBundle(TEXT, { verify: [good, bad] as never }),
+      "loadBundle",
+      "verify[1].keyID",
+      "verify[1].keyId",
+    ],
+    [() => inspectBundle(TEXT, { verify: bad }), "inspectBundle", "verify.keyID", "verify.keyId"],
+    [
+      () => verifyBundleSignature(signed, { verify: bad }),
+      "verifyBundleSignature",
+      "verify.keyID",
+      "verify.keyId",
+    ],
+    [
+      () => verifyFreshness(signed, { verify: bad }),
+      "verifyFreshness",
+      "verify.keyID",
+      "verify.keyId",
+    ],
+    [
+      () => loadBundle(TEXT, { verify: { ...good, publicKy: SECRET } as never }),
+      "loadBundle",
+      "verify.publicKy",
+      "verify.publicKey",
+    ],
+    [
+      () => createLocalClient({ bundlePath: "no-such-file.json", verify: bad }),
+      "createLocalClient",
+      "verify.keyID",
+      "verify.keyId",
+    ],
+    [
+      () => createRemoteClient({ ...remote, verify: badEcdsa }),
+      "createRemoteClient",
+      "verify.keyID",
+      "verify.keyId",
+    ],
+    [
+      () => createRemoteClient({ ...remote, verify: [badEcdsa] }),
+      "createRemoteClient",
+      "verify[0].keyID",
+      "verify[0].keyId",
+    ],
+  ];
+  for (const [call, caller, key, match] of cases) {
+    typo((await assertRejectsCode(call(), "INVALID_OPTIONS")).message, caller, key, match);
+  }
+  // Spelt right, the same keys work.
+  assert.equal((await verifyBundleSignature(signed, { verify: good })).status, "verified");
+});
+
+Deno.test("a nested unknown option is named once, with its full path", async () => {
+  const error = await assertRejectsCode(
+    createLocalClient({ bundlePath: "no-such-file.json", watch: { interval: 5 } } as never),
+    "INVALID_OPTIONS",
+  );
+  assert.equal(
+    error.message,
+    'createLocalClient: unknown option "watch.interval"; did you mean "watch.intervalMs"?',
+  );
+});
+
+Deno.test("importHmacKey() with a usage that is not sign or verify is INVALID_OPTIONS, not a DOMException", async () => {
+  for (const usage of ["sgn", "Sign", "encrypt", "", undefined, 1]) {
+    if (usage === undefined) continue; // the default, "verify"
+    const error = await assertRejectsCode(
+      importHmacKey(SECRET, usage as never),
+      "INVALID_OPTIONS",
+    );
+    assert.match(error.message, /^importHmacKey: usage must be "sign" or "verify"/);
+  }
+  assert.match(
+    (await assertRejectsCode(importHmacKey(SECRET, "sgn" as never), "INVALID_OPTIONS")).message,
+    /did you mean "sign"\?/,
+  );
+  const key = await importHmacKey(SECRET, "sign");
+  assert.match(
+    (await assertRejectsCode(importHmacKey(key, "verfy" as never), "INVALID_OPTIONS")).message,
+    /did you mean "verify"\?/,
+  );
 });

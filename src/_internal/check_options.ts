@@ -161,7 +161,18 @@ export function checkOptions(options: unknown, fields: Fields, caller: string): 
   }
 }
 
-function fieldsProblem(
+/** How the message of an unknown key starts (it names the key with its whole path). */
+export const UNKNOWN_OPTION = "unknown option ";
+
+/**
+ * What is wrong with the options object `value` (described by `fields`,
+ * its keys named after `prefix`, such as `"watch."` or `"verify[1]."`): an
+ * unknown key, with the closest known one; a required field missing; a
+ * field's own problem. Undefined when nothing is. The one place option
+ * objects are checked, nested ones included (`objectField`, the keys of
+ * `verify`).
+ */
+export function fieldsProblem(
   value: Record<string, unknown>,
   fields: Fields,
   prefix: string,
@@ -170,7 +181,7 @@ function fieldsProblem(
     if (!Object.hasOwn(fields, key)) {
       const known = Object.keys(fields);
       const match = suggest(key, known);
-      return `unknown option ${JSON.stringify(`${prefix}${key}`)}; ${
+      return `${UNKNOWN_OPTION}${JSON.stringify(`${prefix}${key}`)}; ${
         match === undefined
           ? `the known ones are ${known.map((k) => `${prefix}${k}`).join(", ")}`
           : `did you mean ${JSON.stringify(`${prefix}${match}`)}?`
@@ -185,7 +196,11 @@ function fieldsProblem(
       continue;
     }
     const problem = field.check(item, name);
-    if (problem !== undefined) return problem.startsWith(name) ? problem : `${name} ${problem}`;
+    if (problem === undefined) continue;
+    // A nested unknown key already names its whole path ("watch.interval").
+    return problem.startsWith(name) || problem.startsWith(UNKNOWN_OPTION)
+      ? problem
+      : `${name} ${problem}`;
   }
   return undefined;
 }

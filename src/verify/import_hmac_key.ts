@@ -9,8 +9,11 @@ import { checkCryptoKey, describeType, hmacSha256Problem, isCryptoKey } from "./
 import { decodeHex, firstNonHexIndex } from "../_internal/encoding.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
+import { describeValue } from "../_internal/describe_value.ts";
+import { suggest } from "../_internal/suggest.ts";
 
 const SUBJECT = "HMAC secret";
+const USAGES = ["sign", "verify"] as const;
 const SECRET_HEX_LENGTH = 64;
 
 /**
@@ -26,7 +29,8 @@ const SECRET_HEX_LENGTH = 64;
  * @param secret The secret as hex text, or a `CryptoKey`.
  * @param usage What the key is for: `"verify"` (the default) or `"sign"`.
  * @throws {PolicyError} `INVALID_KEY` when the secret is not 64 hex characters
- * or the CryptoKey does not fit.
+ * or the CryptoKey does not fit; `INVALID_OPTIONS` for a `usage` that is not
+ * `"sign"` or `"verify"`.
  *
  * @example Importing a hex secret
  * ```ts
@@ -45,6 +49,15 @@ export async function importHmacKey(
   secret: string | WebCryptoKey,
   usage: "sign" | "verify" = "verify",
 ): Promise<WebCryptoKey> {
+  if (usage !== "sign" && usage !== "verify") {
+    const match = typeof usage === "string" ? suggest(usage, USAGES) : undefined;
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      `importHmacKey: usage must be "sign" or "verify"; got ${describeValue(usage)}${
+        match === undefined ? "" : `; did you mean ${JSON.stringify(match)}?`
+      }`,
+    );
+  }
   if (isCryptoKey(secret)) {
     return checkCryptoKey(secret, {
       subject: SUBJECT,

@@ -13,6 +13,7 @@ import { importVerifyKey, quote } from "./import_key.ts";
 import {
   keysToTry,
   namesNoConfiguredKey,
+  verifyField,
   verifyKeyList,
   type VerifyKeyOptions,
   type VerifyKeySet,
@@ -145,8 +146,9 @@ export function verifyBundleSignature(
   options: VerifyBundleSignatureOptions = {},
 ): Promise<BundleSignatureStatus> {
   try {
-    // Its own checks below say what is wrong with a value; this refuses unknown keys.
-    checkOptions(options, { verify: checkedByCaller, allowUnsigned: checkedByCaller }, CALLER);
+    // Its own checks below say what is wrong with allowUnsigned; this refuses unknown keys,
+    // at the top level and in each key of verify.
+    checkOptions(options, { verify: verifyField, allowUnsigned: checkedByCaller }, CALLER);
   } catch (error) {
     return Promise.reject(error);
   }

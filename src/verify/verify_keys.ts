@@ -8,7 +8,13 @@ import type { SignatureAlgorithm } from "../engine/types.ts";
 import { describeType } from "./_crypto_key.ts";
 import { quote, unsupported } from "./import_key.ts";
 import { isSignatureAlgorithm } from "./signature_algorithms.ts";
-import type { Field } from "../_internal/check_options.ts";
+import {
+  checkedByCaller,
+  type Field,
+  type Fields,
+  fieldsProblem,
+  UNKNOWN_OPTION,
+} from "../_internal/check_options.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** One trusted key of `verify`. */
@@ -38,6 +44,13 @@ export type VerifyKeySet = VerifyKeyOptions | readonly VerifyKeyOptions[];
  */
 export const MAX_VERIFY_KEYS = 16;
 
+/** The fields of one key: each value is checked below, or when the key is imported. */
+const KEY_FIELDS: Fields = {
+  algorithm: checkedByCaller,
+  publicKey: checkedByCaller,
+  keyId: checkedByCaller,
+};
+
 function invalid(message: string): PolicyError {
   return new PolicyError("INVALID_OPTIONS", message);
 }
@@ -46,7 +59,8 @@ function invalid(message: string): PolicyError {
  * The keys of a `verify` option as a list, each checked for shape: an
  * object `{ algorithm, publicKey, keyId? }` or a non-empty list of at most
  * {@link MAX_VERIFY_KEYS} of them, with supported algorithms and distinct
- * key ids. The key material itself is checked when it is imported.
+ * key ids, and no other field (a misspelt `keyID` is refused with the
+ * closest name). The key material itself is checked when it is imported.
  *
  * @throws {PolicyError} `INVALID_OPTIONS`.
  */
@@ -70,6 +84,9 @@ export function verifyKeyList(verify: unknown, name = "verify"): readonly Verify
         `${at} must be an object { algorithm, publicKey, keyId? }; got ${describeType(key)}`,
       );
     }
+    // A misspelt field (keyID) is refused like any option typo, not ignored.
+    const unknown = fieldsProblem(key, KEY_FIELDS, `${at}.`);
+    if (unknown !== undefined) throw invalid(unknown);
     if (!isSignatureAlgorithm(key.algorithm)) throw unsupported(key.algorithm);
     if (key.keyId !== undefined) {
       if (typeof key.keyId !== "string" || key.keyId === "") {
@@ -122,7 +139,9 @@ export const verifyField: Field = {
       return undefined;
     } catch (error) {
       if (!isPolicyError(error, "INVALID_OPTIONS")) throw error;
-      return error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
+      return error.message.startsWith(name) || error.message.startsWith(UNKNOWN_OPTION)
+        ? error.message
+        : `${name}: ${error.message}`;
     }
   },
 };

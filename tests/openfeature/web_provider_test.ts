@@ -180,6 +180,10 @@ test("options are checked at creation: exactly one of url and bundle, each optio
     [{ bundle: "{}", fetch: "x" }, /fetch must be a function/],
     [{ bundle: "{}", flag: {} }, /unknown option "flag"; did you mean "flags"\?/],
     [{ bundle: "{}", ownsClient: true }, /unknown option "ownsClient"/],
+    [
+      { bundle: "{}", verify: { algorithm: "ECDSA_SHA_256", publicKey: "x", keyID: "k" } },
+      /unknown option "verify.keyID"; did you mean "verify.keyId"\?/,
+    ],
   ];
   for (const [options, message] of refused) {
     assert.throws(
