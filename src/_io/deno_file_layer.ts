@@ -11,13 +11,21 @@
  * own stat must then be a regular file with the same device and inode. What
  * remains is the moment between the two: a named pipe put in the file's
  * place after the stat and before the open makes the open wait for a
- * writer (docs/security.md, "Special files").
+ * writer (docs/security.md, "Special files"). With `within`, the file the
+ * path's real path names must be the one stat-ed (`within_folder.ts`).
  *
  * @module
  */
 import type { EntryKind, FileLayer, FolderEntry } from "./file_layer.ts";
 import { posixPathRules } from "./posix_path.ts";
-import { assertRegularFile, failure, readAtMost, ReadFailure } from "./read_regular_file.ts";
+import {
+  assertRegularFile,
+  failure,
+  outsideFailure,
+  readAtMost,
+  ReadFailure,
+} from "./read_regular_file.ts";
+import { identityOf, locateWithin, type RealPaths } from "./within_folder.ts";
 
 /** What the layer reads of a `Deno.FileInfo`. */
 interface DenoStat {
@@ -43,6 +51,7 @@ interface DenoFiles {
   cwd(): string;
   stat(path: string): Promise<DenoStat>;
   lstat(path: string): Promise<DenoStat>;
+  realPath(path: string): Promise<string>;
   open(path: string, options: { read: true }): Promise<DenoFile>;
   readDir(path: string): AsyncIterable<{ name: string; isFile: boolean; isDirectory: boolean }>;
 }
@@ -61,16 +70,30 @@ export function denoFileLayer(): FileLayer | undefined {
   }
   const kindOf = (stat: DenoStat): EntryKind =>
     stat.isFile ? "file" : stat.isDirectory ? "folder" : "other";
+  const realPaths: RealPaths = {
+    sep: "/",
+    realPath: (path) => deno.realPath(path),
+    identity: async (path) => identityOf(await deno.stat(path)),
+  };
   return {
     runtime: "deno",
     path: posixPathRules(() => deno.cwd()),
-    async readRegularFile(path, maxBytes) {
+    async readRegularFile(path, maxBytes, options = {}) {
       for (let attempt = 1;; attempt++) {
         let seen: DenoStat;
+        let where = "inside";
         try {
           seen = await deno.stat(path);
+          if (options.within !== undefined) {
+            where = await locateWithin(realPaths, path, identityOf(seen), options.within);
+          }
         } catch (error) {
           throw failure(error);
+        }
+        if (where === "outside") throw outsideFailure(options.within!);
+        if (where === "replaced") {
+          if (attempt < ATTEMPTS) continue;
+          throw new ReadFailure("other", "it kept changing while it was opened");
         }
         // Refused before any open: a pipe, device or socket is never opened.
         assertRegularFile({ isDirectory: () => seen.isDirectory, isFile: () => seen.isFile });

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { ReadOptions } from "./read_regular_file.ts";
 
 /** The path rules of the platform: the functions of `node:path` the CLI uses. */
 export interface PathRules {
@@ -51,11 +52,12 @@ export interface FileLayer {
   /**
    * The bytes of the regular file at `path` (symlinks followed), refusing
    * anything else and any file over `maxBytes` (the semantics of
-   * `readRegularFile`).
+   * `readRegularFile`); with `options.within`, only a file whose real path
+   * is inside that folder (`within_folder.ts`).
    *
    * @throws {ReadFailure} Whatever went wrong.
    */
-  readRegularFile(path: string, maxBytes: number): Promise<Uint8Array>;
+  readRegularFile(path: string, maxBytes: number, options?: ReadOptions): Promise<Uint8Array>;
   /** What is at `path`, symlinks followed; `null` when nothing is (or it cannot be seen). */
   kind(path: string): Promise<EntryKind | null>;
   /** True when anything is at `path`, a dangling symlink included. */

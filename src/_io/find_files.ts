@@ -1,14 +1,16 @@
 /**
  * Finding files below a folder by name: the one folder walker of the CLI
- * (`simulate --suite <folder>`, `fmt`). Symbolic links to folders are never
- * followed (no cycles, nothing outside the tree), the walk keeps no call
- * stack whatever the depth, and the result is sorted by path, segment by
- * segment (a folder's files come together), so it is the same on every
- * machine. Uses `node:` built-ins only.
+ * (`simulate --suite <folder>`, `fmt`, `playground`). Symbolic links to
+ * folders are never followed (no cycles, nothing outside the tree; with
+ * `within`, no folder is listed whose real path leads out, the folder given
+ * included), the walk keeps no call stack whatever the depth, and the result
+ * is sorted by path, segment by segment (a folder's files come together), so
+ * it is the same on every machine. Uses `node:` built-ins only.
  *
  * @module
  */
 import { nodeFs } from "./node_fs.ts";
+import { isInside } from "./within_folder.ts";
 
 /**
  * Folder names a walk of a project does not enter by default: dependencies
@@ -39,20 +41,34 @@ export interface FindFilesOptions {
   maxEntries?: number;
   /** A folder that cannot be listed: left out (`skip`, the default) or a {@link FindFilesError}. */
   unreadable?: "skip" | "throw";
+  /**
+   * A folder every folder listed must be within: its real path (symbolic
+   * links followed) inside this folder's, else {@link FindFilesError}
+   * `outside` before anything of it is listed (see `within_folder.ts`).
+   */
+  within?: string;
 }
 
-/** Why {@link findFiles} stopped: a folder it could not list, or too many entries. */
+/** Why {@link findFiles} stopped. */
+export type FindFilesFailure = "unreadable" | "too-many-entries" | "outside";
+
+/**
+ * Why {@link findFiles} stopped: a folder it could not list, too many
+ * entries, or a folder whose real path is not within the `within` folder.
+ */
 export class FindFilesError extends Error {
-  /** `unreadable` or `too-many-entries`. */
-  readonly reason: "unreadable" | "too-many-entries";
-  /** The folder listed (`unreadable`), or the folder given (`too-many-entries`). */
+  /** `unreadable`, `too-many-entries` or `outside`. */
+  readonly reason: FindFilesFailure;
+  /** The folder listed (`unreadable`, `outside`), or the folder given (`too-many-entries`). */
   readonly folder: string;
 
   /** Creates the error; `cause` is the file system's error of an unreadable folder. */
-  constructor(reason: "unreadable" | "too-many-entries", folder: string, cause?: unknown) {
+  constructor(reason: FindFilesFailure, folder: string, cause?: unknown) {
     super(
       reason === "unreadable"
         ? `cannot list the folder ${folder}`
+        : reason === "outside"
+        ? `the folder ${folder} leads outside (its real path, symbolic links followed)`
         : `too many entries in ${folder}`,
       cause === undefined ? undefined : { cause },
     );
@@ -72,7 +88,7 @@ function projectFolder(name: string): boolean {
  * name `matches` (symbolic links to files among them: the caller decides
  * what to do with them), sorted by path segment by segment.
  *
- * @throws {FindFilesError} with `maxEntries`, or `unreadable: "throw"`.
+ * @throws {FindFilesError} with `maxEntries`, `within`, or `unreadable: "throw"`.
  */
 export async function findFiles(
   folder: string,
@@ -85,13 +101,21 @@ export async function findFiles(
   const found: string[] = [];
   const pending = [folder];
   let entries = 0;
+  let realWithin: string | undefined;
   while (pending.length > 0) {
     const current = pending.pop()!;
     options.onFolder?.(current);
     let listing;
     try {
+      if (options.within !== undefined) {
+        realWithin ??= await fs.realpath(options.within);
+        if (!isInside(realWithin, await fs.realpath(current), path.sep)) {
+          throw new FindFilesError("outside", current);
+        }
+      }
       listing = await fs.readdir(current, { withFileTypes: true });
     } catch (error) {
+      if (error instanceof FindFilesError) throw error;
       if (options.unreadable === "throw") throw new FindFilesError("unreadable", current, error);
       continue;
     }

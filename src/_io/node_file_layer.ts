@@ -18,7 +18,8 @@ export async function nodeFileLayer(): Promise<FileLayer> {
   return {
     runtime: "node",
     path,
-    readRegularFile: async (file, maxBytes) => (await readRegularFile(file, maxBytes)).bytes,
+    readRegularFile: async (file, maxBytes, options) =>
+      (await readRegularFile(file, maxBytes, options)).bytes,
     async kind(file) {
       try {
         return kindOf(await fs.stat(file));

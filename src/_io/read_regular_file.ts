@@ -13,6 +13,7 @@ import type { FileHandle } from "node:fs/promises";
 import { nodeFs } from "./node_fs.ts";
 import { isPermissionDenial, systemErrorCode } from "./system_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { identityOf, locateWithin, type RealPaths } from "./within_folder.ts";
 
 /** Why a file could not be read; callers turn it into their own coded error. */
 export type ReadFailureReason =
@@ -24,6 +25,8 @@ export type ReadFailureReason =
   | "too-large"
   /** The operating system or the runtime's permissions refused. */
   | "denied"
+  /** Its real path is not inside the folder of the `within` option (`within_folder.ts`). */
+  | "outside"
   | "other";
 
 /** A file that could not be read, with a reason and the size seen when too large. */
@@ -42,6 +45,15 @@ export class ReadFailure extends Error {
   }
 }
 
+/** Options of the file readers. */
+export interface ReadOptions {
+  /**
+   * A folder the file must be within: its real path (symbolic links
+   * followed) inside the folder's, else `outside` (see `within_folder.ts`).
+   */
+  within?: string;
+}
+
 /** The bytes of a regular file and the stat of the file they were read from. */
 export interface RegularFile {
   bytes: Uint8Array;
@@ -52,12 +64,17 @@ export interface RegularFile {
 /**
  * Reads the regular file at `path` (symlinks followed), refusing anything
  * else and any file over `maxBytes` before reading it whole; the read stops
- * after `maxBytes + 1` bytes whatever the file does meanwhile.
+ * after `maxBytes + 1` bytes whatever the file does meanwhile. With
+ * `within`, only a file whose real path is inside that folder.
  *
  * @throws {ReadFailure} Whatever went wrong; never leaves an operation pending.
  */
-export async function readRegularFile(path: string, maxBytes: number): Promise<RegularFile> {
-  const { fs } = await nodeFs();
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  options: ReadOptions = {},
+): Promise<RegularFile> {
+  const { fs, path: rules } = await nodeFs();
   const { constants } = fs;
   let handle: FileHandle;
   try {
@@ -68,6 +85,18 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<R
   }
   try {
     const stats = await handle.stat({ bigint: true });
+    if (options.within !== undefined) {
+      const paths: RealPaths = {
+        sep: rules.sep,
+        realPath: (p) => fs.realpath(p),
+        identity: async (p) => identityOf(await fs.stat(p, { bigint: true })),
+      };
+      const where = await locateWithin(paths, path, identityOf(stats), options.within);
+      if (where === "outside") throw outsideFailure(options.within);
+      if (where === "replaced") {
+        throw new ReadFailure("other", "it was replaced while it was opened");
+      }
+    }
     assertRegularFile(stats);
     if (stats.size > BigInt(maxBytes)) {
       throw new ReadFailure("too-large", "it is over the size limit", Number(stats.size));
@@ -99,6 +128,14 @@ export function assertRegularFile(stats: { isDirectory(): boolean; isFile(): boo
   if (!stats.isFile()) {
     throw new ReadFailure("not-regular", "it is not a regular file (a pipe, device or socket)");
   }
+}
+
+/** The failure of a file whose real path is not inside the folder of the `within` option. */
+export function outsideFailure(folder: string): ReadFailure {
+  return new ReadFailure(
+    "outside",
+    `its real path (symbolic links followed) is outside ${folder}`,
+  );
 }
 
 /**

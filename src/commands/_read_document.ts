@@ -9,7 +9,7 @@
  * @module
  */
 import { JsonParseError, parseJson } from "../engine/parse_json.ts";
-import { ReadFailure } from "../_io/read_regular_file.ts";
+import { ReadFailure, type ReadOptions } from "../_io/read_regular_file.ts";
 import type { FileLayer } from "../_io/file_layer.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { CliError } from "./_errors.ts";
@@ -34,7 +34,8 @@ export type DocumentKind =
 
 /**
  * Reads a file of at most `maxBytes` bytes: only a regular file (a pipe,
- * device or socket is refused at once, see `readRegularFile`).
+ * device or socket is refused at once, see `readRegularFile`); with
+ * `options.within` (the working folder), only one whose real path is inside.
  *
  * @throws {PolicyError|CliError} `BUNDLE_READ_ERROR`/`BUNDLE_TOO_LARGE` for
  * bundles, `DOCUMENT_READ_ERROR`/`DOCUMENT_TOO_LARGE` otherwise.
@@ -44,9 +45,10 @@ export async function readDocumentBytes(
   path: string,
   kind: DocumentKind,
   maxBytes: number,
+  options: ReadOptions = {},
 ): Promise<Uint8Array> {
   try {
-    return await files.readRegularFile(path, maxBytes);
+    return await files.readRegularFile(path, maxBytes, options);
   } catch (error) {
     if (error instanceof ReadFailure && error.reason === "too-large") {
       throw tooLarge(kind, path, maxBytes, error.size);
@@ -67,8 +69,9 @@ export async function readTextDocument(
   path: string,
   kind: DocumentKind,
   maxBytes: number,
+  options: ReadOptions = {},
 ): Promise<string> {
-  const bytes = await readDocumentBytes(files, path, kind, maxBytes);
+  const bytes = await readDocumentBytes(files, path, kind, maxBytes, options);
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -139,6 +142,9 @@ function readError(kind: DocumentKind, path: string, error: unknown): Error {
     ? "it is not a regular file (a pipe, device or socket)"
     : error.reason === "denied"
     ? "permission denied"
+    : error.reason === "outside"
+    ? "its real path (symbolic links followed) is outside the working folder, and only files " +
+      "inside it are served: copy the file into it, or choose the folder that holds it with -w"
     : error.message;
   const message = `cannot read ${kind} ${path}: ${why}`;
   return kind === "bundle"

@@ -51,15 +51,17 @@ export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
  * folder, every `*.suite.json` below it (symbolic links to folders are not
  * followed), sorted by path. A file named twice runs once. `onFolder` is
  * called with each folder looked at (`simulate --watch` watches them, so a
- * new suite file is seen).
+ * new suite file is seen). With `within` (the working folder), a folder whose
+ * real path leads out of it is refused before anything in it is listed.
  *
  * @throws {CliError} `DOCUMENT_READ_ERROR` (a path that does not exist, a
- * folder without suite files), `SUITE_INVALID` (too many files or entries).
+ * folder without suite files, a folder leading out), `SUITE_INVALID` (too
+ * many files or entries).
  */
 export async function suiteFiles(
   files: FileLayer,
   paths: readonly string[],
-  onFolder: (folder: string) => void = () => {},
+  options: { onFolder?: (folder: string) => void; within?: string } = {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const given of paths) {
@@ -68,7 +70,7 @@ export async function suiteFiles(
       found.push(given);
       continue;
     }
-    const inFolder = await suiteFilesBelow(given, onFolder);
+    const inFolder = await suiteFilesBelow(given, options);
     if (inFolder.length === 0) {
       throw new CliError(
         "DOCUMENT_READ_ERROR",
@@ -91,14 +93,14 @@ export async function suiteFiles(
 /** Every `*.suite.json` below `folder`, sorted by path (hidden folders included). */
 async function suiteFilesBelow(
   folder: string,
-  onFolder: (folder: string) => void,
+  options: { onFolder?: (folder: string) => void; within?: string },
 ): Promise<string[]> {
   try {
     return await findFiles(folder, (name) => name.endsWith(SUITE_FILE_SUFFIX), {
       enter: () => true,
-      onFolder,
       maxEntries: MAX_SUITE_FOLDER_ENTRIES,
       unreadable: "throw",
+      ...options,
     });
   } catch (error) {
     if (!(error instanceof FindFilesError)) throw error;
@@ -107,9 +109,23 @@ async function suiteFilesBelow(
         "DOCUMENT_READ_ERROR",
         `cannot list the folder ${error.folder} (${systemErrorCode(error.cause) ?? "unreadable"})`,
       )
+      : error.reason === "outside"
+      ? folderOutside(error.folder)
       : new CliError(
         "SUITE_INVALID",
         `the folder ${folder} holds over ${MAX_SUITE_FOLDER_ENTRIES} entries; name the folder of the suites`,
       );
   }
+}
+
+/**
+ * A folder whose real path leads out of the working folder, for the readers
+ * confined to it (`policy playground`).
+ */
+export function folderOutside(folder: string): CliError {
+  return new CliError(
+    "DOCUMENT_READ_ERROR",
+    `cannot list the folder ${folder}: its real path (symbolic links followed) is outside the working folder, and only files inside it are served`,
+    { hint: "name a folder inside the working folder, or choose the working folder with -w" },
+  );
 }

@@ -12,8 +12,9 @@ import { exists, readTextDocument } from "./_read_document.ts";
 import type { PlaygroundServer } from "./_playground_server.ts";
 import type { LiveFile, LiveState } from "../_authoring/live_state.ts";
 import { plural } from "./_describe.ts";
-import { suiteFiles } from "./_suite.ts";
+import { folderOutside, suiteFiles } from "./_suite.ts";
 import { findFiles, FindFilesError } from "../_io/find_files.ts";
+import { isPolicyError } from "../public/policy_error.ts";
 import type { FileLayer } from "../_io/file_layer.ts";
 
 /** The port when `--port` is not given. */
@@ -200,7 +201,9 @@ async function loadPage(session: Session): Promise<{ html: string; csp: string }
   return { html, csp };
 }
 
-function listenError(error: unknown, port: number): CliError {
+/** Why the server did not start: a coded error of the first read as it is, else why it cannot listen. */
+function listenError(error: unknown, port: number): Error {
+  if (error instanceof CliError || isPolicyError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as Error | null)?.name;
   const why = code === "EADDRINUSE"
@@ -224,7 +227,9 @@ async function readLiveFile(
 ): Promise<LiveFile> {
   const relativePath = files.path.relative(folder, file) || files.path.basename(file);
   try {
-    const text = await readTextDocument(files, file, kind, maxBytes);
+    // Only what is inside the working folder: whatever the server reads, any program of this
+    // machine can read from its event stream (docs/playground.md, "A live view while authoring").
+    const text = await readTextDocument(files, file, kind, maxBytes, { within: folder });
     return { path: file, relativePath, text, error: null };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -247,22 +252,29 @@ async function readLiveFile(
  * (hidden folders, dependencies and build output skipped, as `findFiles`
  * does for a project); sorted by path, at most {@link MAX_SUITES}.
  *
+ * Only folders whose real path is inside the working folder are listed.
+ *
  * @throws {CliError} `SUITE_INVALID` when the working folder holds over
- * {@link MAX_FOLDER_ENTRIES} entries to look through; the errors of `suiteFiles`.
+ * {@link MAX_FOLDER_ENTRIES} entries to look through; `DOCUMENT_READ_ERROR`
+ * for a folder leading out of it; the errors of `suiteFiles`.
  */
 async function findSuites(
   files: FileLayer,
   folder: string,
   named: readonly string[],
 ): Promise<string[]> {
-  if (named.length > 0) return (await suiteFiles(files, named)).slice(0, MAX_SUITES);
+  if (named.length > 0) {
+    return (await suiteFiles(files, named, { within: folder })).slice(0, MAX_SUITES);
+  }
   try {
     const found = await findFiles(folder, (name) => SUITE_NAME.test(name), {
       maxEntries: MAX_FOLDER_ENTRIES,
+      within: folder,
     });
     return found.slice(0, MAX_SUITES);
   } catch (error) {
     if (!(error instanceof FindFilesError)) throw error;
+    if (error.reason === "outside") throw folderOutside(error.folder);
     throw new CliError(
       "SUITE_INVALID",
       `the working folder ${folder} holds over ${MAX_FOLDER_ENTRIES} entries to look through for suites`,

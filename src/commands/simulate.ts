@@ -366,7 +366,9 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   const loaded: LoadedSuite[] = [];
   let evaluated: SimulationSource;
   try {
-    files = await suiteFiles(session.files, given, (folder) => session.filesRead.add(folder));
+    files = await suiteFiles(session.files, given, {
+      onFolder: (folder) => session.filesRead.add(folder),
+    });
     for (const file of files) loaded.push(await readSuite(session, file, options));
     evaluated = await simulationSource(session);
   } catch (error) {

@@ -4,7 +4,8 @@
  * symlink); a named pipe, a device, a folder, a missing file and a file
  * over the limit are refused with the same reason, at once (a pipe with no
  * writer never holds the read); `kind`, `exists`, `list` and `version`
- * agree. Named pipes need `--allow-run=mkfifo`.
+ * agree; with `within`, only files whose real path is inside the folder are
+ * read. Named pipes need `--allow-run=mkfifo`.
  */
 import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
@@ -12,7 +13,7 @@ import * as path from "node:path";
 import type { FileLayer } from "../../src/_io/file_layer.ts";
 import { nodeFileLayer } from "../../src/_io/node_file_layer.ts";
 import { denoFileLayer } from "../../src/_io/deno_file_layer.ts";
-import { ReadFailure } from "../../src/_io/read_regular_file.ts";
+import { ReadFailure, type ReadOptions } from "../../src/_io/read_regular_file.ts";
 import { symlink } from "../clients/_helpers.ts";
 
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
@@ -29,9 +30,14 @@ async function mkfifo(file: string): Promise<void> {
 }
 
 /** The reason `readRegularFile` fails with, or "read:<text>" when it reads. */
-async function outcome(layer: FileLayer, file: string, max = 1000): Promise<string> {
+async function outcome(
+  layer: FileLayer,
+  file: string,
+  max = 1000,
+  options: ReadOptions = {},
+): Promise<string> {
   try {
-    return `read:${new TextDecoder().decode(await layer.readRegularFile(file, max))}`;
+    return `read:${new TextDecoder().decode(await layer.readRegularFile(file, max, options))}`;
   } catch (error) {
     if (!(error instanceof ReadFailure)) throw error;
     return error.reason;
@@ -106,6 +112,61 @@ for (const [name, make] of LAYERS) {
       await Deno.rename(renamed, file);
       assert.notEqual(await layer.version(file), second, "a rename over the path changes it");
       await assert.rejects(layer.version(path.join(dir, "nothing")), { code: "ENOENT" });
+    } finally {
+      await remove();
+    }
+  });
+
+  Deno.test(`${name} file layer: within a folder, only files whose real path is inside`, async () => {
+    const layer = await make();
+    const { dir, remove } = await makeTempDir("file-layer-within-");
+    try {
+      const inside = path.join(dir, "inside");
+      await Deno.mkdir(path.join(inside, "real-sub"), { recursive: true });
+      await Deno.writeTextFile(path.join(inside, "a.json"), "in");
+      await Deno.writeTextFile(path.join(inside, "real-sub", "b.json"), "in below");
+      await Deno.writeTextFile(path.join(dir, "secret.json"), "out");
+      await Deno.writeTextFile(path.join(dir, "inside-like.json"), "out, a sibling named alike");
+      await symlink(path.join(inside, "a.json"), path.join(inside, "link.json"));
+      await symlink("real-sub", path.join(inside, "sub"));
+      await symlink("../secret.json", path.join(inside, "out.json"));
+      await symlink(path.join(dir, "inside-like.json"), path.join(inside, "prefix.json"));
+      await symlink(dir, path.join(inside, "up"));
+      await symlink("nothing", path.join(inside, "dangling"));
+      await symlink(inside, path.join(dir, "alias"));
+      await Deno.mkdir(path.join(dir, "insidex"));
+      await Deno.writeTextFile(path.join(dir, "insidex", "c.json"), "out, a prefix of the name");
+      const cases: [string, string, string][] = [
+        ["inside", "a.json", "read:in"],
+        ["inside", "link.json", "read:in"],
+        ["inside", "sub/b.json", "read:in below"],
+        ["inside", "out.json", "outside"],
+        ["inside", "prefix.json", "outside"],
+        ["inside", "up/secret.json", "outside"],
+        ["inside", "up/inside/a.json", "read:in"],
+        ["inside", "../secret.json", "outside"],
+        ["inside", "../insidex/c.json", "outside"],
+        ["inside", "dangling", "missing"],
+        ["inside", "nothing.json", "missing"],
+        // The folder named through a link: its real path counts, not its name.
+        ["alias", "a.json", "read:in"],
+        ["alias", "out.json", "outside"],
+      ];
+      for (const [folder, relative, expected] of cases) {
+        const within = path.join(dir, folder);
+        assert.equal(
+          await outcome(layer, path.join(within, relative), 1000, { within }),
+          expected,
+          `${folder}: ${relative}`,
+        );
+      }
+      // Without `within`, links are followed wherever they lead (the other commands).
+      assert.equal(await outcome(layer, path.join(inside, "out.json")), "read:out");
+      const refused = await layer.readRegularFile(path.join(inside, "out.json"), 1000, {
+        within: inside,
+      }).catch((e) => e);
+      assert.ok(refused instanceof ReadFailure);
+      assert.doesNotMatch(refused.message, /secret/, "the message does not say where it leads");
     } finally {
       await remove();
     }

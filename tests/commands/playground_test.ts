@@ -10,6 +10,7 @@ import { FakeClock } from "../_fake_clock.ts";
 import { stateEvents } from "./_event_stream.ts";
 import { servedPage } from "../../src/commands/_playground_server.ts";
 import { cliEnv, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";
+import { symlink } from "../clients/_helpers.ts";
 
 explainIgnored("playground_test");
 
@@ -166,6 +167,105 @@ Deno.test("policy playground <file> --suite <folder> --suite <file> follows that
   assert.deepEqual(doc.suites, [two, one, three]);
   stop();
   assert.equal((await finished).code, 0);
+});
+
+Deno.test("policy playground serves and watches only files whose real path is inside the working folder", async () => {
+  await using s = await scratch();
+  // Outside the working folder: what a symlink in a cloned repository could point at.
+  const secret = path.join(s.root, "secret");
+  await Deno.mkdir(secret);
+  await Deno.writeTextFile(path.join(secret, "id_ed25519"), "SECRET private key");
+  await Deno.writeTextFile(
+    path.join(secret, "other.suite.json"),
+    '{"name": "SECRET suite", "scenarios": []}',
+  );
+  // Inside: the draft is a symlink to a file inside (served), and so is one suite.
+  const draft = await s.write(
+    "drafts/billing.json",
+    await examples("playground/billing-draft.json"),
+  );
+  await symlink(draft, path.join(s.wf, "policy-drafts.json"));
+  const real = await s.write("tests/real.suite.json", '{"name": "real", "scenarios": []}');
+  await symlink(real, path.join(s.wf, "alias.suite.json"));
+  // Leading out: a suite linked to any file, one linked to a suite outside, one in a subfolder
+  // linked through `..`, and a folder linked outside (never entered).
+  await symlink(path.join(secret, "id_ed25519"), path.join(s.wf, "leak.suite.json"));
+  await Deno.mkdir(path.join(s.wf, "policy"));
+  await symlink("../../secret/other.suite.json", path.join(s.wf, "policy", "deep.suite.json"));
+  await symlink(secret, path.join(s.wf, "linked"));
+
+  const { started, finished, clock, stop } = playground(s.run, []);
+  const doc = await started;
+  assert.doesNotMatch(JSON.stringify(doc), /SECRET/);
+  const stream = stateEvents((await fetch(new URL("/events", doc.url as string))).body!);
+  try {
+    const first = await stream.next();
+    assert.doesNotMatch(JSON.stringify(first), /SECRET/);
+    assert.equal(first.document?.text, await Deno.readTextFile(draft));
+    const byPath = Object.fromEntries(first.suites.map((f) => [f.relativePath, f]));
+    assert.deepEqual(Object.keys(byPath).sort(), [
+      "alias.suite.json",
+      "leak.suite.json",
+      "policy/deep.suite.json",
+      "tests/real.suite.json",
+    ]);
+    assert.equal(byPath["alias.suite.json"]!.text, '{"name": "real", "scenarios": []}');
+    for (const leaking of ["leak.suite.json", "policy/deep.suite.json"]) {
+      assert.equal(byPath[leaking]!.text, null, leaking);
+      assert.equal(byPath[leaking]!.error?.code, "DOCUMENT_READ_ERROR", leaking);
+      assert.match(byPath[leaking]!.error!.message, /outside the working folder/, leaking);
+    }
+    // Watched too: a file replaced by a symlink leading out is refused on the next poll.
+    await Deno.remove(real);
+    await symlink(path.join(secret, "id_ed25519"), real);
+    clock.tick(1000);
+    const next = await stream.next();
+    assert.doesNotMatch(JSON.stringify(next), /SECRET/);
+    const replaced = next.suites.find((f) => f.relativePath === "tests/real.suite.json")!;
+    assert.equal(replaced.text, null);
+    assert.match(replaced.error!.message, /outside the working folder/);
+  } finally {
+    await stream.cancel();
+  }
+  stop();
+  assert.equal((await finished).code, 0);
+});
+
+Deno.test("policy playground refuses a document or --suite folder named through a symlink leading out", async () => {
+  await using s = await scratch();
+  const secret = path.join(s.root, "secret");
+  await Deno.mkdir(secret);
+  await Deno.writeTextFile(path.join(secret, "bundle.json"), await examples("bundle.json"));
+  await Deno.writeTextFile(
+    path.join(secret, "x.suite.json"),
+    '{"name": "SECRET suite", "scenarios": []}',
+  );
+  await symlink(secret, path.join(s.wf, "linked"));
+  await s.write("policy-drafts.json", await examples("playground/billing-draft.json"));
+
+  // The document named through the linked folder: followed, never read.
+  const named = playground(s.run, ["linked/bundle.json"]);
+  const doc = await named.started;
+  const stream = stateEvents((await fetch(new URL("/events", doc.url as string))).body!);
+  try {
+    const first = await stream.next();
+    assert.equal(first.document?.text, null);
+    assert.equal(first.document?.error?.code, "DOCUMENT_READ_ERROR");
+    assert.match(first.document!.error!.message, /outside the working folder/);
+  } finally {
+    await stream.cancel();
+  }
+  named.stop();
+  assert.equal((await named.finished).code, 0);
+
+  // A --suite folder that leads out: not even its file names are listed.
+  const r = await s.json(["playground", "--port", "0", "--suite", "linked"], {
+    command: (a, io) => runCli(a, { ...io, playgroundPage: loadPage }),
+  });
+  assert.equal(r.code, 2);
+  assert.equal((r.doc.error as { code: string }).code, "DOCUMENT_READ_ERROR");
+  assert.match((r.doc.error as { message: string }).message, /outside the working folder/);
+  assert.doesNotMatch(r.stdout + r.stderr, /SECRET|x\.suite\.json/);
 });
 
 Deno.test("policy playground refuses a bad --port, a taken port, and starts nothing without its page", async () => {
