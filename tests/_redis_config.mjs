@@ -6,9 +6,10 @@
  * @param {string} dir folder for the log (and nothing else: nothing is saved)
  * @param {number} port loopback port
  * @param {string} password what clients must give (`requirepass`)
+ * @param {string[]} [extra] more lines (a cluster node's settings)
  * @returns {string} the configuration file's text
  */
-export function redisConfig(dir, port, password) {
+export function redisConfig(dir, port, password, extra = []) {
   return [
     "bind 127.0.0.1",
     `port ${port}`,
@@ -20,6 +21,7 @@ export function redisConfig(dir, port, password) {
     `logfile ${dir}/redis.log`,
     "daemonize no",
     "databases 1",
+    ...extra,
     "",
   ].join("\n");
 }

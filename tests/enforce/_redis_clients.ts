@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { createClient } from "redis";
-import { Redis } from "ioredis";
+import { createClient, createCluster } from "redis";
+import { Cluster, Redis } from "ioredis";
 import {
   ioredisCommands,
+  nodeRedisClusterCommands,
   nodeRedisCommands,
   type RedisCommands,
 } from "../../src/enforce/redis/mod.ts";
@@ -66,6 +67,60 @@ export async function connectClient(
     lazyConnect: true,
     enableOfflineQueue: !failFast,
     retryStrategy: () => 50,
+  });
+  client.on("error", (error: Error) => errors.push(error));
+  await client.connect();
+  const close = async () => {
+    client.disconnect();
+    await Promise.resolve();
+  };
+  const commands = ioredisCommands(client);
+  const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
+  return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
+}
+
+/** Where a cluster client starts: the nodes' loopback ports and their password. */
+export interface ClusterSeeds {
+  ports: readonly number[];
+  password: string;
+}
+
+/**
+ * Connects a cluster client of `kind` (node-redis `createCluster`, ioredis
+ * `Cluster`) to the nodes of `seeds`; `failFast` turns off its offline queue.
+ * Reconnection every 50 ms, as {@link connectClient}'s.
+ */
+export async function connectClusterClient(
+  kind: ClientKind,
+  seeds: ClusterSeeds,
+  { failFast = false } = {},
+): Promise<TestRedisClient> {
+  const errors: Error[] = [];
+  if (kind === "redis") {
+    const client = createCluster({
+      rootNodes: seeds.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
+      defaults: {
+        password: seeds.password,
+        disableOfflineQueue: failFast,
+        socket: { reconnectStrategy: () => 50 },
+      },
+    });
+    client.on("error", (error: Error) => errors.push(error));
+    await client.connect();
+    const close = async () => {
+      if (client.isOpen) client.destroy();
+      await Promise.resolve();
+    };
+    const commands = nodeRedisClusterCommands(client);
+    // node-redis's cluster emits no "ready" of its own: connected once it has the slots.
+    const nextReady = () => Promise.resolve();
+    return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
+  }
+  const client = new Cluster(seeds.ports.map((port) => ({ host: "127.0.0.1", port })), {
+    lazyConnect: true,
+    enableOfflineQueue: !failFast,
+    clusterRetryStrategy: () => 50,
+    redisOptions: { password: seeds.password },
   });
   client.on("error", (error: Error) => errors.push(error));
   await client.connect();

@@ -40,24 +40,45 @@ export interface RedisServer extends AsyncDisposable {
   readonly password: string;
   /** `redis://:<password>@127.0.0.1:<port>`. */
   readonly url: string;
-  /** Stops it (SIGTERM) and waits for it to exit. Idempotent. */
-  stop(): Promise<void>;
+  /** Whether it was started and not stopped since. */
+  readonly running: boolean;
+  /**
+   * Stops it (SIGTERM, or SIGKILL: a crash, nothing flushed) and waits for it
+   * to exit. Idempotent.
+   */
+  stop(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as with a hung host. */
+  pause(): void;
+  /** Thaws what {@link RedisServer.pause} froze (SIGCONT). */
+  resume(): void;
   /** Starts it again on the same port, empty (nothing was persisted). */
   start(): Promise<void>;
 }
 
+/** Options of {@link startRedisServer}. */
+export interface RedisServerOptions {
+  /** The password (default: a random one). Nodes of one cluster share theirs. */
+  password?: string;
+  /** More configuration lines (a cluster node's settings). */
+  config?: string[];
+}
+
 /** Starts redis-server in `dir` on a free port and waits until it accepts connections. */
-export async function startRedisServer(dir: string): Promise<RedisServer> {
-  const password = crypto.randomUUID().replaceAll("-", "");
+export async function startRedisServer(
+  dir: string,
+  options: RedisServerOptions = {},
+): Promise<RedisServer> {
+  const password = options.password ?? crypto.randomUUID().replaceAll("-", "");
   let child: Deno.ChildProcess | null = null;
   let port = 0;
 
-  async function stop(): Promise<void> {
+  async function stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
     if (child === null) return;
     const running = child;
     child = null;
     try {
-      running.kill("SIGTERM");
+      running.kill("SIGCONT"); // a paused server would not act on SIGTERM
+      running.kill(signal);
     } catch {
       // Already exited.
     }
@@ -68,7 +89,7 @@ export async function startRedisServer(dir: string): Promise<RedisServer> {
     for (let attempt = 1;; attempt++) {
       port = fixedPort ?? freePort();
       const config = `${dir}/redis.conf`;
-      await Deno.writeTextFile(config, redisConfig(dir, port, password));
+      await Deno.writeTextFile(config, redisConfig(dir, port, password, options.config));
       const started = new Deno.Command("redis-server", {
         args: [config],
         stdin: "null",
@@ -94,7 +115,12 @@ export async function startRedisServer(dir: string): Promise<RedisServer> {
     get url() {
       return `redis://:${password}@127.0.0.1:${port}`;
     },
+    get running() {
+      return child !== null;
+    },
     stop,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
     start: () => launch(port),
     [Symbol.asyncDispose]: stop,
   };

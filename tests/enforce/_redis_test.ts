@@ -1,12 +1,15 @@
 /**
  * Tests against a real redis-server (tests/enforce/_redis_server.ts), each
- * with a server of its own; skipped, with the reason printed, when
- * redis-server is missing (CI installs it: .ci/run).
+ * with a server of its own, or a real Redis Cluster of its own
+ * (tests/enforce/_redis_cluster.ts); skipped, with the reason printed, when
+ * redis-server (or, for a cluster, redis-cli) is missing (CI installs both:
+ * .ci/run).
  *
  * @module
  */
 
 import { withTempDir } from "../_temp_dir.ts";
+import { type ClusterOptions, type RedisCluster, startRedisCluster } from "./_redis_cluster.ts";
 import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
 
 const found = await findRedisServer();
@@ -27,5 +30,60 @@ export function redisTest(name: string, fn: (server: RedisServer) => Promise<voi
         await using server = await startRedisServer(dir);
         await fn(server);
       }),
+  });
+}
+
+/** Whether redis-cli runs (it builds and administers the clusters), or why not. */
+async function findRedisCli(): Promise<string | null> {
+  try {
+    const { success } = await new Deno.Command("redis-cli", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success ? null : "redis-cli --version failed";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return "redis-cli not found (apt-get install redis-server brings it)";
+    }
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      return "run permission for redis-cli not granted";
+    }
+    throw error;
+  }
+}
+
+let clusterSkip: Promise<string | null> | undefined;
+
+/** Options of {@link redisClusterTest}: the cluster's, and whether the test runs. */
+export interface ClusterTestOptions extends ClusterOptions {
+  /** False to leave the test out (`LONG` for a test of the long suite). Default true. */
+  run?: boolean;
+}
+
+/**
+ * A test against a fresh Redis Cluster of its own (three masters with a
+ * replica each, by default), in a temporary folder; ignored when the cluster
+ * cannot be built (the reason printed once) or `run` is false.
+ */
+export function redisClusterTest(
+  name: string,
+  fn: (cluster: RedisCluster) => Promise<void>,
+  { run = true, ...options }: ClusterTestOptions = {},
+): void {
+  Deno.test({
+    name,
+    ignore: !found.ok || !run,
+    fn: async () => {
+      clusterSkip ??= findRedisCli().then((reason) => {
+        if (reason !== null) console.log(`skipping the Redis Cluster tests: ${reason}`);
+        return reason;
+      });
+      if (await clusterSkip !== null) return;
+      await withTempDir(async (dir) => {
+        await using cluster = await startRedisCluster(dir, options);
+        await fn(cluster);
+      });
+    },
   });
 }

@@ -363,13 +363,18 @@ import {
   type ThrottleStore,
   type Verdict,
 } from "${denoJson.name}/enforce";
-import { createRedisStore, ioredisCommands, nodeRedisCommands } from "${denoJson.name}/enforce/redis";
+import {
+  createRedisStore,
+  ioredisCommands,
+  nodeRedisClusterCommands,
+  nodeRedisCommands,
+} from "${denoJson.name}/enforce/redis";
 import { honoGuard, type HonoGuardVariables } from "${denoJson.name}/enforce/hono";
 import { expressGuard } from "${denoJson.name}/enforce/express";
 import { Hono } from "hono";
 import express from "express";
-import { createClient } from "redis";
-import { Redis } from "ioredis";
+import { createClient, createCluster } from "redis";
+import { Cluster, Redis } from "ioredis";
 import { createLocalClient } from "${denoJson.name}/clients";
 import type { Decision } from "${denoJson.name}/engine";
 
@@ -377,6 +382,12 @@ declare const client: Awaited<ReturnType<typeof createLocalClient>>;
 const memory: ThrottleStore = createMemoryStore({ maxBuckets: 10 });
 const redis: ThrottleStore = createRedisStore(nodeRedisCommands(createClient()), { timeoutMs: 50 });
 const io: ThrottleStore = createRedisStore(ioredisCommands(new Redis({ lazyConnect: true })));
+const cluster: ThrottleStore = createRedisStore(
+  nodeRedisClusterCommands(createCluster({ rootNodes: [{ url: "redis://127.0.0.1:7000" }] })),
+);
+const ioCluster: ThrottleStore = createRedisStore(
+  ioredisCommands(new Cluster([{ host: "127.0.0.1", port: 7000 }], { lazyConnect: true })),
+);
 const options: EnforcerOptions = { store: memory, whenStoreFails: "open", onError: (e) => e.code };
 const verdict: Verdict = await createEnforcer(options).enforce(client.evaluate({
   target: { service: "s", resource: "r", action: "a" },

@@ -176,8 +176,9 @@ function sha(): Promise<string> {
 
 /**
  * Runs the script for `key` with `EVALSHA`, and with `EVAL` (which loads
- * it) when the server does not have it yet (`NOSCRIPT`: first call, or
- * after a restart). `now` (µs) replaces the server clock: tests only.
+ * it) when the server does not have it yet (`NOSCRIPT`: first call, after a
+ * restart, on a cluster node that has not run it). `now` (µs) replaces the
+ * server clock: tests only.
  */
 export async function checkAndCount(
   redis: RedisCommands,
@@ -189,11 +190,15 @@ export async function checkAndCount(
   const args = ["1", key, String(limit), String(window), String(SLOTS)];
   if (now !== undefined) args.push(String(now));
   let reply: unknown;
+  // One key (never CROSSSLOT on a cluster), passed for routing: a cluster client sends both
+  // commands to the master serving its slot, following MOVED and ASK. A node that lacks the
+  // script (new, restarted, a promoted replica: scripts are not replicated) answers NOSCRIPT
+  // without running anything, so the EVAL that loads it there counts the check once.
   try {
-    reply = await redis.send(["EVALSHA", await sha(), ...args]);
+    reply = await redis.send(["EVALSHA", await sha(), ...args], key);
   } catch (error) {
     if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-    reply = await redis.send(["EVAL", CHECK_AND_COUNT_SCRIPT, ...args]);
+    reply = await redis.send(["EVAL", CHECK_AND_COUNT_SCRIPT, ...args], key);
   }
   return parseCheckReply(reply, limit);
 }

@@ -63,8 +63,9 @@ const REDIS_STORE_FIELDS: Fields = {
 };
 
 /**
- * Creates a store that counts in Redis, through `nodeRedisCommands(client)`
- * or `ioredisCommands(client)`. Every call that fails — Redis unreachable,
+ * Creates a store that counts in Redis, through `nodeRedisCommands(client)`,
+ * `nodeRedisClusterCommands(cluster)` or `ioredisCommands(client)` (a
+ * single server or a Redis Cluster: docs/enforcement.md "Redis Cluster"). Every call that fails — Redis unreachable,
  * too slow, or answering an error — rejects with a `PolicyError` of code
  * `THROTTLE_STORE_UNAVAILABLE`, which the enforcer reports to `onError`
  * and answers as `whenStoreFails` says (default: refuse, 503).
@@ -96,7 +97,7 @@ export function createRedisStore(
   if (typeof redis?.send !== "function") {
     throw new PolicyError(
       "INVALID_OPTIONS",
-      "createRedisStore needs nodeRedisCommands(client) or ioredisCommands(client)",
+      "createRedisStore needs nodeRedisCommands(client), nodeRedisClusterCommands(cluster) or ioredisCommands(client)",
     );
   }
 

@@ -9,14 +9,16 @@ import type { RedisCommands } from "./types.ts";
 
 /** The member of an ioredis client the adapter uses. */
 export interface IoredisClientLike {
-  /** ioredis's raw command call (`redis.call("TIME", [])`). */
+  /** ioredis's raw command call (`redis.call("TIME", [])`); a cluster finds the key itself. */
   call(command: string, args: string[]): Promise<unknown>;
 }
 
 /**
- * {@link RedisCommands} over an ioredis client (`new Redis()`, not a
- * cluster). The client keeps its own connection, reconnection and
- * offline-queue settings.
+ * {@link RedisCommands} over an ioredis client: `new Redis()`, or
+ * `new Cluster()` for Redis Cluster, which sends each check to the master
+ * serving its key's hash slot and follows `MOVED` and `ASK` redirections
+ * (docs/enforcement.md "Redis Cluster"). The client keeps its own
+ * connection, reconnection and offline-queue settings.
  *
  * @example
  * ```ts ignore

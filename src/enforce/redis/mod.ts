@@ -1,9 +1,11 @@
 // This module is browser compatible.
 /**
  * The Redis throttle store: one limit shared by every process and machine
- * that counts in the same Redis. Bring your client — the `redis` package
- * (`nodeRedisCommands`) or `ioredis` (`ioredisCommands`); this module
- * imports neither. See docs/enforcement.md "Stores".
+ * that counts in the same Redis or Redis Cluster. Bring your client — the
+ * `redis` package (`nodeRedisCommands`, `nodeRedisClusterCommands` for
+ * `createCluster()`) or `ioredis` (`ioredisCommands`, for `new Redis()` and
+ * `new Cluster()`); this module imports neither. See docs/enforcement.md
+ * "Stores" and "Redis Cluster".
  *
  * @example When Redis does not answer, the enforcer applies `whenStoreFails`
  * ```ts
@@ -47,6 +49,7 @@
 export * from "./types.ts";
 export * from "./create_redis_store.ts";
 export * from "./node_redis_commands.ts";
+export * from "./node_redis_cluster_commands.ts";
 export * from "./ioredis_commands.ts";
 // The library's one clock, the type of this module's `clock` options.
 export type { Clock } from "../../public/clock.ts";

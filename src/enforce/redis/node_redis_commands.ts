@@ -15,7 +15,8 @@ export interface NodeRedisClientLike {
 
 /**
  * {@link RedisCommands} over a connected client of the `redis` package
- * (`createClient()`, not a cluster client). The client keeps its own
+ * (`createClient()`; for `createCluster()` use `nodeRedisClusterCommands`).
+ * The client keeps its own
  * connection, reconnection and offline-queue settings.
  *
  * @example
@@ -32,6 +33,14 @@ export function nodeRedisCommands(client: NodeRedisClientLike): RedisCommands {
     throw new PolicyError(
       "INVALID_OPTIONS",
       "nodeRedisCommands needs a client of the redis package (createClient()); for ioredis use ioredisCommands",
+    );
+  }
+  // A cluster client's sendCommand takes the routing key first: given the command there, it
+  // would fail every check.
+  if (typeof (client as { getSlotMaster?: unknown }).getSlotMaster === "function") {
+    throw new PolicyError(
+      "INVALID_OPTIONS",
+      "nodeRedisCommands got a cluster client (createCluster()): use nodeRedisClusterCommands",
     );
   }
   return { send: (command) => client.sendCommand([...command]) };
