@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { runCli } from "./src/commands/run_cli.ts";
-import type { CliIo } from "./src/commands/cli_io.ts";
+import { runCli } from "./src/cli/run_cli.ts";
+import type { CliIo } from "./src/cli/cli_io.ts";
 import { SYSTEM_CLOCK } from "./src/public/clock.ts";
 import { denoFileLayer } from "./src/_io/deno_file_layer.ts";
 

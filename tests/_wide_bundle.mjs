@@ -1,6 +1,6 @@
 // A bundle whose `policy inspect` text (and `simulate --trace full`) is far
 // larger than a pipe's buffer: for the tests of a reader that goes away
-// (`policy inspect | head -1`), under Deno (tests/commands/cli_e2e_test.ts)
+// (`policy inspect | head -1`), under Deno (tests/cli/cli_e2e_test.ts)
 // and under Node (tests/node/cli.test.mjs).
 
 /** 200 policies of 50 rules, all on billing/invoice/create. */

@@ -10,7 +10,7 @@
  * - the layers, lowest first: the kernel (`public`, then `_internal`, which may
  *   import `public`), then `_io` beside it → `engine` → `verify`,
  *   `lint`, `diff` → `clients`, `analyze` → `enforce`, `decision_log`,
- *   `license`, `openfeature` → `commands` → `cli.ts`; a module imports only from its own
+ *   `license`, `openfeature` → `cli` → `cli.ts`; a module imports only from its own
  *   folder, from its own layer's folders it is allowed to, and from layers
  *   below, never from above;
  * - `public` (what users import: errors, codes, Clock, Issue, the vocabulary)
@@ -125,7 +125,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["verify", "lint", "diff"],
   ["clients", "analyze", "_authoring"],
   ["enforce", "decision_log", "license", "openfeature"],
-  ["commands"],
+  ["cli"],
   ["."],
 ];
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { ERROR_CODES } from "../src/public/policy_error.ts";
-import { CLI_ERROR_CODES, EXIT_CODES, exitCodeFor } from "../src/commands/_errors.ts";
+import { CLI_ERROR_CODES, EXIT_CODES, exitCodeFor } from "../src/cli/kit/errors.ts";
 
 const root = new URL("../", import.meta.url);
 const read = (path: string) => readFile(new URL(path, root), "utf8");

@@ -78,7 +78,7 @@ Deno.test({
   ].sort();
   assert.deepEqual(published, expected);
   // What that means today, spelled out.
-  for (const file of ["mod.ts", "cli.ts", "src/commands/run_cli.ts", "src/analyze/mod.ts"]) {
+  for (const file of ["mod.ts", "cli.ts", "src/cli/run_cli.ts", "src/analyze/mod.ts"]) {
     assert.ok(published.includes(file), `${file} is published`);
   }
   for (const prefix of ["tests/", "bench/", "examples/", "tools/", "build_npm.ts", "npm/"]) {

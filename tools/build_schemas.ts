@@ -34,8 +34,8 @@ import {
   type UnionDefinition,
 } from "../src/engine/bundle_format.ts";
 import { PACKAGE_VERSION } from "../src/_internal/version.ts";
-import { SCHEMA_NAMES, type SchemaName, schemaUrl } from "../src/commands/_schema.ts";
-import { ENV_NAME, SECRET_LIKE } from "../src/commands/_env.ts";
+import { SCHEMA_NAMES, type SchemaName, schemaUrl } from "../src/cli/kit/schema.ts";
+import { ENV_NAME, SECRET_LIKE } from "../src/cli/kit/env.ts";
 
 export { SCHEMA_NAMES, type SchemaName, schemaUrl };
 

@@ -4,7 +4,7 @@
  * bundle, and its validation with the engine's own rules: a draft is
  * checked by projecting it onto a bundle and running `validateBundle`, so a
  * draft that validates builds a bundle that validates. No I/O: the CLI
- * reads and saves drafts (`src/commands/_draft.ts`), the playground checks
+ * reads and saves drafts (`src/cli/kit/draft.ts`), the playground checks
  * them in the browser (docs/playground.md).
  *
  * @module

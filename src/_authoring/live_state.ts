@@ -2,7 +2,7 @@
 /**
  * What `policy playground` pushes to the page (docs/playground.md, "A live
  * view while authoring"): the working folder's document and suites. The
- * server (`src/commands/_playground_server.ts`) sends it as JSON; the page
+ * server (`src/cli/commands/playground/playground_server.ts`) sends it as JSON; the page
  * reads it back with {@link parseLiveState}.
  *
  * @module

@@ -3,7 +3,7 @@
  * Simulation suites (docs/cli.md, "`simulate`"): the document, its check
  * and its run, without I/O. `policy simulate --suite`, `policy diff --suite`
  * and the playground (docs/playground.md) use these; the CLI adds reading
- * the file and its errors (`src/commands/_suite.ts`).
+ * the file and its errors (`src/cli/kit/suite.ts`).
  *
  * @module
  */

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { createRemoteClient, isPolicyError, type RemoteClient } from "../../mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { scratch } from "../commands/_helpers.ts";
+import { scratch } from "../cli/_helpers.ts";
 import { findNginx, publishBundle, startNginx } from "./_nginx.ts";
 import { remoteOptions, RUNTIME_KEY, SCOPE, test } from "./_remote_fixtures.ts";
 

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { loadBundle } from "../../mod.ts";
-import { scratch } from "../commands/_helpers.ts";
+import { scratch } from "../cli/_helpers.ts";
 import { cliEnv, DENO, explainIgnored, LONG, policyCommand, runPolicy } from "./_policy_process.ts";
 import { replayHint, seededRandom, testSeed } from "../_random.ts";
 

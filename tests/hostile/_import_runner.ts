@@ -13,8 +13,8 @@
  * @module
  */
 import * as path from "node:path";
-import { runCli } from "../../src/commands/run_cli.ts";
-import type { CliIo } from "../../src/commands/cli_io.ts";
+import { runCli } from "../../src/cli/run_cli.ts";
+import type { CliIo } from "../../src/cli/cli_io.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
 import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { baselineMs } from "./_baseline.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { scratch } from "../commands/_helpers.ts";
+import { scratch } from "../cli/_helpers.ts";
 import {
   type ChildResult,
   cliEnv,

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { createEvaluator, loadBundle } from "../../mod.ts";
-import { scratch } from "../commands/_helpers.ts";
+import { scratch } from "../cli/_helpers.ts";
 
 const DATA = new URL("../testdata/escaped_keys/", import.meta.url);
 const bundleText = await Deno.readTextFile(new URL("bundle.json", DATA));

@@ -1,14 +1,14 @@
 /**
  * Hostile key texts through the `policy` command line (issue: hex text
  * around a public key became a trusted HMAC secret). A key text is read by
- * one strict reader (`src/commands/_signing.ts`): PEM blocks of one kind
+ * one strict reader (`src/cli/kit/signing.ts`): PEM blocks of one kind
  * (text outside them ignored), or 64-hex secrets and nothing else, and an
  * HMAC secret is never taken from a source named as a public key unless
  * `--algorithm HMAC_SHA256` says so.
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { assertError, HMAC_SECRET, type RunResult, scratch } from "../commands/_helpers.ts";
+import { assertError, HMAC_SECRET, type RunResult, scratch } from "../cli/_helpers.ts";
 import { cliEnv, DENO, explainIgnored, runPolicy } from "../faults/_policy_process.ts";
 
 explainIgnored("key_text_test");

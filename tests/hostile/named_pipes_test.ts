@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { symlink } from "../clients/_helpers.ts";
-import { GRACE_STATE_FILE } from "../../src/commands/_license.ts";
+import { GRACE_STATE_FILE } from "../../src/cli/kit/license.ts";
 import { cliEnv, DENO, explainIgnored, runDeno, runPolicy } from "../faults/_policy_process.ts";
 
 explainIgnored("tests/hostile/named_pipes_test.ts");

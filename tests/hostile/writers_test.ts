@@ -12,7 +12,7 @@ import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { symlink } from "../clients/_helpers.ts";
-import { assertError, scratch } from "../commands/_helpers.ts";
+import { assertError, scratch } from "../cli/_helpers.ts";
 import { TEST_LICENSE } from "../_license.ts";
 import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
 import { writeCacheFile } from "../../src/clients/_cache_file.ts";

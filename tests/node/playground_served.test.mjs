@@ -2,7 +2,7 @@
 // bin under Node, and (in test:long) by `deno run <policy task flags> cli.ts` when deno is on
 // PATH, is a live view of the working folder, and reaches nothing but its server. The quick suite
 // serves it from the npm bin only: the Deno-served page is the same module, and
-// tests/commands/playground_test.ts runs that server under Deno.
+// tests/cli/commands/playground/playground_test.ts runs that server under Deno.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

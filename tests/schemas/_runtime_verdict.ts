@@ -6,11 +6,11 @@
 import type { Issue } from "../../mod.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
 import { validateDraft } from "../../src/_authoring/draft.ts";
-import { parseSuite } from "../../src/commands/_suite.ts";
+import { parseSuite } from "../../src/cli/kit/suite.ts";
 import { posix } from "node:path";
-import { resolveConfig } from "../../src/commands/_config.ts";
-import { analyzeSettings } from "../../src/commands/analyze.ts";
-import { parseRequests } from "../../src/commands/_requests.ts";
+import { resolveConfig } from "../../src/cli/kit/config.ts";
+import { analyzeSettings } from "../../src/cli/commands/analyze.ts";
+import { parseRequests } from "../../src/cli/commands/diff/requests.ts";
 import type { SchemaName } from "../../tools/build_schemas.ts";
 
 /**

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import Ajv from "ajv";
-import { parseJsoncObject } from "../../src/commands/_jsonc.ts";
+import { parseJsoncObject } from "../../src/cli/kit/jsonc.ts";
 import {
   buildSchemas,
   SCHEMA_NAMES,
@@ -25,7 +25,7 @@ import {
   fc,
 } from "../properties/_arbitraries.ts";
 import { bundle as lintBundle } from "../lint/_arbitraries.ts";
-import { draftWith, HMAC_SECRET, rule, scratch } from "../commands/_helpers.ts";
+import { draftWith, HMAC_SECRET, rule, scratch } from "../cli/_helpers.ts";
 import { hostileDocuments } from "../hostile/_corpus.ts";
 import { parseJson } from "../../src/engine/parse_json.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
@@ -412,7 +412,7 @@ const fixture = (file: string) => JSON.parse(Deno.readTextFileSync(new URL(file,
 /** A valid document of each kind, to mutate. */
 const VALID: Record<SchemaName, unknown> = {
   bundle: fixture("examples/bundle.json"),
-  draft: fixture("tests/testdata/commands/draft.json"),
+  draft: fixture("tests/testdata/cli/draft.json"),
   rule: fixture("examples/service/policy/rules/export-per-tenant.json"),
   suite: {
     $schema: schemaUrl("suite"),

@@ -1,0 +1,268 @@
+/**
+ * `policy inspect`: shows a bundle's contents, or verifies its signature.
+ *
+ * @module
+ */
+import type { Effect, RuntimeBundleV1 } from "../../engine/types.ts";
+import { CliError, exitCodeFor } from "../kit/errors.ts";
+import { defineCommand, type Session } from "../kit/session.ts";
+import { describeStatement, timeLeftMs } from "../kit/freshness.ts";
+import { describeDuration } from "../kit/duration.ts";
+import { inCliWords, inspectBundleFile } from "../kit/bundle.ts";
+import { bundleDocument } from "../kit/documents.ts";
+import { countRules } from "../../_authoring/draft.ts";
+import { describeEffect, describeTarget } from "../kit/describe.ts";
+import {
+  mergeSigningBlocks,
+  resolveVerifyKey,
+  VERIFY_ALGORITHM_FLAG,
+  verifyAlgorithm,
+} from "../kit/signing.ts";
+import { formatCondition } from "../../engine/format_condition.ts";
+
+/** Shows a bundle or verifies its signature. */
+export const runInspect = defineCommand(
+  {
+    name: "inspect",
+    usage:
+      "inspect [--policies] [--signature [--public-key <path>] [--algorithm <alg>]] [--bundle <path>]",
+    summary: [
+      "--policies (the default) shows the bundle's metadata, policies and rules.",
+      "--signature verifies the checksum and signature and prints status (valid or invalid),",
+      "algorithm and key id; invalid exits 1. The key is, in order: --public-key (resolved",
+      "from the current folder), POLICY_PUBLIC_KEY (inline), POLICY_PUBLIC_KEY_PATH,",
+      "signature.publicKeyPath, then the signing blocks (sign.signing over build.signing):",
+      "the HMAC secret variable, or the public half of the ECDSA private key; last,",
+      "POLICY_HMAC_SECRET. A key text is PEM (SPKI blocks, text around them ignored) verifying",
+      "ECDSA_SHA_256, or bare 64-hex secrets verifying HMAC_SHA256, which a public-key file or",
+      "POLICY_PUBLIC_KEY may hold only with --algorithm HMAC_SHA256; anything else is",
+      "INVALID_KEY. A key text may hold several keys (up to 16, during a key rotation): any of",
+      "them verifies. A signed freshness statement is verified with the same keys: its status",
+      "(valid, expired or invalid) and the time left are printed; expired or invalid exits 1.",
+    ].join("\n"),
+    flags: {
+      policies: { type: "boolean", description: "show metadata, policies and rules" },
+      signature: { type: "boolean", description: "verify the checksum and signature" },
+      "public-key": {
+        type: "string",
+        value: "<path>",
+        description: "verification key file, relative to the current folder",
+      },
+      ...VERIFY_ALGORITHM_FLAG,
+      bundle: {
+        type: "string",
+        value: "<path>",
+        description:
+          "bundle to inspect, relative to the working folder (default: the configured one)",
+      },
+    },
+    examples: [
+      "policy inspect",
+      "policy inspect --signature --public-key keys/public-key.pem",
+      "policy inspect --bundle dist/policy-bundle.json --format json",
+    ],
+  },
+  async (session) => {
+    const out = session.out;
+    const showSignature = session.has("signature");
+    const showPolicies = session.has("policies") || !showSignature;
+    const algorithm = verifyAlgorithm(session);
+    for (const flag of ["public-key", "algorithm"]) {
+      if (session.has(flag) && !showSignature) {
+        out.warn("PUBLIC_KEY_UNUSED", `--${flag} is only used with --signature`);
+      }
+    }
+    const config = await session.config();
+    const { file } = await bundleDocument(session);
+    const key = showSignature
+      ? await resolveVerifyKey(session, {
+        publicKeyFlag: session.string("public-key"),
+        signing: mergeSigningBlocks(config.build.signing, config.sign.signing),
+        conventionalHmacSecret: true,
+        algorithm,
+      })
+      : null;
+    if (showSignature && key === null) {
+      throw new CliError("PUBLIC_KEY_MISSING", "no key to verify the signature with", {
+        hint:
+          "pass --public-key <path>, set POLICY_PUBLIC_KEY or POLICY_PUBLIC_KEY_PATH, or set signature.publicKeyPath",
+      });
+    }
+    if (key !== null) out.note(`verifying with ${key.algorithm} key from ${key.source}`);
+    // The library's load pipeline, reporting (not throwing) what makes the bundle untrusted.
+    const loaded = await inspectBundleFile(session, file, key);
+    const bundle = loaded.document;
+    const failure = loaded.integrity;
+
+    let verification: Verification | null = null;
+    if (key !== null) {
+      verification = {
+        status: failure === null ? "valid" : "invalid",
+        algorithm: bundle.signature?.algorithm ?? null,
+        keyId: bundle.signature?.keyId ?? null,
+        keySource: key.source,
+        code: failure?.code ?? null,
+        message: failure === null ? null : inCliWords(failure).message,
+        freshness: freshnessVerification(session, bundle, failure),
+      };
+    } else if (failure?.code === "CHECKSUM_MISMATCH") {
+      out.warn(failure.code, `${file}: ${failure.message}`);
+    }
+
+    out.result(
+      {
+        path: file,
+        schemaVersion: 1,
+        env: bundle.env,
+        orgId: bundle.orgId ?? null,
+        projectId: bundle.projectId ?? null,
+        bundleVersion: bundle.bundleVersion ?? null,
+        generatedAt: bundle.generatedAt ?? null,
+        checksum: bundle.checksum ?? null,
+        policyCount: bundle.policies.length,
+        ruleCount: countRules(bundle.policies),
+        signature: bundle.signature === undefined
+          ? null
+          : { algorithm: bundle.signature.algorithm, keyId: bundle.signature.keyId },
+        freshness: describeStatement(bundle.freshness),
+        policies: showPolicies ? describePolicies(bundle) : null,
+        verification,
+        warnings: out.warnings,
+      },
+      () => {
+        if (showPolicies) printPolicies(out, file, bundle);
+        if (verification !== null) {
+          out.line(`signature: ${verification.status}`);
+          out.line(`  algorithm: ${verification.algorithm ?? "(none)"}`);
+          out.line(`  key id:    ${verification.keyId ?? "(none)"}`);
+          out.info(`  key from:  ${verification.keySource}`);
+          if (verification.code !== null) {
+            out.line(`  reason:    ${verification.message} (${verification.code})`);
+          }
+          const fresh = verification.freshness;
+          if (fresh !== null) {
+            const left = fresh.expiresInSeconds * 1000;
+            out.line(
+              `freshness: ${fresh.status}, expires ${fresh.expiresAt} (${
+                left >= 0 ? `in ${describeDuration(left)}` : `${describeDuration(-left)} ago`
+              })`,
+            );
+          }
+        }
+      },
+    );
+    return verification === null || verification.code === null ? 0 : exitCodeFor(verification.code);
+  },
+);
+
+/** The result of `--signature`. */
+interface Verification {
+  status: "valid" | "invalid";
+  algorithm: string | null;
+  keyId: string | null;
+  keySource: string;
+  code: string | null;
+  message: string | null;
+  /** The freshness statement's verdict; null when the bundle carries none. */
+  freshness: FreshnessVerification | null;
+}
+
+/** The verdict on the freshness statement (`docs/cli.md`, "`inspect`"). */
+interface FreshnessVerification {
+  /**
+   * `valid`: it verifies and is current; `expired`: it verifies but expired
+   * (clients refuse the bundle, `BUNDLE_EXPIRED`); `invalid`: it does not
+   * name this bundle or does not verify (`BUNDLE_FRESHNESS_INVALID`), or
+   * could not be checked because the bundle's own checks failed.
+   */
+  status: "valid" | "expired" | "invalid";
+  expiresAt: string;
+  /** Whole seconds until `expiresAt` on this machine's clock; negative once past. */
+  expiresInSeconds: number;
+}
+
+/** The statement's verdict from the load pipeline's outcome, or null without a statement. */
+function freshnessVerification(
+  session: Session,
+  bundle: RuntimeBundleV1,
+  failure: { code: string } | null,
+): FreshnessVerification | null {
+  const summary = describeStatement(bundle.freshness);
+  const left = timeLeftMs(session, bundle);
+  if (summary === null || left === null) return null;
+  return {
+    status: failure === null ? "valid" : failure.code === "BUNDLE_EXPIRED" ? "expired" : "invalid",
+    expiresAt: summary.expiresAt,
+    expiresInSeconds: Math.floor(left / 1000),
+  };
+}
+
+function effectType(effect: Effect | undefined): string | null {
+  return effect === undefined ? null : effect.type;
+}
+
+function describePolicies(bundle: RuntimeBundleV1) {
+  return bundle.policies.map((policy) => ({
+    policyKey: policy.policyKey,
+    activeVersion: policy.activeVersion,
+    defaults: policy.defaults ?? null,
+    rules: policy.rules.map((rule) => ({
+      id: rule.id,
+      status: rule.status,
+      priority: rule.priority,
+      target: rule.target,
+      effect: rule.effect.type,
+      hasCondition: rule.when !== undefined,
+      when: rule.when ?? null,
+      condition: rule.when === undefined ? null : formatCondition(rule.when),
+      thenEffect: effectType(rule.thenEffect),
+      elseEffect: effectType(rule.elseEffect),
+      description: rule.description ?? null,
+    })),
+  }));
+}
+
+function printPolicies(
+  out: { line(text?: string): void },
+  file: string,
+  bundle: RuntimeBundleV1,
+): void {
+  out.line(`bundle ${file}`);
+  out.line(
+    `  env ${bundle.env}, org ${bundle.orgId ?? "(unset)"}, project ${
+      bundle.projectId ?? "(unset)"
+    }, version ${bundle.bundleVersion ?? "(none)"}, generated ${bundle.generatedAt ?? "(unknown)"}`,
+  );
+  out.line(`  checksum ${bundle.checksum ?? "(none)"}`);
+  out.line(
+    `  signature ${
+      bundle.signature === undefined
+        ? "(unsigned)"
+        : `${bundle.signature.algorithm}, key id ${bundle.signature.keyId}`
+    }`,
+  );
+  for (const policy of bundle.policies) {
+    const d = policy.defaults;
+    out.line(
+      `policy ${policy.policyKey} (active version ${policy.activeVersion}, default ${
+        d === undefined ? "(none)" : describeEffect(d.effect, d)
+      })`,
+    );
+    for (const rule of policy.rules) {
+      let effect = describeEffect(rule.effect.type, rule.effect);
+      if (rule.when !== undefined) {
+        const then = rule.thenEffect ?? rule.effect;
+        effect = `when ${formatCondition(rule.when)} then ${describeEffect(then.type, then)}${
+          rule.elseEffect === undefined
+            ? ""
+            : ` else ${describeEffect(rule.elseEffect.type, rule.elseEffect)}`
+        }`;
+      }
+      out.line(
+        `  rule ${rule.id} [${rule.status}] priority ${rule.priority} ${
+          describeTarget(rule.target)
+        }: ${effect}`,
+      );
+    }
+  }
+}
