@@ -8,6 +8,7 @@ import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
 import { DEFAULT_CLOCK_SKEW_MS, expiredError, expiryDeadline } from "../verify/verify_freshness.ts";
 import type { Clock } from "../public/clock.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
+import { FreshnessMemory } from "./_freshness_memory.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";
 
 /**
@@ -58,7 +59,9 @@ export function rollbackError(
  * Holds the evaluator and status of the bundle in force as one object, so a
  * replacement is a single assignment: an `evaluate` sees the old bundle or
  * the new one, never a mix. It also refuses older bundles (unless
- * `allowRollback`) and remembers the last one refused.
+ * `allowRollback`) and remembers the last one refused, and, once a bundle
+ * with a freshness statement has been in force, bundles without one
+ * ({@link FreshnessMemory}).
  *
  * A bundle with a freshness statement arms one timer on the client's clock
  * for its expiry (`expiresAt` plus `clockSkewMs`, on the wall clock, and no
@@ -79,12 +82,25 @@ export class BundleSlot {
   readonly #options: ClientOptions;
   readonly #env: DecisionHookEnv;
   readonly #clock: Clock;
+  readonly #memory: FreshnessMemory;
 
-  constructor(loaded: LoadedBundle, options: ClientOptions, env: DecisionHookEnv, clock: Clock) {
+  /**
+   * `memory`: what the client knows of statements before this first bundle
+   * (a remote client's record of an earlier run); by default nothing.
+   */
+  constructor(
+    loaded: LoadedBundle,
+    options: ClientOptions,
+    env: DecisionHookEnv,
+    clock: Clock,
+    memory: FreshnessMemory = new FreshnessMemory(null, "restart the client"),
+  ) {
     this.#options = options;
     this.#env = env;
     this.#clock = clock;
+    this.#memory = memory;
     this.#current = this.#live = this.#prepare(loaded);
+    memory.inForce(loaded.status, env.now());
     this.#armExpiry();
   }
 
@@ -104,11 +120,17 @@ export class BundleSlot {
   }
 
   /**
-   * The `BUNDLE_VERSION_ROLLBACK` error for `candidate` (described by `what`
-   * in the message) when it is older than the bundle in force and rollbacks
-   * are not allowed, after recording the refusal; else null.
+   * Why `candidate` (described by `what` in the message) may not replace the
+   * bundle in force, or null: `BUNDLE_FRESHNESS_MISSING` when it carries no
+   * statement and the client requires one ({@link FreshnessMemory}), else
+   * `BUNDLE_VERSION_ROLLBACK` when it is older and rollbacks are not
+   * allowed (the refusal is then recorded).
    */
-  refuseRollback(candidate: BundleStatus, what: string): PolicyError | null {
+  refuse(candidate: BundleStatus, what: string): PolicyError | null {
+    return this.#memory.refuse(candidate, what) ?? this.#refuseRollback(candidate, what);
+  }
+
+  #refuseRollback(candidate: BundleStatus, what: string): PolicyError | null {
     const inForce = this.#current.status;
     if (this.#options.allowRollback === true || !isOlder(candidate, inForce)) return null;
     this.#refused = {
@@ -140,6 +162,7 @@ export class BundleSlot {
     }
     this.#current = this.#live;
     this.#expired = false;
+    this.#memory.inForce(loaded.status, this.#env.now());
     this.#armExpiry();
     return previous;
   }

@@ -88,3 +88,79 @@ export async function touchCacheFile(path: string, atMs: number): Promise<void> 
     );
   }
 }
+
+/**
+ * The freshness record beside a cache file (docs/remote.md "Cache file"):
+ * its presence says that a bundle with a freshness statement has been in
+ * force in a client of that cache, so a restarted client still requires
+ * one (docs/security.md "Signed freshness").
+ */
+export function freshnessRecordPath(cachePath: string): string {
+  return `${cachePath}.freshness.json`;
+}
+
+/** The `type` of a freshness record. */
+export const FRESHNESS_RECORD_TYPE = "policy-freshness-record/v1";
+
+/** The most bytes a freshness record is read to: it is written far smaller. */
+export const MAX_FRESHNESS_RECORD_BYTES = 4096;
+
+/** What a freshness record says, for people and messages (its presence is what counts). */
+export interface FreshnessRecord {
+  type: typeof FRESHNESS_RECORD_TYPE;
+  /** Always true: a record is written only once statements are required. */
+  requireFreshness: true;
+  /** When the bundle below came into force (ISO 8601). */
+  since: string;
+  /** That bundle's signed `bundleVersion` and checksum, and the client's scope. */
+  bundleVersion: number;
+  checksum: string;
+  orgId: string;
+  projectId: string;
+  env: string;
+}
+
+/**
+ * Writes the freshness record of `cachePath` atomically, through the one
+ * write path (`writeFileAtomic`), as one line of JSON.
+ *
+ * @throws {PolicyError} `CACHE_WRITE_ERROR`.
+ */
+export async function writeFreshnessRecord(
+  cachePath: string,
+  record: FreshnessRecord,
+  clock: Clock,
+): Promise<void> {
+  const path = freshnessRecordPath(cachePath);
+  try {
+    await writeFileAtomic(path, new TextEncoder().encode(`${JSON.stringify(record)}\n`), { clock });
+  } catch (error) {
+    throw new PolicyError(
+      "CACHE_WRITE_ERROR",
+      `cannot write the freshness record ${path}: ${describeThrown(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Reads the freshness record of `cachePath`: `"missing"` when there is none
+ * (nothing, or part of the path is not a folder), else its bytes, or the
+ * reason they cannot be read (a folder or device there, no permission,
+ * over {@link MAX_FRESHNESS_RECORD_BYTES}): the caller fails closed on
+ * anything but `"missing"`.
+ */
+export async function readFreshnessRecord(
+  cachePath: string,
+): Promise<"missing" | { bytes: Uint8Array } | { unreadable: string }> {
+  try {
+    const { bytes } = await readRegularFile(
+      freshnessRecordPath(cachePath),
+      MAX_FRESHNESS_RECORD_BYTES,
+    );
+    return { bytes };
+  } catch (error) {
+    if (error instanceof ReadFailure && error.reason === "missing") return "missing";
+    return { unreadable: describeThrown(error) };
+  }
+}

@@ -4,7 +4,14 @@
 import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
 import { parseBundleBytes } from "../verify/load_bundle.ts";
 import { acceptRemoteBundle, type RemoteScope } from "./_accept_remote_bundle.ts";
-import { readCacheFile } from "./_cache_file.ts";
+import {
+  FRESHNESS_RECORD_TYPE,
+  freshnessRecordPath,
+  readCacheFile,
+  readFreshnessRecord,
+} from "./_cache_file.ts";
+import { parseJson } from "../engine/parse_json.ts";
+import { isRecord } from "../_internal/guards.ts";
 
 /** A verified bundle read from the cache file. */
 export interface CachedBundle {
@@ -47,4 +54,82 @@ export async function newerCachedBundle(
   } catch {
     return null;
   }
+}
+
+/** What a starting client knows of freshness statements from its cache's folder. */
+export interface StatementsAtStart {
+  /** Why statements are required from the start (for messages), or null. */
+  because: string | null;
+  /** A well-formed freshness record is there already (nothing to write). */
+  recorded: boolean;
+}
+
+/**
+ * Whether a client of the cache file at `path` has had a bundle with a
+ * freshness statement in force before (docs/remote.md "Cache file"): its
+ * freshness record says so; without a record, the cache file holds a bundle
+ * with a `freshness` member (a cache written before records were). Fails
+ * closed: a record that is there but cannot be read or is not one this
+ * version writes counts as "required". Without a record, a cache file that
+ * is missing, unreadable or not a bundle tells nothing ("not required", as
+ * at a first start). Reads at most `MAX_FRESHNESS_RECORD_BYTES` and
+ * `maxFileBytes`; never throws.
+ */
+export async function statementsAtStart(
+  path: string,
+  maxFileBytes: number,
+): Promise<StatementsAtStart> {
+  const recordPath = freshnessRecordPath(path);
+  const record = await readFreshnessRecord(path);
+  if (record !== "missing") {
+    if ("unreadable" in record) {
+      return {
+        because:
+          `its freshness record ${recordPath} is there but cannot be read (${record.unreadable}), which fails closed`,
+        recorded: false,
+      };
+    }
+    const facts = recordFacts(record.bytes);
+    return facts === null
+      ? {
+        because:
+          `its freshness record ${recordPath} is there but is not one this version writes, which fails closed`,
+        recorded: false,
+      }
+      : {
+        because:
+          `its freshness record ${recordPath} says a bundle with one (bundleVersion ${facts.bundleVersion}, ${facts.checksum}) came into force at ${facts.since}`,
+        recorded: true,
+      };
+  }
+  // No record: a cache written before records were may hold a bundle with a statement. A
+  // cache that cannot be read or parsed tells nothing (it is rewritten at the next success, as
+  // before): whoever could garble it could as well delete it and the record.
+  let document: unknown;
+  try {
+    document = parseBundleBytes((await readCacheFile(path, maxFileBytes)).bytes);
+  } catch {
+    return { because: null, recorded: false };
+  }
+  return isRecord(document) && document.freshness !== undefined
+    ? { because: `its cache file ${path} holds a bundle with one`, recorded: false }
+    : { because: null, recorded: false };
+}
+
+/** The facts of a record written by {@link writeFreshnessRecord}, or null. */
+function recordFacts(
+  bytes: Uint8Array,
+): { bundleVersion: number; checksum: string; since: string } | null {
+  let value: unknown;
+  try {
+    value = parseJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return null;
+  }
+  if (!isRecord(value) || value.type !== FRESHNESS_RECORD_TYPE) return null;
+  const { requireFreshness, bundleVersion, checksum, since } = value;
+  const ok = requireFreshness === true && Number.isSafeInteger(bundleVersion) &&
+    typeof checksum === "string" && /^sha256:[0-9a-f]{64}$/.test(checksum) &&
+    typeof since === "string" && since.length <= 40 && !Number.isNaN(Date.parse(since));
+  return ok ? { bundleVersion: bundleVersion as number, checksum, since } : null;
 }

@@ -363,7 +363,7 @@ class LocalClientImpl implements LocalClient {
     try {
       // The bundle in force lends its compiled form to the same policies (a renewed statement).
       loaded = await loadBundle(file.bytes, { ...loadOptions, inForce: this.#slot.current.loaded });
-      const refusal = this.#slot.refuseRollback(loaded.status, `the bundle file "${bundlePath}"`);
+      const refusal = this.#slot.refuse(loaded.status, `the bundle file "${bundlePath}"`);
       if (refusal !== null) throw refusal;
     } catch (error) {
       this.#report(asPolicyError(error, bundlePath));

@@ -20,8 +20,20 @@ import { acceptRemoteBundle } from "./_accept_remote_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "../_internal/call_safely.ts";
 import { ClientEvents } from "./_client_events.ts";
-import { touchCacheFile, writeCacheFile } from "./_cache_file.ts";
-import { type CachedBundle, loadCachedBundle, newerCachedBundle } from "./_cache_start.ts";
+import {
+  FRESHNESS_RECORD_TYPE,
+  freshnessRecordPath,
+  touchCacheFile,
+  writeCacheFile,
+  writeFreshnessRecord,
+} from "./_cache_file.ts";
+import {
+  type CachedBundle,
+  loadCachedBundle,
+  newerCachedBundle,
+  statementsAtStart,
+} from "./_cache_start.ts";
+import { FreshnessMemory } from "./_freshness_memory.ts";
 import {
   asPolicyError,
   type OriginFailure,
@@ -237,6 +249,14 @@ class RemoteClientImpl implements RemoteClient {
   #servedBy: Origin | null = null;
   /** The cache file holds the bundle in force. */
   #cacheCurrent = false;
+  /**
+   * Whether a statement is required of every bundle: once one was in force,
+   * here or (read at start-up from the freshness record or the cache file)
+   * in an earlier run with the same `cachePath`.
+   */
+  #memory: FreshnessMemory;
+  /** The freshness record beside the cache file says so already. */
+  #recorded = false;
   #failures = 0;
   #lastFailureUnauthorized = false;
   #lastSuccessAt: number | null = null;
@@ -262,6 +282,7 @@ class RemoteClientImpl implements RemoteClient {
 
   constructor(config: RemoteConfig) {
     this.#config = config;
+    this.#memory = new FreshnessMemory(null, this.#undoStatements());
     this.#timer = new PollTimer(config.clock);
     this.#staleTimer = new PollTimer(config.clock);
   }
@@ -357,7 +378,25 @@ class RemoteClientImpl implements RemoteClient {
     }
   }
 
+  /** How an operator stops requiring statements, for messages. */
+  #undoStatements(): string {
+    const { cachePath } = this.#config;
+    return cachePath === null
+      ? "restart the client"
+      : `stop the client and delete its freshness record ${
+        freshnessRecordPath(cachePath)
+      } and its cache file ${cachePath}`;
+  }
+
   async #startWork(): Promise<void> {
+    const { cachePath: recordOf } = this.#config;
+    if (recordOf !== null) {
+      // Before any bundle is accepted: a statement once in force stays required.
+      const known = await statementsAtStart(recordOf, this.#config.maxFileBytes);
+      this.#memory = new FreshnessMemory(known.because, this.#undoStatements());
+      this.#recorded = known.recorded;
+      if (this.#closed) return;
+    }
     const attempt = await this.#pollOrigins();
     if (this.#closed || attempt.kind === "aborted") return;
     const success = attempt.kind === "success" && attempt.success.kind === "updated"
@@ -366,13 +405,17 @@ class RemoteClientImpl implements RemoteClient {
     const { cachePath } = this.#config;
     if (success !== null) {
       // The cache keeps the highest: a newer verified bundle there wins over an older one.
-      const newer = cachePath === null || this.#config.allowRollback
+      let newer = cachePath === null || this.#config.allowRollback
         ? null
         : await newerCachedBundle(cachePath, this.#config, success.loaded.status);
       if (this.#closed) return;
+      // A cache bundle stripped of its statement is not taken over the origin's.
+      if (newer !== null && this.#memory.refuse(newer.loaded.status, "the cache") !== null) {
+        newer = null;
+      }
       if (newer !== null) {
         this.#installFromCache(newer);
-        const refusal = this.#slot!.refuseRollback(
+        const refusal = this.#slot!.refuse(
           success.loaded.status,
           `the bundle served at ${success.origin.url}`,
         );
@@ -403,6 +446,8 @@ class RemoteClientImpl implements RemoteClient {
     let cached: CachedBundle;
     try {
       cached = await loadCachedBundle(cachePath, this.#config);
+      const refusal = this.#memory.refuse(cached.loaded.status, `the cache file ${cachePath}`);
+      if (refusal !== null) throw refusal;
     } catch (cacheError) {
       throw restateError(
         first,
@@ -467,7 +512,9 @@ class RemoteClientImpl implements RemoteClient {
           this.#config,
           this.#slot?.current.loaded,
         );
-        const refusal = this.#slot?.refuseRollback(loaded.status, what) ?? null;
+        const refusal = this.#slot === null
+          ? this.#memory.refuse(loaded.status, what)
+          : this.#slot.refuse(loaded.status, what);
         if (refusal !== null) throw refusal;
         return loaded;
       },
@@ -514,10 +561,16 @@ class RemoteClientImpl implements RemoteClient {
     const config = this.#config;
     let previous: LoadedBundle | null = null;
     if (this.#slot === null) {
-      this.#slot = new BundleSlot(loaded, config.slotOptions, {
-        now: () => config.clock.wallNow(),
-        random: () => config.random(),
-      }, config.clock);
+      this.#slot = new BundleSlot(
+        loaded,
+        config.slotOptions,
+        {
+          now: () => config.clock.wallNow(),
+          random: () => config.random(),
+        },
+        config.clock,
+        this.#memory,
+      );
     } else {
       previous = this.#slot.replace(loaded);
     }
@@ -528,14 +581,31 @@ class RemoteClientImpl implements RemoteClient {
   }
 
   /**
-   * After a successful poll: writes the bundle in force to `cachePath`
-   * unless it holds it already, and with `maxStalenessMs` records the
-   * confirmation as the file's modification time.
+   * After a successful poll: writes the freshness record when statements
+   * became required and it does not say so yet, then the bundle in force to
+   * `cachePath` unless it holds it already, and with `maxStalenessMs` records
+   * the confirmation as the file's modification time.
    */
   async #syncCache(): Promise<void> {
     const { cachePath, maxStalenessMs, clock } = this.#config;
     if (cachePath === null || this.#bytes === null) return;
     try {
+      const inForce = this.#slot!.current.status;
+      if (this.#memory.required && !this.#recorded && inForce.freshness !== null) {
+        // Before the cache: a restart between the two still finds the statement required.
+        const first = this.#memory.first;
+        await writeFreshnessRecord(cachePath, {
+          type: FRESHNESS_RECORD_TYPE,
+          requireFreshness: true,
+          since: new Date(first?.at ?? clock.wallNow()).toISOString(),
+          bundleVersion: first?.bundleVersion ?? inForce.freshness.bundleVersion,
+          checksum: first?.checksum ?? inForce.checksum,
+          orgId: this.#config.orgId,
+          projectId: this.#config.projectId,
+          env: this.#config.env,
+        }, clock);
+        this.#recorded = true;
+      }
       if (!this.#cacheCurrent) {
         await writeCacheFile(cachePath, this.#bytes, clock);
         this.#cacheCurrent = true;

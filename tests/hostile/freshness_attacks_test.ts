@@ -10,6 +10,7 @@ import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import {
+  createLocalClient,
   createRemoteClient,
   isPolicyError,
   loadBundle,
@@ -175,6 +176,117 @@ test("a cache file holding an expired bundle is not started from", async () => {
       assert.equal(client.evaluate({ target: TARGET }).decision, "allow");
     } finally {
       await client.close();
+    }
+  });
+});
+
+/** A watching local client of `bundlePath` on `fake`, recording the codes of failed reloads. */
+async function watching(bundlePath: string, fake: FakeClock) {
+  const errors: string[] = [];
+  const client = await createLocalClient({
+    bundlePath,
+    verify: VERIFY,
+    clock: fake,
+    clockSkewMs: 0,
+    watch: { intervalMs: 10 },
+    onError: (error) => void errors.push(error.code),
+  });
+  return { client, errors };
+}
+
+test("strip: an expired statement is not undone by stripping it; without requireFreshness the stripped bundle is BUNDLE_FRESHNESS_MISSING", async () => {
+  await withTempDir(async (dir) => {
+    const fake = new FakeClock();
+    const bundlePath = `${dir}/bundle.json`;
+    const current = await published(2, fake.wallNow(), HOUR);
+    await writeFile(bundlePath, text(current));
+    const { client, errors } = await watching(bundlePath, fake);
+    try {
+      fake.tick(HOUR);
+      assert.equal(client.status().expired, true);
+      // The watch's check the tick started ends by scheduling the next one.
+      while (fake.pending === 0) await fake.nextTimer();
+      assert.throws(
+        () => client.evaluate({ target: TARGET }),
+        (e) => isPolicyError(e, "BUNDLE_EXPIRED"),
+      );
+      // Someone on the delivery path rewrites the same bundle without its statement.
+      await writeFile(bundlePath, text(strip(current)));
+      await fake.runUntil(() => errors.length > 0, "the stripped file is refused");
+      assert.deepEqual(errors, ["BUNDLE_FRESHNESS_MISSING"]);
+      assert.equal(client.status().expired, true);
+      assert.throws(
+        () => client.evaluate({ target: TARGET }),
+        (e) => isPolicyError(e, "BUNDLE_EXPIRED"),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+test("strip and relabel: an older bundle stripped and given a higher bundleVersion is refused by a client that had a statement in force", async () => {
+  const relabelled = text({ ...strip(OLD), bundleVersion: 99 });
+  // Local: a watching client on the current bundle.
+  await withTempDir(async (dir) => {
+    const fake = new FakeClock();
+    const bundlePath = `${dir}/bundle.json`;
+    await writeFile(bundlePath, text(await published(2, fake.wallNow(), HOUR)));
+    const { client, errors } = await watching(bundlePath, fake);
+    try {
+      await writeFile(bundlePath, relabelled);
+      await fake.runUntil(() => errors.length > 0, "the relabelled file is refused");
+      assert.deepEqual(errors, ["BUNDLE_FRESHNESS_MISSING"]);
+      assert.equal(client.status().bundleVersion, 2);
+      assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
+    } finally {
+      await client.close();
+    }
+  });
+  // Remote: the same bundle served by an origin, in a poll.
+  const stub = new StubFetch(ok(text(CURRENT), '"c"'));
+  const client = await createRemoteClient(remoteOptions("https://cp.test", {
+    ...lax,
+    fetch: stub.fetch,
+    poll: { intervalMs: 100 * HOUR },
+  }));
+  try {
+    stub.script(ok(relabelled, '"r"'));
+    const result = await client.refresh();
+    assert.equal(result.error?.code, "BUNDLE_FRESHNESS_MISSING");
+    assert.match(result.error!.message, /requires one because a bundle with one/);
+    assert.equal(result.status.bundleVersion, 2);
+    assert.equal(client.evaluate({ target: TARGET }).decision, "deny");
+  } finally {
+    await client.close();
+  }
+});
+
+test("a restarted remote client remembers, with its cache, that it had a statement in force: a stripped bundle is still refused", async () => {
+  await withTempDir(async (dir) => {
+    const cachePath = `${dir}/cache.json`;
+    const options = (fetch: StubFetch) =>
+      remoteOptions("https://cp.test", {
+        ...lax,
+        cachePath,
+        fetch: fetch.fetch,
+        poll: { intervalMs: 100 * HOUR },
+        maxBackoffMs: 100 * HOUR,
+      });
+    const first = await createRemoteClient(options(new StubFetch(ok(text(CURRENT), '"c"'))));
+    await first.close();
+    // After the restart the origin (or anything answering as it) serves the old bundle, stripped
+    // and relabelled: it is refused, and the client starts from its cache.
+    const relabelled = text({ ...strip(OLD), bundleVersion: 99 });
+    const second = await createRemoteClient(options(new StubFetch(ok(relabelled, '"r"'))));
+    try {
+      const status = second.status();
+      assert.equal(status.source, "cache");
+      assert.equal(status.lastErrorCode, "BUNDLE_FRESHNESS_MISSING");
+      assert.equal(status.bundleVersion, 2);
+      assert.equal(second.evaluate({ target: TARGET }).decision, "deny");
+    } finally {
+      await second.close();
     }
   });
 });
