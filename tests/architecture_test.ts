@@ -191,6 +191,77 @@ Deno.test("the kernel: src/public imports no other folder, src/_internal only sr
   );
 });
 
+/** The import circles among `files` (each a sorted list of its modules), any kind of import. */
+export function circles(edges: readonly ImportEdge[], files: ReadonlySet<string>): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    if (files.has(e.from) && files.has(e.to)) next.set(e.from, [...next.get(e.from) ?? [], e.to]);
+  }
+  // Tarjan's strongly connected components; a component of two or more modules is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || next.get(v)?.includes(v)) found.push(component.sort());
+    }
+  };
+  for (const file of [...files].sort()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** The imports of the CLI package that break its layers: kit < commands < the dispatcher. */
+export function cliLayerBreaks(edges: readonly ImportEdge[]): string[] {
+  // A command's own part: its file (`commands/build.ts`) or its folder (`commands/policies/`).
+  const command = (file: string) => /^src\/cli\/commands\/([^/]+?)(?:\.ts$|\/)/.exec(file)?.[1];
+  return edges.filter((e) => {
+    if (!e.from.startsWith("src/cli/") || !e.to.startsWith("src/cli/")) return false;
+    if (e.from.startsWith("src/cli/kit/")) {
+      return !e.to.startsWith("src/cli/kit/") && e.to !== "src/cli/cli_io.ts";
+    }
+    if (e.from.startsWith("src/cli/commands/")) {
+      return e.to === "src/cli/run_cli.ts" ||
+        (e.to.startsWith("src/cli/commands/") && command(e.to) !== command(e.from));
+    }
+    return false;
+  }).map((e) => `${e.from} -> ${e.to}`);
+}
+
+Deno.test("the CLI package is layered: kit < commands < dispatcher, no import circle", () => {
+  // The kit (arguments, config, session, output, errors, lock, documents) uses no command;
+  // a command uses the kit and its own parts, never another command or the dispatcher
+  // (help and completions are handed the dispatcher by run_cli.ts).
+  assert.deepEqual(cliLayerBreaks(EDGES), []);
+  assert.deepEqual(circles(EDGES, new Set(SRC.filter((f) => f.startsWith("src/cli/")))), []);
+});
+
+/** Most source files a folder of src/ holds directly: more is a folder to split. */
+const MAX_FILES_PER_FOLDER = 30;
+
+Deno.test(`no folder of src/ holds more than ${MAX_FILES_PER_FOLDER} source files directly`, () => {
+  const counts = new Map<string, number>();
+  for (const file of SRC) counts.set(folderOf(file), (counts.get(folderOf(file)) ?? 0) + 1);
+  assert.deepEqual([...counts].filter(([, n]) => n > MAX_FILES_PER_FOLDER), []);
+});
+
 /** Every module of src/ loaded at run time (statically or lazily) when `entry` loads. */
 function runtimeClosure(entry: string): Set<string> {
   const seen = new Set<string>();
@@ -267,6 +338,21 @@ Deno.test("the checks of this test catch what they are for", () => {
   assert.deepEqual(ioUses(sample.keys(), (f) => sample.get(f)!), [
     "a.ts imports node:fs",
     "b.ts uses the Deno namespace",
+  ]);
+  const cli = [
+    ...importsOf("src/cli/kit/a.ts", 'import type { B } from "../commands/build.ts";'),
+    ...importsOf("src/cli/commands/build.ts", 'import { c } from "./sign.ts";'),
+    ...importsOf("src/cli/commands/policies/x.ts", 'import { c } from "./y.ts";'),
+    ...importsOf("src/cli/commands/policies/y.ts", 'const x = await import("./x.ts");'),
+    ...importsOf("src/cli/commands/help.ts", 'import { c } from "../run_cli.ts";'),
+  ];
+  assert.deepEqual(cliLayerBreaks(cli), [
+    "src/cli/kit/a.ts -> src/cli/commands/build.ts",
+    "src/cli/commands/build.ts -> src/cli/commands/sign.ts",
+    "src/cli/commands/help.ts -> src/cli/run_cli.ts",
+  ]);
+  assert.deepEqual(circles(cli, new Set(cli.flatMap((e) => [e.from, e.to]))), [
+    ["src/cli/commands/policies/x.ts", "src/cli/commands/policies/y.ts"],
   ]);
   assert.deepEqual(
     importsOf("src/a.ts", 'import { type A, type B } from "./b.ts";\nimport { c } from "./c.ts";')

@@ -24,17 +24,10 @@
  * @module
  */
 import type { CliIo } from "./cli_io.ts";
-import {
-  detectFormat,
-  lazy,
-  splitCommand,
-  versionText,
-  wantsHelp,
-  wantsVersion,
-} from "./kit/args.ts";
+import { detectFormat, splitCommand, versionText, wantsHelp, wantsVersion } from "./kit/args.ts";
+import { type CommandTable, type Dispatcher, lazy } from "./kit/command_spec.ts";
 import { describeError, exitCodeFor, usageError } from "./kit/errors.ts";
 import { Output } from "./kit/output.ts";
-import type { CommandTable } from "./kit/command_tree.ts";
 import { didYouMean } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/describe_value.ts";
 
@@ -96,13 +89,23 @@ export const COMMANDS: CommandTable = {
     summary: "activate the toolkit licence (build and sign need one after 30 days)",
   },
   help: {
-    run: lazy(async () => (await loadHelp()).runHelp),
+    run: lazy(async () => (await loadHelp()).helpCommand(DISPATCHER)),
     summary: "print the help of a command: 'policy help <command>' = 'policy <command> --help'",
   },
   completions: {
-    run: lazy(async () => (await import("./commands/completions.ts")).runCompletions),
+    run: lazy(async () =>
+      (await import("./commands/completions.ts")).completionsCommand(DISPATCHER)
+    ),
     summary: "print a shell completion script for bash, zsh or fish",
   },
+};
+
+/** The dispatcher as `help` and `completions` see it: they list and run the commands above. */
+const DISPATCHER: Dispatcher = {
+  get commands() {
+    return COMMANDS;
+  },
+  run: (args, io) => runCli(args, io),
 };
 
 /**
@@ -131,7 +134,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     return await COMMANDS[name]!.run(rest, io);
   }
   if (name === undefined && (wantsHelp(args) || args.length === 0)) {
-    io.stdout(await (await loadHelp()).topLevelHelp());
+    io.stdout(await (await loadHelp()).topLevelHelp(COMMANDS));
     return args.length === 0 ? exitCodeFor("USAGE_ERROR") : 0;
   }
   if (name === undefined && wantsVersion(args)) {

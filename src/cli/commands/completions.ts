@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type FlagSpec, GLOBAL_FLAGS } from "../kit/args.ts";
+import { GLOBAL_FLAGS } from "../kit/args.ts";
+import type { CommandFunction, Dispatcher, FlagSpec } from "../kit/command_spec.ts";
 import { type CommandNode, commandTree, leaves } from "../kit/command_tree.ts";
 import { usageError } from "../kit/errors.ts";
 import { defineCommand } from "../kit/session.ts";
@@ -18,47 +19,47 @@ import { PACKAGE_VERSION } from "../../_internal/version.ts";
 const SHELLS = ["bash", "zsh", "fish"] as const;
 type Shell = typeof SHELLS[number];
 
-/** Prints a completion script. */
-export const runCompletions = defineCommand(
-  {
-    name: "completions",
-    usage: "completions bash|zsh|fish",
-    summary: [
-      "Prints a completion script for the shell: commands, subcommands, flags, the values of",
-      "flags with a fixed set of values (--format, --defaults-effect, …) and file names for",
-      "flags and arguments that name files. Load it from the shell's start-up file:",
-      "  bash: source <(policy completions bash)        (in ~/.bashrc)",
-      "  zsh:  source <(policy completions zsh)         (in ~/.zshrc, after compinit)",
-      "  fish: policy completions fish > ~/.config/fish/completions/policy.fish",
-      "It completes the command 'policy' (an alias of that name included).",
-    ].join("\n"),
-    flags: {},
-    maxPositionals: 1,
-    positionals: SHELLS,
-    examples: [
-      "policy completions bash > ~/.local/share/bash-completion/completions/policy",
-      "policy completions zsh > ~/.zfunc/_policy",
-      "policy completions fish > ~/.config/fish/completions/policy.fish",
-    ],
-  },
-  async (session) => {
-    const [given] = session.positionals;
-    const shell = SHELLS.find((s) => s === given);
-    if (shell === undefined) {
-      throw usageError(
-        given === undefined
-          ? "'policy completions' needs the shell: bash, zsh or fish"
-          : `no completions for ${describeValue(given)}: bash, zsh or fish${
-            didYouMean(given, SHELLS)
-          }`,
-        "policy completions bash|zsh|fish",
-      );
-    }
-    const { COMMANDS } = await import("../run_cli.ts");
-    session.io.stdout(completionScript(shell, await commandTree(COMMANDS)));
-    return 0;
-  },
-);
+/** The `completions` command of `dispatcher`: prints a completion script of its commands. */
+export const completionsCommand = (dispatcher: Dispatcher): CommandFunction =>
+  defineCommand(
+    {
+      name: "completions",
+      usage: "completions bash|zsh|fish",
+      summary: [
+        "Prints a completion script for the shell: commands, subcommands, flags, the values of",
+        "flags with a fixed set of values (--format, --defaults-effect, …) and file names for",
+        "flags and arguments that name files. Load it from the shell's start-up file:",
+        "  bash: source <(policy completions bash)        (in ~/.bashrc)",
+        "  zsh:  source <(policy completions zsh)         (in ~/.zshrc, after compinit)",
+        "  fish: policy completions fish > ~/.config/fish/completions/policy.fish",
+        "It completes the command 'policy' (an alias of that name included).",
+      ].join("\n"),
+      flags: {},
+      maxPositionals: 1,
+      positionals: SHELLS,
+      examples: [
+        "policy completions bash > ~/.local/share/bash-completion/completions/policy",
+        "policy completions zsh > ~/.zfunc/_policy",
+        "policy completions fish > ~/.config/fish/completions/policy.fish",
+      ],
+    },
+    async (session) => {
+      const [given] = session.positionals;
+      const shell = SHELLS.find((s) => s === given);
+      if (shell === undefined) {
+        throw usageError(
+          given === undefined
+            ? "'policy completions' needs the shell: bash, zsh or fish"
+            : `no completions for ${describeValue(given)}: bash, zsh or fish${
+              didYouMean(given, SHELLS)
+            }`,
+          "policy completions bash|zsh|fish",
+        );
+      }
+      session.io.stdout(completionScript(shell, await commandTree(dispatcher.commands)));
+      return 0;
+    },
+  );
 
 /** The completion script of `shell` for the commands of `tree`. */
 export function completionScript(shell: Shell, tree: readonly CommandNode[]): string {

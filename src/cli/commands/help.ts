@@ -6,37 +6,36 @@
  * @module
  */
 import { defineCommand } from "../kit/session.ts";
-import { examplesSection, GLOBAL_FLAGS } from "../kit/args.ts";
+import { GLOBAL_FLAGS } from "../kit/args.ts";
+import { examplesSection } from "../kit/help_text.ts";
 import { commandTree } from "../kit/command_tree.ts";
+import type { CommandFunction, CommandTable, Dispatcher } from "../kit/command_spec.ts";
 
-/** Prints the help of a command, or the top-level help. */
-export const runHelp = defineCommand(
-  {
-    name: "help",
-    usage: "help [<command> [<subcommand>]]",
-    summary: [
-      "Prints the help of <command> (and <subcommand>): the same text as",
-      "'policy <command> [<subcommand>] --help'. Without a command, the list of commands.",
-    ].join("\n"),
-    flags: {},
-    maxPositionals: 2,
-    positionals: "commands",
-    examples: ["policy help", "policy help build", "policy help policies set-status"],
-  },
-  async (session) => {
-    const { runCli } = await import("../run_cli.ts");
-    return await runCli([...session.positionals, "--help"], session.io);
-  },
-);
+/** The `help` command of `dispatcher`: prints the help of a command, or the top-level help. */
+export const helpCommand = (dispatcher: Dispatcher): CommandFunction =>
+  defineCommand(
+    {
+      name: "help",
+      usage: "help [<command> [<subcommand>]]",
+      summary: [
+        "Prints the help of <command> (and <subcommand>): the same text as",
+        "'policy <command> [<subcommand>] --help'. Without a command, the list of commands.",
+      ].join("\n"),
+      flags: {},
+      maxPositionals: 2,
+      positionals: "commands",
+      examples: ["policy help", "policy help build", "policy help policies set-status"],
+    },
+    async (session) => await dispatcher.run([...session.positionals, "--help"], session.io),
+  );
 
 /**
  * The top-level help: every command, a group's subcommands in its place,
- * read from `COMMANDS` and the groups themselves, so the list cannot
- * drift from what `runCli` dispatches.
+ * read from the dispatcher's table (`COMMANDS`) and the groups themselves,
+ * so the list cannot drift from what `runCli` dispatches.
  */
-export async function topLevelHelp(): Promise<string> {
-  const { COMMANDS } = await import("../run_cli.ts");
-  const rows = (await commandTree(COMMANDS)).flatMap((node) =>
+export async function topLevelHelp(commands: CommandTable): Promise<string> {
+  const rows = (await commandTree(commands)).flatMap((node) =>
     node.subcommands.length > 0 ? node.subcommands : [node]
   );
   const width = Math.max(...rows.map((n) => n.name.length)) + 2;

@@ -1,94 +1,20 @@
 /**
- * Argument parsing: the global flags of every command, strict checking with
- * "did you mean" hints, and help text. The arguments are split into tokens
+ * Argument parsing: the global flags of every command, and strict checking
+ * with "did you mean" hints. The arguments are split into tokens
  * as `node:util` `parseArgs` splits them (`tests/cli/kit/args_tokens_test.ts`
  * compares the two), without loading `node:util`, which costs a Deno process
  * its Node compatibility layer at start-up (docs/performance.md, "Start-up").
+ * What a command declares is in `command_spec.ts`; its help text in
+ * `help_text.ts`.
  *
  * @module
  */
-import { type ExitCode, usageError } from "./errors.ts";
+import { usageError } from "./errors.ts";
 import { didYouMean } from "../../_internal/suggest.ts";
 import { describeValue } from "../../_internal/describe_value.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../../_internal/version.ts";
-import type { CommandFunction } from "./session.ts";
-
-/** One flag of a command. */
-export interface FlagSpec {
-  type: "string" | "boolean";
-  /** One-letter alias. */
-  short?: string;
-  /** Value placeholder for help, for example `<path>`; `<path>` and `<dir>` complete file names. */
-  value?: string;
-  /** The values the flag takes, for shell completion (help shows them in `description`). */
-  choices?: readonly string[];
-  /** A string flag that may be given more than once (read with `Session.strings`). */
-  multiple?: boolean;
-  description: string;
-}
-
-/** Flags by long name (without `--`). */
-export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
-
-/** What a command declares about itself, for parsing and for `--help`. */
-export interface CommandSpec {
-  /** Full name as typed, for example `policies add-rule`. */
-  name: string;
-  /** Usage line after `policy`, for example `validate [file]`. */
-  usage: string;
-  /** One paragraph shown by `--help`. */
-  summary: string;
-  flags: FlagSpecs;
-  /** Most positional arguments accepted (default 0). */
-  maxPositionals?: number;
-  /**
-   * The exit code of an error the command stops with (default `exitCodeFor`,
-   * the one table). `simulate` uses `exitCodeWhenNotRun`: whatever stops it
-   * means its suite could not run, never that it failed.
-   */
-  exitCodeOf?: (code: string) => ExitCode;
-  /**
-   * What a positional argument is, for shell completion: file names, the
-   * command names (`help`), or one of a few words (`set-status active|disabled`).
-   */
-  positionals?: "files" | "commands" | readonly string[];
-  /**
-   * Two or three command lines that show the command at work, each starting
-   * with `policy <name>`; `--help` ends with them (a test parses each one
-   * with the command's flags).
-   */
-  examples: readonly string[];
-}
-
-/**
- * What a command function says about itself, for help and shell completion
- * (`command_tree.ts`): its spec (a command made by {@link defineCommand}),
- * its subcommands (a group made by {@link defineGroup}), or how to load it
- * (a {@link lazy} command).
- */
-export interface CommandInfo {
-  spec?: CommandSpec;
-  group?: GroupInfo;
-  load?: () => Promise<CommandFunction>;
-}
-
-/** A group of subcommands (`policies`, `keys`). */
-export interface GroupInfo {
-  name: string;
-  summary: string;
-  examples: readonly string[];
-  subcommands: Readonly<Record<string, { run: CommandFunction; summary: string }>>;
-}
-
-/**
- * A command whose module is imported when it runs: a run of `policy` loads
- * the modules of its own command only, not those of the others (start-up,
- * docs/performance.md).
- */
-export function lazy(load: () => Promise<CommandFunction>): CommandFunction {
-  const run: CommandFunction = async (args, io) => await (await load())(args, io);
-  return Object.assign(run, { load } satisfies CommandInfo);
-}
+import type { CommandSpec, FlagSpec, FlagSpecs } from "./command_spec.ts";
+import type { Format } from "./output.ts";
 
 /** The global flags (`docs/cli.md`, "Output, `--quiet`, `--verbose`"), accepted by every command. */
 export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
@@ -119,9 +45,6 @@ export const GLOBAL_FLAGS: FlagSpecs = Object.freeze({
   help: { type: "boolean", short: "h", description: "show help for the command" },
   version: { type: "boolean", description: "print the version of policy and exit" },
 });
-
-/** The output formats. */
-export type Format = "text" | "json";
 
 /** The values of the global flags. */
 export interface GlobalOptions {
@@ -389,34 +312,4 @@ export function wantsVersion(args: readonly string[]): boolean {
 /** What `--version` prints. */
 export function versionText(): string {
   return `policy ${PACKAGE_VERSION} (${PACKAGE_NAME})\n`;
-}
-
-/** Help text of a command. */
-export function renderHelp(spec: CommandSpec): string {
-  const lines = [`Usage: policy ${spec.usage}`, "", spec.summary, ""];
-  if (Object.keys(spec.flags).length > 0) {
-    lines.push("Flags:", ...flagLines(spec.flags), "");
-  }
-  lines.push("Global flags:", ...flagLines(GLOBAL_FLAGS), "");
-  lines.push(...examplesSection(spec.examples));
-  return lines.join("\n") + "\n";
-}
-
-/** The `Examples:` section that ends every help text. */
-export function examplesSection(examples: readonly string[]): string[] {
-  return ["Examples:", ...examples.map((e) => `  ${e}`), ""];
-}
-
-function flagLines(flags: FlagSpecs): string[] {
-  const rows = Object.entries(flags).map(([name, flag]) => {
-    const short = flag.short === undefined ? "    " : `-${flag.short}, `;
-    return [
-      `  ${short}--${name}${flag.value === undefined ? "" : ` ${flag.value}`}${
-        flag.multiple ? " …" : ""
-      }`,
-      flag.description,
-    ];
-  });
-  const width = Math.max(...rows.map(([left]) => left!.length)) + 2;
-  return rows.map(([left, right]) => left!.padEnd(width) + right);
 }

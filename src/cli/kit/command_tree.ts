@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { CommandInfo, CommandSpec } from "./args.ts";
-import type { CommandFunction } from "./session.ts";
+import type { CommandFunction, CommandInfo, CommandSpec, CommandTable } from "./command_spec.ts";
+
 /** A command or subcommand. */
 export interface CommandNode {
   /** The name as typed after `policy`: `build`, `policies add-rule`. */
@@ -21,9 +21,6 @@ export interface CommandNode {
   /** A group's subcommands, in order; empty for a command. */
   subcommands: CommandNode[];
 }
-
-/** The table of commands the dispatcher uses: name → function and one-line summary. */
-export type CommandTable = Readonly<Record<string, { run: CommandFunction; summary: string }>>;
 
 /** The function behind a lazy one (its module imported). */
 async function resolve(run: CommandFunction): Promise<CommandFunction & CommandInfo> {

@@ -10,9 +10,11 @@
  * @module
  */
 import type { CliIo } from "../cli_io.ts";
-import type { Format } from "./args.ts";
 import type { ErrorReport } from "./errors.ts";
 import { redactSecrets } from "../../_internal/describe_value.ts";
+
+/** The output formats. */
+export type Format = "text" | "json";
 
 /** Version of every JSON document the CLI prints; bumped only on incompatible change. */
 export const FORMAT_VERSION = 1;

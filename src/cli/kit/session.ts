@@ -10,20 +10,17 @@
 import type { CliIo, CommandIo } from "../cli_io.ts";
 import type { FileLayer } from "../../_io/file_layer.ts";
 import {
-  type CommandInfo,
-  type CommandSpec,
   detectFormat,
-  examplesSection,
   type FlagValue,
   type GlobalOptions,
-  type GroupInfo,
   parseCommandArgs,
-  renderHelp,
   splitCommand,
   versionText,
   wantsHelp,
   wantsVersion,
 } from "./args.ts";
+import type { CommandFunction, CommandInfo, CommandSpec, GroupInfo } from "./command_spec.ts";
+import { groupHelp, renderHelp } from "./help_text.ts";
 import { loadProjectConfig, type ProjectConfig } from "./config.ts";
 import { readEnv } from "./env.ts";
 import { describeError, exitCodeFor, usageError } from "./errors.ts";
@@ -45,9 +42,6 @@ import {
   SOURCE_LABELS,
   type WorkingFolder,
 } from "./working_folder.ts";
-
-/** A command: arguments and process I/O in, exit code out. */
-export type CommandFunction = (args: string[], io: CliIo) => Promise<number>;
 
 /**
  * `io` with its file layer: `io.files`, else the `node:fs` layer (imported
@@ -335,31 +329,14 @@ export function defineCommand(
 
 /** A command with subcommands (`policies`, `keys`): dispatches on the first positional. */
 export function defineGroup(group: GroupInfo): CommandFunction {
-  const { name, summary, subcommands } = group;
-  const width = Math.max(...Object.keys(subcommands).map((sub) => sub.length)) + 2;
-  const help = () =>
-    [
-      `Usage: policy ${name} <subcommand> [flags]`,
-      "",
-      summary,
-      "",
-      "Subcommands:",
-      ...Object.entries(subcommands).map(([sub, { summary }]) =>
-        `  ${sub.padEnd(width)}${summary}`
-      ),
-      "",
-      `Run 'policy ${name} <subcommand> --help' (or 'policy help ${name} <subcommand>') for its`,
-      "flags.",
-      "",
-      ...examplesSection(group.examples),
-    ].join("\n");
+  const { name, subcommands } = group;
   const run: CommandFunction = async (args, io) => {
     const { name: sub, rest } = splitCommand(args);
     if (sub !== undefined && Object.hasOwn(subcommands, sub)) {
       return await subcommands[sub]!.run(rest, io);
     }
     if (sub === undefined && wantsHelp(args)) {
-      io.stdout(help());
+      io.stdout(groupHelp(group));
       return 0;
     }
     if (sub === undefined && wantsVersion(args)) {

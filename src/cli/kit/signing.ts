@@ -22,7 +22,7 @@ import {
   type VerifyKeyOptions,
   type VerifyKeySet,
 } from "../../verify/verify_bundle_signature.ts";
-import type { FlagSpecs } from "./args.ts";
+import type { FlagSpecs } from "./command_spec.ts";
 import type { SigningBlock } from "./config.ts";
 import { CliError, usageError } from "./errors.ts";
 import { envNameProblem, isEnvName } from "./env.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { defineGroup } from "../../kit/session.ts";
-import { lazy } from "../../kit/args.ts";
+import { lazy } from "../../kit/command_spec.ts";
 
 /** Dispatches the `policies` subcommands. */
 export const runPolicies = defineGroup({
