@@ -13,6 +13,23 @@ export function freePort(): number {
   return port;
 }
 
+/**
+ * A port that was free a moment ago, below Linux's ephemeral range (32768 and
+ * up), so that no outgoing connection takes it as its local port: for a
+ * server that restarts on the same port while others keep connecting to it.
+ */
+export function freeFixedPort(): number {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    }
+  }
+}
+
 /** Waits until `port` accepts a connection (true), or the child exits or 10 s pass (false). */
 export async function listening(port: number, child: Deno.ChildProcess): Promise<boolean> {
   let exited = false;

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { freePort } from "../_loopback.ts";
+import { freeFixedPort } from "../_loopback.ts";
 import { type RedisServer, startRedisServer } from "./_redis_server.ts";
 
 /** A node as `CLUSTER NODES` describes it. */
@@ -60,6 +60,8 @@ export interface MigrateOptions {
   batch?: number;
   /** Called between batches, while the slot is MIGRATING/IMPORTING (to let checks run). */
   between?: () => Promise<void>;
+  /** Keys moved before the others, one at a time (the rest then wait in the old node). */
+  first?: string[];
 }
 
 /** Options of {@link startRedisCluster}. */
@@ -127,11 +129,14 @@ export async function startRedisCluster(
         await Deno.mkdir(nodeDir, { recursive: true });
         const server = await startRedisServer(nodeDir, {
           password,
+          pickPort: freeFixedPort,
           config: [
             "cluster-enabled yes",
             "cluster-config-file nodes.conf",
             // The bus on a free port of its own: client port + 10,000 may be taken or beyond 65,535.
-            `cluster-port ${freePort()}`,
+            // Both below the ephemeral range: while a node is down, the others' connection
+            // attempts to it take ephemeral ports, which would keep it from starting again.
+            `cluster-port ${freeFixedPort()}`,
             `cluster-node-timeout ${nodeTimeoutMs}`,
             `masterauth ${password}`,
             // A replica's first sync at once, not after the default 5 s wait for more replicas.
@@ -256,7 +261,7 @@ async function migrateSlot(
   cluster: RedisCluster,
   slot: number,
   toPort: number,
-  { batch = 1, between = () => Promise.resolve() }: MigrateOptions = {},
+  { batch = 1, between = () => Promise.resolve(), first = [] }: MigrateOptions = {},
 ): Promise<void> {
   const source = await cluster.ownerOf(slot);
   const target = (await cluster.nodes(toPort)).find((n) => n.port === toPort)!;
@@ -264,9 +269,14 @@ async function migrateSlot(
   const s = String(slot);
   await cluster.send(toPort, "CLUSTER", "SETSLOT", s, "IMPORTING", source.id);
   await cluster.send(source.port, "CLUSTER", "SETSLOT", s, "MIGRATING", target.id);
-  for (;;) {
-    const keys = (await cluster.send(source.port, "CLUSTER", "GETKEYSINSLOT", s, String(batch)))
-      .split("\n").filter((key) => key !== "");
+  for (let turn = 0;; turn++) {
+    const keys = turn < first.length ? [first[turn]!] : (await cluster.send(
+      source.port,
+      "CLUSTER",
+      "GETKEYSINSLOT",
+      s,
+      String(batch),
+    )).split("\n").filter((key) => key !== "");
     if (keys.length === 0) break;
     await cluster.send(
       source.port,

@@ -61,6 +61,11 @@ export interface RedisServerOptions {
   password?: string;
   /** More configuration lines (a cluster node's settings). */
   config?: string[];
+  /**
+   * Picks the port (default: `freePort`, in the ephemeral range); a server
+   * that other nodes keep calling while it is down needs one outside it.
+   */
+  pickPort?: () => number;
 }
 
 /** Starts redis-server in `dir` on a free port and waits until it accepts connections. */
@@ -87,7 +92,7 @@ export async function startRedisServer(
 
   async function launch(fixedPort?: number): Promise<void> {
     for (let attempt = 1;; attempt++) {
-      port = fixedPort ?? freePort();
+      port = fixedPort ?? (options.pickPort ?? freePort)();
       const config = `${dir}/redis.conf`;
       await Deno.writeTextFile(config, redisConfig(dir, port, password, options.config));
       const started = new Deno.Command("redis-server", {

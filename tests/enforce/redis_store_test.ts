@@ -5,18 +5,17 @@
 // and a Redis restart mid-run gets the chosen failure mode. Skipped, with the
 // reason printed, when redis-server is missing; CI installs it (.ci/run).
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { countRequest, SLOTS, type WindowState } from "../../src/enforce/sliding_window.ts";
 import { checkAndCount } from "../../src/enforce/redis/_check_and_count.ts";
 import { createRedisStore, DEFAULT_REDIS_TIMEOUT_MS } from "../../src/enforce/redis/mod.ts";
 import { createEnforcer } from "../../src/enforce/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
-import { requireDenoCommand } from "../_deno_command.ts";
 import { enforcementClient, TARGETS } from "./_fixtures.ts";
 import { type ClientKind, connectClient, HANG_BOUND_MS } from "./_redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
+import { answersOf, hammer } from "./_hammer.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { LONG, noteLong } from "../_long.ts";
 
@@ -106,91 +105,18 @@ test("Redis: a slow or failing check is THROTTLE_STORE_UNAVAILABLE, never a hang
   );
 });
 
-/** `deno run` flags of a hammering child: loopback, the repository, the ignored variables. */
-function childFlags(): string[] {
-  const task: string = JSON.parse(
-    Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)),
-  ).tasks["test:deno"];
-  const ignoreEnv = task.split(/\s+/).find((word) => word.startsWith("--ignore-env="));
-  assert.ok(ignoreEnv, "test:deno ignores the variables npm packages read");
-  return ["--no-prompt", "--allow-net=127.0.0.1", "--allow-read=.", ignoreEnv];
-}
-
-/** A hammering child: started, connected, waiting for the go on stdin. */
-async function startHammer(job: Record<string, unknown>) {
-  const child = new Deno.Command(requireDenoCommand(), {
-    args: [
-      "run",
-      ...childFlags(),
-      fileURLToPath(new URL("./_hammer_child.ts", import.meta.url)),
-      JSON.stringify(job),
-    ],
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TransformStream<string, string>(
-      {
-        buffer: "",
-        transform(chunk, controller) {
-          const parts = (this.buffer + chunk).split("\n");
-          this.buffer = parts.pop()!;
-          for (const line of parts) controller.enqueue(line);
-        },
-      } as Transformer<string, string> & { buffer: string },
-    ),
-  ).getReader();
-  const stderr = new Response(child.stderr).text();
-  const first = await lines.read();
-  if (first.value !== "ready") {
-    await child.status;
-    assert.fail(`a child did not start:\n${first.value ?? ""}\n${await stderr}`);
-  }
-  return {
-    go: async () => {
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode("go\n"));
-      await writer.close();
-    },
-    /** The child's answers, once it exits. */
-    answers: async (): Promise<[0 | 1, number][]> => {
-      const result = await lines.read();
-      await lines.cancel();
-      const { code } = await child.status;
-      assert.equal(code, 0, await stderr);
-      return JSON.parse(result.value!);
-    },
-  };
-}
-
 test("Redis: four processes hammering one bucket never get more than limit in any window", async (server) => {
   const limit = 25;
   const windowMicros = 1_000_000;
   const kinds: ClientKind[] = ["redis", "ioredis", "redis", "ioredis"];
-  const hammers = await Promise.all(kinds.map((kind) =>
-    startHammer({
-      url: server.url,
-      kind,
-      bucket: "shared",
-      limit,
-      windowMicros,
-      durationMs: HAMMER_MS,
-      concurrency: 4,
-    })
-  ));
-  await Promise.all(hammers.map((h) => h.go()));
-  const answers: Answer[] = [];
-  for (const [index, hammer] of hammers.entries()) {
-    const mine = await hammer.answers();
-    assert.ok(mine.length > 0, `child ${index} checked`);
-    for (const [admitted, at] of mine) {
-      answers.push({ at, count: { admitted: admitted === 1, nowMicros: at } as Answer["count"] });
-    }
-  }
-  // In server time; two checks in one µs: the admitted one first (the order cannot be known).
-  answers.sort((a, b) => a.at - b.at || Number(b.count.admitted) - Number(a.count.admitted));
+  const all = await hammer(kinds.map((kind) => ({
+    url: server.url,
+    kind,
+    buckets: [{ bucket: "shared", limit, windowMicros }],
+    durationMs: HAMMER_MS,
+    concurrency: 4,
+  })));
+  const answers = answersOf(all, 0);
   const admitted = answers.filter((a) => a.count.admitted).length;
   const span = answers.at(-1)!.at - answers[0]!.at;
   console.log(
