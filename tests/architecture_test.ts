@@ -253,6 +253,20 @@ Deno.test("the CLI package is layered: kit < commands < dispatcher, no import ci
   assert.deepEqual(circles(EDGES, new Set(SRC.filter((f) => f.startsWith("src/cli/")))), []);
 });
 
+/** The modules of src/cli/ that write to the process's output streams themselves. */
+export function directWrites(files: Iterable<string>, text: (file: string) => string): string[] {
+  return [...files].filter((file) => /\.\s*std(?:out|err)\s*\(/.test(codeOnly(text(file))));
+}
+
+Deno.test("every byte the CLI prints goes through its output module (src/cli/kit/output.ts)", () => {
+  // There text output escapes terminal controls in data (docs/cli.md); cli.ts only wires streams.
+  const cli = SRC.filter((f) => f.startsWith("src/cli/") && f !== "src/cli/kit/output.ts");
+  assert.deepEqual(directWrites(cli, (f) => TEXT.get(f)!), []);
+  assert.deepEqual(directWrites(["src/cli/kit/output.ts"], (f) => TEXT.get(f)!), [
+    "src/cli/kit/output.ts",
+  ]);
+});
+
 /** Most source files a folder of src/ holds directly: more is a folder to split. */
 const MAX_FILES_PER_FOLDER = 30;
 

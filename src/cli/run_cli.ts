@@ -133,15 +133,15 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   if (name !== undefined && Object.hasOwn(COMMANDS, name)) {
     return await COMMANDS[name]!.run(rest, io);
   }
+  const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
   if (name === undefined && (wantsHelp(args) || args.length === 0)) {
-    io.stdout(await (await loadHelp()).topLevelHelp(COMMANDS));
+    out.text(await (await loadHelp()).topLevelHelp(COMMANDS));
     return args.length === 0 ? exitCodeFor("USAGE_ERROR") : 0;
   }
   if (name === undefined && wantsVersion(args)) {
-    io.stdout(versionText());
+    out.text(versionText());
     return 0;
   }
-  const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
   const report = describeError(
     name === undefined
       ? usageError("no command given", "run 'policy --help' for the commands")

@@ -56,7 +56,7 @@ export const completionsCommand = (dispatcher: Dispatcher): CommandFunction =>
           "policy completions bash|zsh|fish",
         );
       }
-      session.io.stdout(completionScript(shell, await commandTree(dispatcher.commands)));
+      session.out.text(completionScript(shell, await commandTree(dispatcher.commands)));
       return 0;
     },
   );

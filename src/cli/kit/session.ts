@@ -299,21 +299,21 @@ export function defineCommand(
         parsed = parseCommandArgs(args, spec);
       } catch (error) {
         if (wantsHelp(args)) {
-          io.stdout(renderHelp(spec));
+          out.text(renderHelp(spec));
           return 0;
         }
         if (wantsVersion(args)) {
-          io.stdout(versionText());
+          out.text(versionText());
           return 0;
         }
         throw error;
       }
       if (parsed.global.help) {
-        io.stdout(renderHelp(spec));
+        out.text(renderHelp(spec));
         return 0;
       }
       if (parsed.global.version) {
-        io.stdout(versionText());
+        out.text(versionText());
         return 0;
       }
       out = new Output(io, parsed.global);
@@ -335,15 +335,15 @@ export function defineGroup(group: GroupInfo): CommandFunction {
     if (sub !== undefined && Object.hasOwn(subcommands, sub)) {
       return await subcommands[sub]!.run(rest, io);
     }
+    const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
     if (sub === undefined && wantsHelp(args)) {
-      io.stdout(groupHelp(group));
+      out.text(groupHelp(group));
       return 0;
     }
     if (sub === undefined && wantsVersion(args)) {
-      io.stdout(versionText());
+      out.text(versionText());
       return 0;
     }
-    const out = new Output(io, { format: detectFormat(args), quiet: false, verbose: false });
     const names = Object.keys(subcommands);
     const report = describeError(usageError(
       sub === undefined

@@ -129,7 +129,7 @@ export const runFmt = defineCommand(
       },
       () => {
         for (const f of files) {
-          if (f.status === "unformatted" && f.diff !== null) out.line(f.diff.trimEnd());
+          if (f.status === "unformatted" && f.diff !== null) out.lines(f.diff.trimEnd());
           else if (f.status === "unformatted") out.line(`not formatted: ${show(f.path)}`);
           else if (f.status === "formatted") out.line(`formatted ${show(f.path)}`);
           else if (f.status === "skipped") out.info(`skipped ${show(f.path)}: ${f.reason}`);

@@ -42,7 +42,7 @@ import {
   type SimulationSource,
   simulationSource,
 } from "./_simulate_source.ts";
-import { CLEAR_SCREEN, type FileStates, fileStates, waitForChange } from "./watch.ts";
+import { type FileStates, fileStates, waitForChange } from "./watch.ts";
 
 /** Flags of one request; they cannot be combined with `--suite`. */
 const REQUEST_FLAGS = ["service", "resource", "action", "context", "trace"];
@@ -226,7 +226,7 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
   for (;;) {
     // The files of the last run, as they are before this one: a change made while it runs is seen.
     const before = await fileStates(io.files, previous);
-    if (io.stdoutIsTerminal) io.stdout(CLEAR_SCREEN);
+    run.out.clearScreen();
     let code: number;
     try {
       code = await runOnce(run, options);

@@ -80,6 +80,3 @@ export function waitForChange(io: CommandIo, since: FileStates): Promise<string 
     handle = clock.setTimeout(() => void poll(), WATCH_INTERVAL_MS);
   });
 }
-
-/** What clears a terminal screen and moves the cursor home (ANSI). */
-export const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
