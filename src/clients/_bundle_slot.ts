@@ -5,18 +5,14 @@
 import { createEvaluator, type Evaluator } from "../engine/evaluate.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import type { BundleStatus, LoadedBundle } from "../verify/load_bundle.ts";
-import { DEFAULT_CLOCK_SKEW_MS, expiredError, expiryDeadline } from "../verify/verify_freshness.ts";
+import { DEFAULT_CLOCK_SKEW_MS, expiredError } from "../verify/verify_freshness.ts";
+import { watchExpiry } from "../verify/watch_expiry.ts";
 import type { Clock } from "../public/clock.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
 import { FreshnessMemory } from "./_freshness_memory.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";
 
-/**
- * The longest the expiry timer waits before it reads the wall clock again:
- * a wall clock stepped forward past a statement's expiry is noticed within
- * this time.
- */
-export const EXPIRY_RECHECK_MS = 60_000;
+export { EXPIRY_RECHECK_MS } from "../verify/watch_expiry.ts";
 
 interface InForce {
   readonly evaluate: Evaluator;
@@ -64,12 +60,12 @@ export function rollbackError(
  * ({@link FreshnessMemory}).
  *
  * A bundle with a freshness statement arms one timer on the client's clock
- * for its expiry (`expiresAt` plus `clockSkewMs`, on the wall clock, and no
- * later than the time then left, counted on the monotonic clock, so that a
- * wall clock stepped back does not extend it). When it fires, the evaluator
- * in force is swapped for one that throws `BUNDLE_EXPIRED`: `evaluate` pays
- * nothing for the check. A fresh statement for the same bundle, or a newer
- * bundle, puts a working evaluator back ({@link replace}).
+ * for its expiry (`watchExpiry`, shared with the web OpenFeature provider).
+ * When it fires, the evaluator in force is swapped for one that throws
+ * `BUNDLE_EXPIRED` (`evaluate` pays nothing for the check), and
+ * {@link onExpired} is called with that error. A fresh statement for the
+ * same bundle, or a newer bundle, puts a working evaluator back
+ * ({@link replace}).
  */
 export class BundleSlot {
   #current: InForce;
@@ -77,8 +73,10 @@ export class BundleSlot {
   #live: InForce;
   #refused: RollbackRefusal | null = null;
   #expired = false;
-  #timer: unknown = undefined;
+  #stopWatching: () => void = () => {};
   #closed = false;
+  /** Called when the statement in force expires, with the error `evaluate` then throws. */
+  onExpired: ((error: PolicyError) => void) | null = null;
   readonly #options: ClientOptions;
   readonly #env: DecisionHookEnv;
   readonly #clock: Clock;
@@ -170,28 +168,19 @@ export class BundleSlot {
   /** Clears the expiry timer; the slot keeps serving what it has. Idempotent. */
   close(): void {
     this.#closed = true;
-    this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stopWatching();
   }
 
   /** Starts watching the expiry of the statement in force, if any. */
   #armExpiry(): void {
-    this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stopWatching();
+    this.#stopWatching = () => {};
     const freshness = this.#live.status.freshness;
     if (freshness === null || this.#closed) return;
-    const clock = this.#clock;
     const skew = this.#options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
-    const wallDeadline = expiryDeadline(freshness, skew);
-    const monotonicDeadline = clock.now() + (wallDeadline - clock.wallNow());
-    const check = () => {
-      this.#timer = undefined;
-      const left = Math.min(wallDeadline - clock.wallNow(), monotonicDeadline - clock.now());
-      if (left > 0) {
-        this.#timer = clock.setTimeout(check, Math.min(left, EXPIRY_RECHECK_MS));
-        return;
-      }
+    this.#stopWatching = watchExpiry(freshness, skew, this.#clock, () => {
       const live = this.#live;
+      const error = expiredError(freshness, skew, "the bundle in force");
       this.#expired = true;
       this.#current = Object.freeze({
         evaluate: () => {
@@ -200,8 +189,8 @@ export class BundleSlot {
         status: live.status,
         loaded: live.loaded,
       });
-    };
-    check();
+      this.onExpired?.(error);
+    });
   }
 
   #prepare(loaded: LoadedBundle): InForce {

@@ -23,12 +23,20 @@ import {
   booleanField,
   bytesField,
   checkOptions,
+  clockField,
   describeValue,
   type Fields,
   functionField,
   invalidOption,
 } from "../_internal/check_options.ts";
+import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { DEFAULT_MAX_FILE_BYTES, loadBundle } from "../verify/load_bundle.ts";
+import {
+  DEFAULT_CLOCK_SKEW_MS,
+  expiredError,
+  FRESHNESS_FIELDS,
+} from "../verify/verify_freshness.ts";
+import { watchExpiry } from "../verify/watch_expiry.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 import { verifyField } from "../verify/verify_keys.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
@@ -73,6 +81,24 @@ export interface WebOpenFeatureProviderOptions extends FlagMappingOptions {
   contextPolicy?: ContextPolicy;
   /** The `fetch` to use. Default: the global `fetch`. */
   fetch?: WebFetch;
+  /**
+   * Refuse a bundle without a signed freshness statement
+   * (`BUNDLE_FRESHNESS_MISSING`); a statement present is always verified,
+   * with the `verify` keys (docs/operations.md "Signed freshness"). Default
+   * `false`.
+   */
+  requireFreshness?: boolean;
+  /**
+   * How far past a statement's `expiresAt` it is still accepted, for clocks
+   * that disagree a little: 0 to 86,400,000 ms. Default 60,000.
+   */
+  clockSkewMs?: number;
+  /**
+   * The clock and timers (the library's `Clock`): the statement's expiry is
+   * watched on its timers and judged on its `wallNow()`. Default: the
+   * page's clock (`performance.now()`, `Date.now()`, the global timers).
+   */
+  clock?: Clock;
 }
 
 const WEB_FIELDS: Fields = {
@@ -96,6 +122,8 @@ const WEB_FIELDS: Fields = {
   maxFileBytes: bytesField,
   contextPolicy: EVALUATE_FIELDS.contextPolicy!,
   fetch: functionField,
+  ...FRESHNESS_FIELDS,
+  clock: clockField,
 };
 
 /**
@@ -108,8 +136,17 @@ const WEB_FIELDS: Fields = {
  *
  * A bundle that does not load (bad signature, invalid, too large) puts the
  * provider in OpenFeature's `FATAL` state (the page cannot fix it); a
- * failed request (network, HTTP status) in its `ERROR` state. Pages that
- * are not a secure context have no WebCrypto: `WEBCRYPTO_UNAVAILABLE`.
+ * failed request (network, HTTP status), or a freshness statement expired
+ * already (`BUNDLE_EXPIRED`), in its `ERROR` state. Pages that are not a
+ * secure context have no WebCrypto: `WEBCRYPTO_UNAVAILABLE`.
+ *
+ * A bundle with a freshness statement is watched on `options.clock`, as the
+ * clients watch theirs: once the statement expires (`expiresAt` plus
+ * `clockSkewMs`) every flag resolves to the caller's default with
+ * `BUNDLE_EXPIRED` (OpenFeature's `GENERAL` error code, the code in the
+ * message and in `flagMetadata.policyErrorCode`), never to the stale
+ * answer, and the provider emits `ERROR` once, with no flag evaluated. A
+ * page gets a fresh statement by loading the bundle again (a new provider).
  *
  * @throws {PolicyError} `INVALID_OPTIONS`: an unknown or malformed option,
  * or not exactly one of `url` and `bundle`.
@@ -158,6 +195,8 @@ class WebPolicyProvider implements Provider {
   #evaluate: ((request: EvaluationRequest) => Decision) | null = null;
   #bundle: BundleFacts = { checksum: "", bundleVersion: null };
   #failedClosed = false;
+  #stopWatching: () => void = () => {};
+  #closed = false;
   readonly #onFailedClosed = (error: PolicyError): void => {
     if (this.#failedClosed) return;
     this.#failedClosed = true;
@@ -172,6 +211,13 @@ class WebPolicyProvider implements Provider {
     this.#resolver = new FlagResolver(options);
   }
 
+  /** Stops watching the freshness statement's expiry (OpenFeature calls it on close). */
+  onClose(): Promise<void> {
+    this.#closed = true;
+    this.#stopWatching();
+    return Promise.resolve();
+  }
+
   /** Fetches (or takes) the bundle, verifies it and compiles it. */
   async initialize(): Promise<void> {
     const options = this.#options;
@@ -179,14 +225,24 @@ class WebPolicyProvider implements Provider {
     const bytes = options.url !== undefined
       ? await fetchBundle(String(options.url), options.fetch, maxFileBytes)
       : options.bundle!;
+    const clock = options.clock ?? SYSTEM_CLOCK;
+    const clockSkewMs = options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
     let loaded;
     try {
       loaded = await loadBundle(bytes, {
         maxFileBytes,
+        clock,
+        clockSkewMs,
         ...(options.verify !== undefined && { verify: options.verify }),
         ...(options.allowUnsigned !== undefined && { allowUnsigned: options.allowUnsigned }),
+        ...(options.requireFreshness !== undefined &&
+          { requireFreshness: options.requireFreshness }),
       });
     } catch (error) {
+      if (isPolicyError(error, "BUNDLE_EXPIRED")) {
+        // A time, not a bad bundle: a fresh statement (the page loaded again) fixes it.
+        throw new GeneralError(`${error.code}: ${error.message}`, { cause: error });
+      }
       const code = isPolicyError(error) ? `${error.code}: ` : "";
       throw new ProviderFatalError(
         `the policy bundle did not load: ${code}${
@@ -202,6 +258,17 @@ class WebPolicyProvider implements Provider {
       checksum: loaded.status.checksum,
       bundleVersion: loaded.status.bundleVersion,
     };
+    const freshness = loaded.status.freshness;
+    if (freshness === null || this.#closed) return;
+    // The clients' expiry timer: past it, the evaluator throws BUNDLE_EXPIRED (flags resolve to
+    // their defaults) and OpenFeature hears ERROR at once, as from the server provider.
+    this.#stopWatching = watchExpiry(freshness, clockSkewMs, clock, () => {
+      const expired = expiredError(freshness, clockSkewMs, "the bundle in force");
+      this.#evaluate = () => {
+        throw expired;
+      };
+      this.#onFailedClosed(expired);
+    });
   }
 
   resolveBooleanEvaluation(

@@ -6,7 +6,9 @@
 // the SDK, with a logging hook. Every request the page makes is answered by
 // page.route, and recorded: nothing leaves the page but the page's own files.
 // On a host that is not a secure context (no WebCrypto) the provider is FATAL
-// with WEBCRYPTO_UNAVAILABLE.
+// with WEBCRYPTO_UNAVAILABLE. A second page loads a bundle with a freshness
+// statement and steps a clock of its own past expiresAt: flags fall back to
+// the caller's default with BUNDLE_EXPIRED and the SDK hears ERROR.
 //
 // Needs /usr/bin/chromium (.ci/run installs it): the tests skip, saying so,
 // when it is missing.
@@ -84,6 +86,79 @@ try {
 globalThis.__report = report;
 `;
 
+/** When the page's statement is issued, and how long it lasts. */
+const ISSUED_AT = Date.UTC(2026, 10, 21, 9);
+const HOUR = 3_600_000;
+
+/** The freshness page: a clock of its own, stepped past the statement's expiry. */
+const FRESHNESS_SCRIPT = `
+import { OpenFeature, ProviderEvents } from "@openfeature/web-sdk";
+import { createWebOpenFeatureProvider } from "${denoJson.name}/openfeature/web";
+
+// The library's Clock, moved by tick() alone: the page never waits on the provider's timer.
+class PageClock {
+  #now = 0;
+  #timers = new Map();
+  #id = 0;
+  now() { return this.#now; }
+  wallNow() { return ${ISSUED_AT} + this.#now; }
+  setTimeout(callback, ms) { this.#timers.set(++this.#id, { at: this.#now + ms, callback }); return this.#id; }
+  clearTimeout(id) { this.#timers.delete(id); }
+  get pending() { return this.#timers.size; }
+  tick(ms) {
+    const end = this.#now + ms;
+    for (;;) {
+      const due = [...this.#timers].filter(([, t]) => t.at <= end).sort(([, a], [, b]) => a.at - b.at)[0];
+      if (due === undefined) break;
+      this.#timers.delete(due[0]);
+      this.#now = due[1].at;
+      due[1].callback();
+    }
+    this.#now = end;
+  }
+}
+const report = { errors: [] };
+const pick = (d) => ({
+  value: d.value, reason: d.reason, errorCode: d.errorCode, errorMessage: d.errorMessage,
+  policyErrorCode: d.flagMetadata.policyErrorCode,
+});
+try {
+  const publicKey = await (await fetch("/public-key.pem")).text();
+  const verify = { algorithm: "ECDSA_SHA_256", publicKey };
+  const flags = { "new-checkout": { service: "shop", resource: "cart", action: "checkout" } };
+  const clock = new PageClock();
+  await OpenFeature.setContext("fresh", { plan: "pro" });
+  await OpenFeature.setProviderAndWait(
+    "fresh",
+    createWebOpenFeatureProvider({ url: "/fresh.json", verify, flags, clock, clockSkewMs: 0 }),
+  );
+  const client = OpenFeature.getClient("fresh");
+  client.addHandler(ProviderEvents.Error, (details) => {
+    report.errors.push({ message: details.message, code: details.metadata?.policyErrorCode });
+  });
+  report.pending = clock.pending;
+  report.before = pick(client.getBooleanDetails("new-checkout", false));
+  clock.tick(${HOUR} - 1);
+  report.justBefore = pick(client.getBooleanDetails("new-checkout", false));
+  clock.tick(1);
+  report.after = pick(client.getBooleanDetails("new-checkout", false));
+  report.status = client.providerStatus;
+  try {
+    await OpenFeature.setProviderAndWait(
+      "stripped",
+      createWebOpenFeatureProvider({ url: "/stripped.json", verify, flags, requireFreshness: true }),
+    );
+  } catch (error) {
+    report.stripped = { code: error.code, message: error.message };
+  }
+  await OpenFeature.close();
+  report.pendingAfterClose = clock.pending;
+} catch (error) {
+  report.error = { name: error.name, message: error.message, stack: error.stack };
+}
+globalThis.__report = report;
+`;
+
 let browser;
 let files;
 let cases;
@@ -91,7 +166,7 @@ let checksum;
 
 before(async () => {
   if (skip) return;
-  const { generateEcdsaKeyPair, signBundle } = await importPackage("./verify");
+  const { generateEcdsaKeyPair, signBundle, signFreshness } = await importPackage("./verify");
   const { computeDigest } = await importPackage("./engine");
   const bundle = testdata("openfeature/flags_bundle.json");
   cases = testdata("openfeature/cases.json");
@@ -102,21 +177,36 @@ before(async () => {
     key: privateKey,
     keyId: "k1",
   });
-  const built = await scratchRequire("esbuild").build({
-    stdin: { contents: PAGE_SCRIPT, resolveDir: scratch, loader: "js" },
-    bundle: true,
-    platform: "browser",
-    format: "esm",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
+  const build = async (contents) =>
+    (await scratchRequire("esbuild").build({
+      stdin: { contents, resolveDir: scratch, loader: "js" },
+      bundle: true,
+      platform: "browser",
+      format: "esm",
+      target: "es2022",
+      write: false,
+      logLevel: "silent",
+    })).outputFiles[0].text;
+  const freshness = await signFreshness(signed, {
+    algorithm: "ECDSA_SHA_256",
+    key: privateKey,
+    keyId: "k1",
+    issuedAt: ISSUED_AT,
+    expiresAt: ISSUED_AT + HOUR,
   });
   files = {
     "/": [
       "text/html",
       '<!doctype html><title>flags</title><script type="module" src="/page.js"></script>',
     ],
-    "/page.js": ["text/javascript", built.outputFiles[0].text],
+    "/page.js": ["text/javascript", await build(PAGE_SCRIPT)],
+    "/freshness": [
+      "text/html",
+      '<!doctype html><title>freshness</title><script type="module" src="/freshness.js"></script>',
+    ],
+    "/freshness.js": ["text/javascript", await build(FRESHNESS_SCRIPT)],
+    "/fresh.json": ["application/json", JSON.stringify({ ...signed, freshness })],
+    "/stripped.json": ["application/json", JSON.stringify(signed)],
     "/bundle.json": ["application/json", JSON.stringify(signed)],
     "/public-key.pem": ["text/plain", publicKey],
     "/cases.json": ["application/json", JSON.stringify(cases)],
@@ -140,8 +230,8 @@ after(async () => {
   await browser?.close();
 });
 
-/** Opens `origin` in a fresh page; every request is answered from `files` and recorded. */
-async function visit(origin) {
+/** Opens `path` of `origin` in a fresh page; every request is answered from `files` and recorded. */
+async function visit(origin, path = "/") {
   const context = await browser.newContext();
   const page = await context.newPage();
   const requests = [];
@@ -153,7 +243,7 @@ async function visit(origin) {
     return route.fulfill({ status: 200, contentType: file[0], body: file[1] });
   });
   try {
-    await page.goto(`${origin}/`);
+    await page.goto(`${origin}${path}`);
     await page.waitForFunction(() => globalThis.__report !== undefined, null, {
       timeout: DEADLINE_MS,
     });
@@ -227,5 +317,38 @@ test(
     assert.equal(report.load.code, "PROVIDER_FATAL");
     assert.match(report.load.message, /WEBCRYPTO_UNAVAILABLE/);
     assert.equal(report.results.length, 0);
+  },
+);
+
+test(
+  "freshness in Chromium: past expiresAt on the page's clock, the caller's default with BUNDLE_EXPIRED and one ERROR event; requireFreshness refuses a stripped bundle",
+  { skip, timeout: 2 * DEADLINE_MS },
+  async () => {
+    const { report, requests } = await visit(SECURE, "/freshness");
+    assert.equal(report.error, undefined, JSON.stringify(report.error));
+    assert.equal(report.pending, 1, "one timer watches the expiry");
+    assert.deepEqual(report.before, {
+      value: true,
+      reason: "TARGETING_MATCH",
+      errorCode: undefined,
+      errorMessage: undefined,
+      policyErrorCode: undefined,
+    });
+    assert.deepEqual(report.justBefore, report.before);
+    const { errorMessage, ...after } = report.after;
+    assert.deepEqual(after, {
+      value: false,
+      reason: "ERROR",
+      errorCode: "GENERAL",
+      policyErrorCode: "BUNDLE_EXPIRED",
+    });
+    assert.match(errorMessage, /^BUNDLE_EXPIRED: the bundle in force \(bundleVersion 7\)/);
+    assert.equal(report.status, "ERROR");
+    assert.equal(report.errors.length, 1);
+    assert.equal(report.errors[0].code, "BUNDLE_EXPIRED");
+    assert.equal(report.stripped.code, "PROVIDER_FATAL");
+    assert.match(report.stripped.message, /BUNDLE_FRESHNESS_MISSING/);
+    assert.equal(report.pendingAfterClose, 0);
+    assert.ok(requests.every((r) => r.startsWith(`${SECURE}/`)), requests.join(" "));
   },
 );

@@ -4,8 +4,9 @@
 // bundle fetched from a real HTTP server on 127.0.0.1 and verified, and each
 // way a load fails with the state it leaves OpenFeature in.
 import assert from "node:assert/strict";
-import { OpenFeature, ProviderStatus } from "@openfeature/web-sdk";
-import { PolicyError, signBundle } from "../../mod.ts";
+import { OpenFeature, ProviderEvents, ProviderStatus } from "@openfeature/web-sdk";
+import { PolicyError, signBundle, signFreshness } from "../../mod.ts";
+import { FakeClock } from "../_fake_clock.ts";
 import { computeDigest } from "../../src/engine/mod.ts";
 import {
   createWebOpenFeatureProvider,
@@ -192,6 +193,141 @@ test("options are checked at creation: exactly one of url and bundle, each optio
         assert.ok(error instanceof PolicyError, String(error));
         assert.equal(error.code, "INVALID_OPTIONS");
         assert.match(error.message, /^createWebOpenFeatureProvider: /);
+        assert.match(error.message, message);
+        return true;
+      },
+    );
+  }
+});
+
+const HOUR = 3_600_000;
+const KEY = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "k" };
+
+/** The flags bundle, signed, with a statement issued at `issuedAt` lasting `lifetime`. */
+async function withStatement(issuedAt: number, lifetime: number, edit = {}): Promise<string> {
+  const bundle = await signBundle(FLAGS_BUNDLE, KEY);
+  const freshness = await signFreshness(bundle, {
+    ...KEY,
+    issuedAt,
+    expiresAt: issuedAt + lifetime,
+  });
+  return JSON.stringify({ ...bundle, freshness, ...edit });
+}
+
+test("freshness: past expiresAt + clockSkewMs on the injected clock, flags give the caller's default with BUNDLE_EXPIRED, and one ERROR event", async () => {
+  const clock = new FakeClock();
+  const bundle = await withStatement(clock.wallNow(), HOUR);
+  const provider = createWebOpenFeatureProvider({
+    bundle,
+    verify,
+    flags: CASES.flags,
+    clock,
+    clockSkewMs: 30_000,
+  });
+  const { flags, domain } = await domainWith(provider);
+  const errors: { message?: string; metadata?: Record<string, unknown> }[] = [];
+  flags.addHandler(ProviderEvents.Error, (details) => void errors.push(details ?? {}));
+  try {
+    await OpenFeature.setContext(domain, { plan: "pro" });
+    const fresh = flags.getBooleanDetails("new-checkout", false);
+    assert.deepEqual([fresh.value, fresh.reason], [true, "TARGETING_MATCH"]);
+    // One timer watches the expiry, on the injected clock.
+    assert.equal(clock.pending, 1);
+    clock.tick(HOUR + 29_999);
+    assert.equal(flags.getBooleanValue("new-checkout", false), true);
+    assert.deepEqual(errors, []);
+    clock.tick(1);
+    // Told at once, with no flag evaluated.
+    assert.equal(errors.length, 1);
+    assert.match(errors[0]!.message!, /^BUNDLE_EXPIRED: the bundle in force \(bundleVersion 7\)/);
+    assert.equal(errors[0]!.metadata?.policyErrorCode, "BUNDLE_EXPIRED");
+    assert.equal(flags.providerStatus, ProviderStatus.ERROR);
+    for (const fallback of [false, true]) {
+      const stale = flags.getBooleanDetails("new-checkout", fallback);
+      assert.equal(stale.value, fallback, "the caller's default, never the stale answer");
+      assert.equal(stale.reason, "ERROR");
+      assert.equal(stale.errorCode, "GENERAL");
+      assert.match(stale.errorMessage!, /^BUNDLE_EXPIRED: /);
+      assert.equal(stale.flagMetadata.policyErrorCode, "BUNDLE_EXPIRED");
+    }
+    assert.equal(errors.length, 1, "one event, not one per evaluation");
+    assert.equal(clock.pending, 0);
+  } finally {
+    await OpenFeature.close();
+  }
+});
+
+test("freshness: closing the provider stops its expiry timer", async () => {
+  const clock = new FakeClock();
+  const provider = createWebOpenFeatureProvider({
+    bundle: await withStatement(clock.wallNow(), HOUR),
+    verify,
+    clock,
+  });
+  await domainWith(provider);
+  assert.equal(clock.pending, 1);
+  await OpenFeature.close();
+  assert.equal(clock.pending, 0);
+});
+
+test("freshness: requireFreshness, a statement that does not verify or expired before load, and the options", async () => {
+  const clock = new FakeClock();
+  const now = clock.wallNow();
+  const fatal: [Record<string, unknown>, RegExp][] = [
+    [{ bundle: signed, verify, requireFreshness: true }, /BUNDLE_FRESHNESS_MISSING/],
+    [
+      { bundle: await withStatement(now, HOUR, { bundleVersion: 8 }), verify },
+      /BUNDLE_FRESHNESS_INVALID/,
+    ],
+  ];
+  for (const [options, code] of fatal) {
+    const domain = `web-${++domains}`;
+    await assert.rejects(
+      OpenFeature.setProviderAndWait(domain, createWebOpenFeatureProvider({ ...options, clock })),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, "PROVIDER_FATAL");
+        assert.match(error.message, code);
+        return true;
+      },
+    );
+  }
+  // Expired already: the state a new statement (a reload of the page) can fix, ERROR, not FATAL.
+  const domain = `web-${++domains}`;
+  await assert.rejects(
+    OpenFeature.setProviderAndWait(
+      domain,
+      createWebOpenFeatureProvider({
+        bundle: await withStatement(now - 2 * HOUR, HOUR),
+        verify,
+        clock,
+      }),
+    ),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, "GENERAL");
+      assert.match(
+        error.message,
+        /^BUNDLE_EXPIRED: the bundle \(bundleVersion 7\) has a freshness/,
+      );
+      return true;
+    },
+  );
+  const flags = OpenFeature.getClient(domain);
+  assert.equal(flags.providerStatus, ProviderStatus.ERROR);
+  assert.equal(flags.getBooleanValue("new-checkout", true), true);
+  await OpenFeature.close();
+  // The options go through the one checker.
+  for (
+    const [bad, message] of [
+      [{ requireFreshness: "yes" }, /requireFreshness must be true or false/],
+      [{ clockSkewMs: -1 }, /clockSkewMs must be a number of milliseconds from 0/],
+      [{ clock: {} }, /clock must be an object with now\(\), wallNow\(\)/],
+      [{ clockSkew: 5 }, /unknown option "clockSkew"; did you mean "clockSkewMs"\?/],
+    ] as const
+  ) {
+    assert.throws(
+      () => createWebOpenFeatureProvider({ bundle: signed, verify, ...bad } as never),
+      (error: unknown) => {
+        assert.ok(error instanceof PolicyError && error.code === "INVALID_OPTIONS", String(error));
         assert.match(error.message, message);
         return true;
       },
