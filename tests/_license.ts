@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { encodePem } from "../src/verify/_pem.ts";
+import { encodePem } from "../src/verify/pem.ts";
 import { type LicenseDocument, type LicenseFields, signLicense } from "../src/license/mod.ts";
 
 /** A P-256 key pair: CryptoKeys and PEM text. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
-import { encodePem } from "./_pem.ts";
+import { encodePem } from "./pem.ts";
 
 /** An ECDSA P-256 key pair as PEM text. */
 export interface PemKeyPair {

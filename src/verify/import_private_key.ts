@@ -20,7 +20,7 @@ import {
   OID_EC_PUBLIC_KEY,
   OID_P256,
 } from "./_key_algorithm.ts";
-import { describePemLabel, parsePem, type PemBlock } from "./_pem.ts";
+import { describePemLabel, parsePem, type PemBlock } from "./pem.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 

@@ -8,7 +8,7 @@ import { PolicyError } from "../public/policy_error.ts";
 import { checkCryptoKey, describeType, ecdsaP256Problem, isCryptoKey } from "./_crypto_key.ts";
 import { readChildren, readWhole, TAG } from "./_der.ts";
 import { keyAlgorithmProblem, p256PointProblem } from "./_key_algorithm.ts";
-import { describePemLabel, parsePem } from "./_pem.ts";
+import { describePemLabel, parsePem } from "./pem.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 

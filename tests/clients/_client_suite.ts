@@ -75,7 +75,7 @@ import {
 } from "../../mod.ts";
 import { toHex } from "../../src/_internal/encoding.ts";
 import type { ErrorCode } from "../../src/public/policy_error.ts";
-import { encodePem } from "../../src/verify/_pem.ts";
+import { encodePem } from "../../src/verify/pem.ts";
 
 /** Creates a client for `bundleText`; see the module documentation. */
 export type NewClient = (

@@ -1,7 +1,7 @@
 /**
  * Hostile key texts through the `policy` command line (issue: hex text
  * around a public key became a trusted HMAC secret). A key text is read by
- * one strict reader (`src/cli/kit/signing.ts`): PEM blocks of one kind
+ * one strict reader (`src/cli/kit/key_text.ts`, on the strict mode of `src/verify/pem.ts`): PEM blocks of one kind
  * (text outside them ignored), or 64-hex secrets and nothing else, and an
  * HMAC secret is never taken from a source named as a public key unless
  * `--algorithm HMAC_SHA256` says so.

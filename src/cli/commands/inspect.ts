@@ -12,12 +12,8 @@ import { inCliWords, inspectBundleFile } from "../kit/bundle.ts";
 import { bundleDocument } from "../kit/documents.ts";
 import { countRules } from "../../_authoring/draft.ts";
 import { describeEffect, describeTarget } from "../kit/describe.ts";
-import {
-  mergeSigningBlocks,
-  resolveVerifyKey,
-  VERIFY_ALGORITHM_FLAG,
-  verifyAlgorithm,
-} from "../kit/signing.ts";
+import { mergeSigningBlocks } from "../kit/signing.ts";
+import { resolveVerifyKey, VERIFY_ALGORITHM_FLAG, verifyAlgorithm } from "../kit/verify_key.ts";
 import { formatCondition } from "../../engine/format_condition.ts";
 
 /** Shows a bundle or verifies its signature. */

@@ -24,7 +24,9 @@ import {
 import { withSchema } from "./schema.ts";
 import { CliError } from "./errors.ts";
 import type { Session } from "./session.ts";
-import { ownVerifyKey, type SigningKey, type VerifyKey, verifyOption } from "./signing.ts";
+import type { SigningKey } from "./signing.ts";
+import type { VerifyKey } from "./key_text.ts";
+import { ownVerifyKey, verifyOption } from "./verify_key.ts";
 import { checkDocumentSize } from "./write_document.ts";
 import { warnIfExpired } from "./freshness.ts";
 

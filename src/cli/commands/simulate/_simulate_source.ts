@@ -21,12 +21,9 @@ import {
 import { bundleDocument, draftDocument } from "../../kit/documents.ts";
 import { bundleFromDraft, readValidDraft } from "../../kit/build_bundle.ts";
 import { withHint } from "../../kit/errors.ts";
-import {
-  DEFAULT_HMAC_SECRET_ENV,
-  mergeSigningBlocks,
-  resolveVerifyKey,
-  verifyAlgorithm,
-} from "../../kit/signing.ts";
+import { mergeSigningBlocks } from "../../kit/signing.ts";
+import { DEFAULT_HMAC_SECRET_ENV } from "../../kit/key_text.ts";
+import { resolveVerifyKey, verifyAlgorithm } from "../../kit/verify_key.ts";
 
 /** How the signature of what was evaluated was treated. */
 export interface Verification {

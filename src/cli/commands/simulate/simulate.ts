@@ -23,7 +23,7 @@ import { defineCommand, type Session } from "../../kit/session.ts";
 import { isRecord } from "../../../_internal/guards.ts";
 import { describeValue } from "../../../_internal/check_options.ts";
 import { describeThrown } from "../../../_internal/describe_thrown.ts";
-import { VERIFY_ALGORITHM_FLAG } from "../../kit/signing.ts";
+import { VERIFY_ALGORITHM_FLAG } from "../../kit/verify_key.ts";
 import { describeEffect, plural } from "../../kit/describe.ts";
 import { writeFileAtomic } from "../../kit/atomic_write.ts";
 import { type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
