@@ -8,6 +8,10 @@
 //    (INFO commandstats), against the floor (a script reading TIME) and the
 //    previous key layout's script too; and checks per second with 1, 16 and
 //    128 checks in flight.
+// 3. The same checks per second on a Redis Cluster (three masters with a
+//    replica each, started here as the tests start it), through node-redis's
+//    createCluster and ioredis's Cluster, against rate-limiter-flexible on the
+//    same cluster.
 // Writes bench/enforce/results-deno.json and the block between the
 // `enforce:deno` markers of docs/performance.md. Not run in CI.
 import { fileURLToPath } from "node:url";
@@ -17,7 +21,13 @@ import { compileBundle, createEvaluator, type EvaluationRequest } from "../../mo
 import { createEnforcer, createMemoryStore } from "../../src/enforce/mod.ts";
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import { enforcementBundle, TARGETS } from "../../tests/enforce/_fixtures.ts";
-import { type ClientKind, connectClient } from "../../tests/enforce/_redis_clients.ts";
+import {
+  type ClientKind,
+  connectClient,
+  connectClusterClient,
+  type TestRedisClient,
+} from "../../tests/enforce/_redis_clients.ts";
+import { startRedisCluster } from "../../tests/enforce/_redis_cluster.ts";
 import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
 import { LAYOUT_1_SCRIPT } from "../../tests/enforce/_layout_1_script.ts";
 import { makeTempDir } from "../../tests/_temp_dir.ts";
@@ -133,33 +143,67 @@ async function throughput(check: Check, concurrency: number, seconds: number, te
 /** A check of each variant of the server-time table for a workload. */
 type Variant = { name: string; check: (w: Workload) => Check };
 
+/** Our store's check and rate-limiter-flexible's, for a workload, over one client. */
+function contenders(kind: ClientKind, client: TestRedisClient) {
+  const store = createRedisStore(client.commands, { timeoutMs: 5_000 });
+  const limiters = new Map<string, RateLimiterRedis>();
+  const limiter = ({ limit, windowSeconds }: Workload) => {
+    const id = `${limit}/${windowSeconds}`;
+    let found = limiters.get(id);
+    if (found === undefined) {
+      found = new RateLimiterRedis({
+        storeClient: client.client,
+        useRedisPackage: kind === "redis",
+        points: limit,
+        duration: windowSeconds,
+      });
+      limiters.set(id, found);
+    }
+    return found;
+  };
+  return {
+    ours: (w: Workload): Check => (key) => store.hit(key, w.limit, w.windowSeconds * 1e6),
+    theirs: (w: Workload): Check => (key) =>
+      limiter(w).consume(key).catch((refused) => {
+        if (!(refused instanceof RateLimiterRes)) throw refused;
+      }),
+  };
+}
+
+/**
+ * Checks per second of ours and theirs on `w`, `concurrency` in flight, in interleaved rounds
+ * (which goes first alternates), each after `reset`.
+ */
+async function race(
+  pair: { ours: Check; theirs: Check },
+  w: Workload,
+  concurrency: number,
+  reset: () => Promise<unknown>,
+) {
+  const figures = { ours: [] as number[], theirs: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = ["ours", "theirs"] as const;
+    for (const name of round % 2 ? [...order].reverse() : order) {
+      await reset();
+      figures[name].push(await throughput(pair[name], concurrency, SECONDS, w.tenants));
+    }
+  }
+  return {
+    concurrency,
+    ours: spread(figures.ours),
+    theirs: spread(figures.theirs),
+    ratio: ratioSpread(figures.ours, figures.theirs)!,
+  };
+}
+
 const throughputRows = [];
 const serverRows = [];
+const clusterRows = [];
 try {
   for (const kind of ["redis", "ioredis"] as ClientKind[]) {
     await using client = await connectClient(kind, redis.url);
     const send = client.commands.send.bind(client.commands);
-    const store = createRedisStore(client.commands, { timeoutMs: 5_000 });
-    const limiters = new Map<string, RateLimiterRedis>();
-    const limiter = ({ limit, windowSeconds }: Workload) => {
-      const id = `${limit}/${windowSeconds}`;
-      let found = limiters.get(id);
-      if (found === undefined) {
-        found = new RateLimiterRedis({
-          storeClient: client.client,
-          useRedisPackage: kind === "redis",
-          points: limit,
-          duration: windowSeconds,
-        });
-        limiters.set(id, found);
-      }
-      return found;
-    };
-    const ours = (w: Workload): Check => (key) => store.hit(key, w.limit, w.windowSeconds * 1e6);
-    const theirs = (w: Workload): Check => (key) =>
-      limiter(w).consume(key).catch((refused) => {
-        if (!(refused instanceof RateLimiterRes)) throw refused;
-      });
+    const { ours, theirs } = contenders(kind, client);
     /** A script sent as the store sends its own (EVALSHA, loaded once), with its arguments. */
     const script = async (text: string) => {
       const sha = String(await send(["SCRIPT", "LOAD", text]));
@@ -198,19 +242,10 @@ try {
     // interleaved (which goes first alternates).
     const fresh = WORKLOADS[0]!;
     for (const concurrency of [1, 16, 128]) {
-      const figures = { ours: [] as number[], theirs: [] as number[] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const pair = [["ours", ours(fresh)], ["theirs", theirs(fresh)]] as const;
-        for (const [name, check] of round % 2 ? [...pair].reverse() : pair) {
-          figures[name].push((await measure(check, fresh, concurrency, SECONDS)).perSecond);
-        }
-      }
+      const pair = { ours: ours(fresh), theirs: theirs(fresh) };
       const row = {
         client: kind,
-        concurrency,
-        ours: spread(figures.ours),
-        theirs: spread(figures.theirs),
-        ratio: ratioSpread(figures.ours, figures.theirs)!,
+        ...await race(pair, fresh, concurrency, () => send(["FLUSHALL"])),
       };
       throughputRows.push(row);
       console.error(
@@ -259,6 +294,30 @@ try {
   }
 } finally {
   await redis.stop();
+}
+
+// 3. Redis Cluster.
+try {
+  await using cluster = await startRedisCluster(`${dir}/cluster`);
+  const masters = (await cluster.nodes()).filter((n) => n.role === "master").map((n) => n.port);
+  const flush = () => Promise.all(masters.map((port) => cluster.send(port, "FLUSHALL")));
+  for (const kind of ["redis", "ioredis"] as ClientKind[]) {
+    await using client = await connectClusterClient(kind, cluster);
+    const { ours, theirs } = contenders(kind, client);
+    const fresh = WORKLOADS[0]!;
+    for (const concurrency of [16, 128]) {
+      const row = {
+        client: kind,
+        ...await race({ ours: ours(fresh), theirs: theirs(fresh) }, fresh, concurrency, flush),
+      };
+      clusterRows.push(row);
+      console.error(
+        `cluster, ${kind} ×${concurrency}: ours ${row.ours.median.toFixed(0)}/s, ` +
+          `rate-limiter-flexible ${row.theirs.median.toFixed(0)}/s`,
+      );
+    }
+  }
+} finally {
   await Deno.remove(dir, { recursive: true });
 }
 
@@ -267,6 +326,15 @@ const version = new TextDecoder().decode(
 ).match(/v=([\d.]+)/)?.[1];
 const run = finishRun();
 const n = (value: number) => Math.round(value).toLocaleString("en-US");
+const throughputRow = (
+  r: { client: string; concurrency: number; ours: Spread; theirs: Spread; ratio: Spread },
+) => [
+  r.client,
+  String(r.concurrency),
+  `${n(r.ours.median)} (${n(r.ours.min)}–${n(r.ours.max)})`,
+  `${n(r.theirs.median)} (${n(r.theirs.min)}–${n(r.theirs.max)})`,
+  formatRatioSpread(r.ratio),
+];
 const us = (s: Spread) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
 const table = [
   `In process, medians of ${ROUNDS} rounds of ${n(OPS)} requests. ${runCaption(run)}`,
@@ -324,13 +392,22 @@ const table = [
       "rate-limiter-flexible, checks/s",
       "ours ÷ theirs",
     ],
-    ...throughputRows.map((r) => [
-      r.client,
-      String(r.concurrency),
-      `${n(r.ours.median)} (${n(r.ours.min)}–${n(r.ours.max)})`,
-      `${n(r.theirs.median)} (${n(r.theirs.min)}–${n(r.theirs.max)})`,
-      formatRatioSpread(r.ratio),
-    ]),
+    ...throughputRows.map(throughputRow),
+  ]),
+  "",
+  `The same on a Redis Cluster of three masters with a replica each, all on this machine ` +
+  "(`redis-cli --cluster create`), through each client family's cluster client (node-redis " +
+  "`createCluster`, ioredis `Cluster`): one connection per master.",
+  "",
+  markdownTable([
+    [
+      "Cluster client",
+      "Concurrent checks",
+      "ours, checks/s",
+      "rate-limiter-flexible, checks/s",
+      "ours ÷ theirs",
+    ],
+    ...clusterRows.map(throughputRow),
   ]),
 ].join("\n");
 console.log(table);
@@ -347,6 +424,7 @@ if (!args.values["no-write"]) {
           inProcess,
           serverTime: serverRows,
           throughput: throughputRows,
+          clusterThroughput: clusterRows,
         },
         null,
         2,
