@@ -257,6 +257,9 @@ class LocalClientImpl implements LocalClient {
     this.#slot = init.slot;
     this.#seen = init.version;
     this.#racy = init.racy;
+    this.#slot.onExpired = (error) => {
+      this.#events.emit(() => ({ type: "expired", error, status: this.status() }));
+    };
     this.#schedule();
   }
 
@@ -374,7 +377,10 @@ class LocalClientImpl implements LocalClient {
     this.#events.reloaded(previous, loaded, () => this.status());
   }
 
+  /** A failed reload: `onError`, then the `reload-failed` event. */
   #report(error: PolicyError): void {
-    if (!this.#closed) callSafely(this.#init.onError, error);
+    if (this.#closed) return;
+    callSafely(this.#init.onError, error);
+    this.#events.emit(() => ({ type: "reload-failed", error, status: this.status() }));
   }
 }

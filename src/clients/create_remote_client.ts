@@ -571,6 +571,9 @@ class RemoteClientImpl implements RemoteClient {
         config.clock,
         this.#memory,
       );
+      this.#slot.onExpired = (error) => {
+        this.#events.emit(() => ({ type: "expired", error, status: this.status() }));
+      };
     } else {
       previous = this.#slot.replace(loaded);
     }

@@ -227,8 +227,24 @@ export interface ClientStateEvent {
   status: ClientStatus;
 }
 
+/**
+ * A failure the bundle in force outlives (docs/local-client.md "Events"):
+ * `reload-failed` (local client) when a watched file changed and its reload
+ * failed, with the error `onError` receives, the bundle in force staying;
+ * `expired` (both clients) when the freshness statement of the bundle in
+ * force expired, with the `BUNDLE_EXPIRED` error `evaluate` now throws.
+ */
+export interface ClientErrorEvent {
+  /** Which failure. */
+  type: "reload-failed" | "expired";
+  /** The failure, with its code. */
+  error: PolicyError;
+  /** The client's status at that moment (the bundle in force). */
+  status: ClientStatus;
+}
+
 /** What a `subscribe` listener receives. Narrow on `type`. */
-export type ClientEvent = ReloadEvent | ClientStateEvent;
+export type ClientEvent = ReloadEvent | ClientStateEvent | ClientErrorEvent;
 
 /** A `subscribe` listener. What it throws, or rejects with, is ignored. */
 export type ClientListener = (event: ClientEvent) => void;

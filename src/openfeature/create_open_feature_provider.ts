@@ -69,8 +69,9 @@ const PROVIDER_FIELDS: Fields = { ...FLAG_MAPPING_FIELDS, ownsClient: booleanFie
  * is then ready when the promise resolves, and in the `FATAL` state if it
  * rejects). Events: `READY` once a bundle is in force;
  * `CONFIGURATION_CHANGED` on every reload, with the flags whose decisions
- * may change; `STALE` while a remote client is degraded; `ERROR` while
- * evaluation fails closed (`BUNDLE_STALE`); `READY` again on recovery.
+ * may change; `STALE` when a local client's reload failed (with the code)
+ * and while a remote client is degraded; `ERROR` while evaluation fails
+ * closed (`BUNDLE_EXPIRED`, `BUNDLE_STALE`); `READY` again on recovery.
  *
  * @throws {PolicyError} `INVALID_OPTIONS` for an unknown or malformed option,
  * or a `client` that is not a client.
@@ -137,8 +138,13 @@ class PolicyProvider implements Provider {
   #bundle: BundleFacts = { checksum: "", bundleVersion: null };
   #unsubscribe: (() => void) | null = null;
   #told: Told = "NOT_READY";
-  /** An evaluation failed closed since the last reload or recovery. */
+  /**
+   * The error with which evaluation last failed closed (from an evaluation,
+   * or the client's `expired` event), for the `ERROR` event's message.
+   */
   #failedClosed: PolicyError | null = null;
+  /** A local client's last reload failed (`reload-failed`), until a bundle loads. */
+  #reloadFailed: PolicyError | null = null;
   #closed = false;
   readonly #evaluate = (request: EvaluationRequest): Decision => this.#client!.evaluate(request);
   readonly #onFailedClosed = (error: PolicyError): void => this.#failClosed(error);
@@ -160,7 +166,7 @@ class PolicyProvider implements Provider {
     const ready = this.#start();
     // OpenFeature marks the provider READY in its own reaction to `ready`,
     // registered after this one: a state other than READY is told one step later.
-    ready.then(() => Promise.resolve().then(() => this.#tellState()), () => {});
+    ready.then(() => Promise.resolve().then(() => this.#tellState(false)), () => {});
     return ready;
   }
 
@@ -247,7 +253,7 @@ class PolicyProvider implements Provider {
   /** An evaluation failed closed: OpenFeature hears `ERROR` (once, until recovery). */
   #failClosed(error: PolicyError): void {
     this.#failedClosed = error;
-    this.#tellState();
+    this.#tellState(false);
   }
 
   #onClientEvent(event: ClientEvent): void {
@@ -255,6 +261,7 @@ class PolicyProvider implements Provider {
     if (event.type === "reload") {
       this.#bundle = factsOf(event.status);
       this.#failedClosed = null;
+      this.#reloadFailed = null;
       this.events.emit(ProviderEvents.ConfigurationChanged, {
         flagsChanged: this.#resolver.flagsOf(event.changedTargets),
         message: `bundle ${event.status.checksum} in force (was ${event.previous.checksum})`,
@@ -265,43 +272,69 @@ class PolicyProvider implements Provider {
             { bundleVersion: event.status.bundleVersion }),
         },
       });
-    } else if (event.type === "recovered") {
+    } else if (event.type === "reload-failed") {
+      this.#reloadFailed = event.error;
+    } else if (event.type === "expired") {
+      this.#failedClosed = event.error;
+    } else if (event.type === "recovered" && this.#failedClosed?.code === "BUNDLE_STALE") {
+      // Confirmed again: no longer stale (an expired statement needs a reload).
       this.#failedClosed = null;
     }
-    this.#tellState();
+    // Every failed reload is told, with its code, also while STALE already.
+    this.#tellState(event.type === "reload-failed");
   }
 
   /**
    * Tells OpenFeature the state the client is in, when it differs from the
-   * last one told: `ERROR` while evaluation fails closed, `STALE` while a
-   * remote client is degraded, else `READY`.
+   * last one told (or, with `retell`, again when it is `STALE`): `ERROR`
+   * while evaluation fails closed (the statement in force expired, or a
+   * remote client's bundle is stale), `STALE` while a remote client is
+   * degraded or a local client's last reload failed, else `READY`.
    */
-  #tellState(): void {
+  #tellState(retell: boolean): void {
     const client = this.#client;
     if (client === null || this.#closed || this.#told === "NOT_READY") return;
     const status = client.status();
-    const stale = status.origin === "remote" && status.stale;
-    const state: Told = this.#failedClosed !== null || stale
+    const remote = status.origin === "remote" ? status : null;
+    const failing = status.expired
+      ? "BUNDLE_EXPIRED"
+      : remote !== null && remote.stale
+      ? "BUNDLE_STALE"
+      : this.#failedClosed?.code ?? null;
+    const state: Told = failing !== null
       ? "ERROR"
-      : status.origin === "remote" && status.degraded
+      : remote?.degraded === true || this.#reloadFailed !== null
       ? "STALE"
       : "READY";
-    if (state === this.#told) return;
+    if (state === this.#told && !(retell && state === "STALE")) return;
     this.#told = state;
     if (state === "ERROR") {
-      const code = this.#failedClosed?.code ?? "BUNDLE_STALE";
-      const message = this.#failedClosed?.message ??
-        "the bundle in force was not confirmed by the control plane within maxStalenessMs";
+      const known = this.#failedClosed?.code === failing ? this.#failedClosed : null;
+      const message = known?.message ??
+        (failing === "BUNDLE_EXPIRED"
+          ? "the freshness statement of the bundle in force has expired"
+          : "the bundle in force was not confirmed by the control plane within maxStalenessMs");
       this.events.emit(ProviderEvents.Error, {
-        message: `${code}: ${message}; flags resolve to their defaults until it recovers`,
-        metadata: { policyErrorCode: code },
+        message: `${failing}: ${message}; flags resolve to their defaults until it recovers`,
+        metadata: { policyErrorCode: failing! },
       });
     } else if (state === "STALE") {
-      this.events.emit(ProviderEvents.Stale, {
-        message: `the policy client is degraded (${
-          status.origin === "remote" && status.lastErrorCode
-        }): flags resolve from the last verified bundle, which may be out of date`,
-      });
+      const failed = remote === null ? this.#reloadFailed : null;
+      this.events.emit(
+        ProviderEvents.Stale,
+        failed !== null
+          ? {
+            message:
+              `${failed.code}: ${failed.message}; flags resolve from the last good bundle (${status.checksum}) until a good one loads`,
+            metadata: { policyErrorCode: failed.code },
+          }
+          : {
+            message:
+              `the policy client is degraded (${remote?.lastErrorCode}): flags resolve from the last verified bundle, which may be out of date`,
+            ...(remote !== null && remote.lastErrorCode !== null &&
+              { metadata: { policyErrorCode: remote.lastErrorCode } }),
+          },
+      );
     } else {
       this.events.emit(ProviderEvents.Ready, { message: "the policy client recovered" });
     }

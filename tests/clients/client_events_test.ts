@@ -11,11 +11,13 @@ import {
   createRemoteClient,
   type RemoteClientOptions,
   type RuntimeBundleV1,
+  signBundle,
+  signFreshness,
 } from "../../mod.ts";
 
 import { hmacSecret, signedText, test, writeAtomic } from "./_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { DRIVEN_BY_REFRESH, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
+import { bundleOf, DRIVEN_BY_REFRESH, ecdsa, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
 const READ = { service: "docs", resource: "page", action: "read" };
@@ -129,7 +131,7 @@ test("a watching local client tells each reload: the previous bundle, exactly th
   });
 });
 
-test("a failed reload sends no event; unsubscribe and close() stop them", async () => {
+test("a failed reload sends reload-failed with the error onError gets; unsubscribe and close() stop them", async () => {
   await withTempDir(async (dir) => {
     const secret = hmacSecret();
     const path = `${dir}/bundle.json`;
@@ -148,7 +150,13 @@ test("a failed reload sends no event; unsubscribe and close() stop them", async 
     await writeAtomic(path, "{ not json");
     await check(clock);
     assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR"]);
-    assert.equal(events.length, 0);
+    assert.equal(events.length, 1);
+    const failed = events[0]!;
+    assert.ok(failed.type === "reload-failed", failed.type);
+    assert.equal(failed.error.code, "BUNDLE_PARSE_ERROR");
+    // The bundle in force stays, and the status says so.
+    assert.equal(failed.status.bundleVersion, 1);
+    events.length = 0;
     unsubscribe();
     unsubscribe(); // idempotent
     const later = nextEvents((l) => client.subscribe(l));
@@ -252,5 +260,49 @@ test("a remote client started degraded tells only what changes after subscribing
     stub.script(ok(V1, '"v1"'));
     await client.refresh();
     assert.deepEqual(events.map((e) => e.type), ["recovered"]);
+  });
+});
+
+test("both clients send expired, with the BUNDLE_EXPIRED error evaluate then throws, when the statement in force expires", async () => {
+  const key = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "k" };
+  const fresh = async (at: number) => {
+    const bundle = await signBundle(bundleOf(1), key);
+    return JSON.stringify({
+      ...bundle,
+      freshness: await signFreshness(bundle, { ...key, issuedAt: at, expiresAt: at + 60_000 }),
+    });
+  };
+  const verify = { algorithm: "ECDSA_SHA_256" as const, publicKey: ecdsa.publicKeyPem };
+  const clock = new FakeClock();
+  await withTempDir(async (dir) => {
+    const path = `${dir}/bundle.json`;
+    await Deno.writeTextFile(path, await fresh(clock.wallNow()));
+    const local = await createLocalClient({ bundlePath: path, verify, clock, clockSkewMs: 0 });
+    await using remote = await createRemoteClient(remoteOptions("https://origin.test", {
+      clock,
+      verify,
+      clockSkewMs: 0,
+      fetch: new StubFetch(ok(await fresh(clock.wallNow()), '"f"')).fetch,
+      ...DRIVEN_BY_REFRESH,
+    }));
+    try {
+      const events: ClientEvent[] = [];
+      local.subscribe((event) => events.push(event));
+      remote.subscribe((event) => events.push(event));
+      clock.tick(59_999);
+      assert.equal(events.length, 0);
+      clock.tick(1);
+      assert.deepEqual(events.map((e) => [e.type, e.status.origin]), [
+        ["expired", "local"],
+        ["expired", "remote"],
+      ]);
+      for (const event of events) {
+        assert.ok(event.type === "expired");
+        assert.equal(event.error.code, "BUNDLE_EXPIRED");
+        assert.equal(event.status.expired, true);
+      }
+    } finally {
+      await local.close();
+    }
   });
 });

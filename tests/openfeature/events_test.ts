@@ -18,6 +18,7 @@ import {
   createRemoteClient,
   type RuntimeBundleV1,
   signBundle,
+  signFreshness,
 } from "../../mod.ts";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 
@@ -281,6 +282,143 @@ test("a remote client degraded already when the provider starts: READY, then STA
     try {
       assert.deepEqual(order, ["READY", "STALE"]);
       assert.equal(OpenFeature.getClient(domain).providerStatus, ProviderStatus.STALE);
+    } finally {
+      await OpenFeature.close();
+    }
+  });
+});
+
+/** A watching local client of `path` (ECDSA-verified) behind a provider, on a fake clock. */
+async function watchedFlags(path: string, clock: FakeClock) {
+  const errors: string[] = [];
+  const client = await createLocalClient({
+    bundlePath: path,
+    verify: { algorithm: "ECDSA_SHA_256", publicKey: ecdsa.publicKeyPem },
+    watch: { intervalMs: 10 },
+    clock,
+    clockSkewMs: 0,
+    onError: (error) => void errors.push(error.code),
+  });
+  const domain = `events-${++domains}`;
+  await OpenFeature.setProviderAndWait(
+    domain,
+    createOpenFeatureProvider(client, { flags: CASES.flags, ownsClient: true }),
+  );
+  const flags = OpenFeature.getClient(domain);
+  /** One check of the watch: its timer fires and the check runs to its end. */
+  const check = async () => {
+    const scheduled = clock.nextTimer();
+    clock.tick(10);
+    await scheduled;
+  };
+  return { client, flags, errors, check };
+}
+
+const KEY = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "k" };
+
+test("a reload that fails (garbage, a tampered bundle on disk) makes the provider STALE with the code; the last good bundle answers; a good bundle brings CONFIGURATION_CHANGED and READY", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/bundle.json`;
+    await Deno.writeTextFile(path, JSON.stringify(await signBundle(FLAGS_BUNDLE, KEY)));
+    const clock = new FakeClock();
+    const { client, flags, errors, check } = await watchedFlags(path, clock);
+    try {
+      const heard = recorder(flags);
+      const good = { plan: "pro" };
+      const answer = async () => (await flags.getBooleanDetails("new-checkout", false, good));
+
+      // Garbage on disk.
+      let stale = heard.next(ProviderEvents.Stale);
+      await writeAtomic(path, "{ not json");
+      await check();
+      await stale;
+      assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR"]);
+      assert.deepEqual(heard.types(), [ProviderEvents.Stale]);
+      assert.match(heard.events[0]!.details!.message!, /^BUNDLE_PARSE_ERROR: /);
+      assert.equal(heard.events[0]!.details!.metadata?.policyErrorCode, "BUNDLE_PARSE_ERROR");
+      assert.equal(flags.providerStatus, ProviderStatus.STALE);
+      // The last good bundle keeps answering.
+      assert.deepEqual(
+        [(await answer()).value, (await answer()).reason],
+        [true, "TARGETING_MATCH"],
+      );
+
+      // A tampered bundle: signed, then a rule changed.
+      const tampered = await signBundle(changedBundle(8), KEY);
+      tampered.policies[0]!.rules[0]!.priority = 99;
+      stale = heard.next(ProviderEvents.Stale);
+      await writeAtomic(path, JSON.stringify(tampered));
+      await check();
+      await stale;
+      assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR", "CHECKSUM_MISMATCH"]);
+      assert.match(heard.events[1]!.details!.message!, /^CHECKSUM_MISMATCH: /);
+      assert.equal(heard.events[1]!.details!.metadata?.policyErrorCode, "CHECKSUM_MISMATCH");
+      assert.equal((await answer()).value, true);
+      assert.equal(client.status().bundleVersion, 7);
+
+      // A good bundle again.
+      const ready = heard.next(ProviderEvents.Ready);
+      await writeAtomic(path, JSON.stringify(await signBundle(changedBundle(8), KEY)));
+      await check();
+      await ready;
+      assert.deepEqual(heard.types(), [
+        ProviderEvents.Stale,
+        ProviderEvents.Stale,
+        ProviderEvents.ConfigurationChanged,
+        ProviderEvents.Ready,
+      ]);
+      assert.equal(flags.providerStatus, ProviderStatus.READY);
+      assert.equal(
+        (await flags.getBooleanDetails("new-checkout", false, { plan: "trial" })).value,
+        true,
+      );
+    } finally {
+      await OpenFeature.close();
+    }
+  });
+});
+
+test("the statement in force expires: ERROR with BUNDLE_EXPIRED at once, with no flag evaluated; a renewed statement brings READY", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/bundle.json`;
+    const clock = new FakeClock();
+    const issued = async (at: number) => {
+      const bundle = await signBundle(FLAGS_BUNDLE, KEY);
+      const freshness = await signFreshness(bundle, {
+        ...KEY,
+        issuedAt: at,
+        expiresAt: at + 60_000,
+      });
+      return JSON.stringify({ ...bundle, freshness });
+    };
+    await Deno.writeTextFile(path, await issued(clock.wallNow()));
+    const { flags, check } = await watchedFlags(path, clock);
+    try {
+      const heard = recorder(flags);
+      const error = heard.next(ProviderEvents.Error);
+      clock.tick(60_000);
+      await error;
+      assert.deepEqual(heard.types(), [ProviderEvents.Error]);
+      assert.match(heard.events[0]!.details!.message!, /^BUNDLE_EXPIRED: /);
+      assert.equal(heard.events[0]!.details!.metadata?.policyErrorCode, "BUNDLE_EXPIRED");
+      const details = await flags.getBooleanDetails("new-checkout", false, { plan: "pro" });
+      assert.deepEqual([details.value, details.errorCode], [false, "GENERAL"]);
+      assert.equal(heard.events.length, 1);
+      // The re-issue job writes a fresh statement for the same bundle.
+      while (clock.pending === 0) await clock.nextTimer();
+      const ready = heard.next(ProviderEvents.Ready);
+      await writeAtomic(path, await issued(clock.wallNow()));
+      await check();
+      await ready;
+      assert.deepEqual(heard.types(), [
+        ProviderEvents.Error,
+        ProviderEvents.ConfigurationChanged,
+        ProviderEvents.Ready,
+      ]);
+      assert.equal(
+        (await flags.getBooleanDetails("new-checkout", false, { plan: "pro" })).value,
+        true,
+      );
     } finally {
       await OpenFeature.close();
     }
