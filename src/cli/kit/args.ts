@@ -180,13 +180,16 @@ export type ArgumentToken =
  * Splits `args` into tokens as `parseArgs` of `node:util` does without
  * `strict`, with positionals allowed: `--name=value`; `--name value` and
  * `-n value` for string flags (the next argument is the value, whatever it
- * looks like); `-abc` groups of short flags, where a string flag takes the
+ * looks like, unless the flag has a `bare` value: see `FlagSpec.bare`);
+ * `-abc` groups of short flags, where a string flag takes the
  * rest of the group as its value; `--` ends the flags. Unknown flags are
  * tokens of their own, taking no value.
  */
 export function argumentTokens(
   args: readonly string[],
-  flags: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
+  flags: Readonly<
+    Record<string, { type: "string" | "boolean"; short?: string; bare?: string }>
+  >,
 ): ArgumentToken[] {
   const longOf = new Map<string, string>();
   for (const [name, flag] of Object.entries(flags)) {
@@ -195,9 +198,16 @@ export function argumentTokens(
   const takesValue = (name: string) => Object.hasOwn(flags, name) && flags[name]!.type === "string";
   const tokens: ArgumentToken[] = [];
   const pending = [...args];
-  // A flag written alone: a string flag takes the next argument, whatever it is, as its value.
+  // A flag written alone: a string flag takes the next argument, whatever it is, as its value;
+  // one with a `bare` value takes it only when it is not a flag, and is `bare` otherwise.
   const alone = (name: string, rawName: string): ArgumentToken => {
-    const value = takesValue(name) ? pending.shift() : undefined;
+    const bare = takesValue(name) ? flags[name]!.bare : undefined;
+    const next = pending[0];
+    const value = !takesValue(name)
+      ? undefined
+      : bare !== undefined && (next === undefined || (next.startsWith("-") && next !== "-"))
+      ? bare
+      : pending.shift();
     return {
       kind: "option",
       name,

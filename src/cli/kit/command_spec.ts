@@ -24,6 +24,12 @@ export interface FlagSpec {
   choices?: readonly string[];
   /** A string flag that may be given more than once (read with `Session.strings`). */
   multiple?: boolean;
+  /**
+   * The value of a string flag written alone: with it, the flag takes the
+   * next argument as its value only when there is one that is not a flag
+   * (`--trace` and `--trace --draft` mean `--trace full`).
+   */
+  bare?: string;
   description: string;
 }
 

@@ -87,7 +87,8 @@ export const runSimulate = defineCommand(
         type: "string",
         value: "full",
         choices: ["full"],
-        description: "print the full evaluation trace, conditions included",
+        bare: "full",
+        description: "print the full evaluation trace, conditions included (bare --trace: full)",
       },
       suite: {
         type: "string",

@@ -437,3 +437,20 @@ Deno.test("simulate warns on unknown fields of a suite, which --strict refuses: 
   assertError(strict, 2, "SUITE_INVALID");
   assert.match(strict.stderr, /2 unknown field\(s\), which --strict refuses/);
 });
+
+Deno.test("a bare --trace means --trace full, last or before another flag", async () => {
+  await using s = await built();
+  const context = ["--context", '{"plan":"free","seats":1}'];
+  const full = await s.run(["simulate", ...target, ...context, "--trace", "full"]);
+  assert.equal(full.code, 0, full.stderr);
+  for (const args of [[...target, ...context, "--trace"], ["--trace", ...target, ...context]]) {
+    const bare = await s.run(["simulate", ...args]);
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.equal(bare.stdout, full.stdout);
+  }
+  const json = await s.json(["simulate", ...target, "--trace"]);
+  assert.equal(typeof json.doc.trace, "object");
+  assert.notEqual(json.doc.trace, null);
+  // A value that is not a flag is still the flag's value, and checked.
+  assertError(await s.run(["simulate", ...target, "--trace", "short"]), 2, "USAGE_ERROR");
+});
