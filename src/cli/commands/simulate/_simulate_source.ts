@@ -7,7 +7,7 @@
  * @module
  */
 import type { CompiledBundle } from "../../../engine/compile_bundle.ts";
-import { PolicyError } from "../../../public/policy_error.ts";
+import { isPolicyError, PolicyError } from "../../../public/policy_error.ts";
 import type { LoadedBundle } from "../../../verify/load_bundle.ts";
 import type { Session } from "../../kit/session.ts";
 import {
@@ -19,6 +19,7 @@ import {
   readBundleFileUnverified,
 } from "../../kit/bundle.ts";
 import { bundleDocument, draftDocument } from "../../kit/documents.ts";
+import { exists } from "../../kit/read_document.ts";
 import { bundleFromDraft, readValidDraft } from "../../kit/build_bundle.ts";
 import { withHint } from "../../kit/errors.ts";
 import { mergeSigningBlocks } from "../../kit/signing.ts";
@@ -53,7 +54,29 @@ export interface SimulationSource {
 
 /** The bundle (or with `--draft` the draft's bundle) that `simulate` evaluates. */
 export async function simulationSource(session: Session): Promise<SimulationSource> {
-  return session.has("draft") ? await fromDraft(session) : await fromBundle(session);
+  if (session.has("draft")) return await fromDraft(session);
+  try {
+    return await fromBundle(session);
+  } catch (error) {
+    throw await unbuilt(session, error);
+  }
+}
+
+/**
+ * The error of a bundle that was never built (the configured bundle is
+ * missing), with a hint: build it, or evaluate the draft as it stands.
+ */
+async function unbuilt(session: Session, error: unknown): Promise<unknown> {
+  if (!isPolicyError(error, "BUNDLE_READ_ERROR") || session.has("bundle")) return error;
+  const { file } = await bundleDocument(session);
+  if (await exists(session.files, file)) return error;
+  const draft = await exists(session.files, (await session.config()).draftPath);
+  return withHint(
+    error,
+    draft
+      ? "no bundle has been built here yet: run 'policy build' to build it from the draft, or add --draft to evaluate the draft as it stands"
+      : "no bundle has been built here yet: run 'policy build' (it needs a draft: 'policy policies add-rule' or 'policy policies import' starts one), or pass --bundle <path>",
+  );
 }
 
 /**

@@ -454,3 +454,32 @@ Deno.test("a bare --trace means --trace full, last or before another flag", asyn
   // A value that is not a flag is still the flag's value, and checked.
   assertError(await s.run(["simulate", ...target, "--trace", "short"]), 2, "USAGE_ERROR");
 });
+
+Deno.test("simulate before any build says to build, or to evaluate the draft with --draft", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const r = await s.run(["simulate", ...target]);
+  assertError(r, 2, "BUNDLE_READ_ERROR");
+  assert.match(r.stderr, /policy build/);
+  assert.match(r.stderr, /--draft/);
+  const json = await s.json(["simulate", ...target]);
+  const error = json.doc.error as { code: string; hint?: string };
+  assert.equal(error.code, "BUNDLE_READ_ERROR");
+  // Suites too: the same source.
+  await s.fixture("suite.json", "suite.json");
+  const suite = await s.run(["simulate", "--suite", "suite.json"]);
+  assert.match(suite.stderr, /--draft/);
+  // Once built, simulate evaluates the bundle.
+  assert.equal((await s.run(["build"])).code, 0);
+  assert.equal((await s.run(["simulate", ...target])).code, 0);
+});
+
+Deno.test("simulate in an empty folder says how to start a draft; an explicit --bundle gets no hint", async () => {
+  await using s = await scratch();
+  const r = await s.run(["simulate", ...target]);
+  assertError(r, 2, "BUNDLE_READ_ERROR");
+  assert.match(r.stderr, /policy policies add-rule/);
+  const named = await s.run(["simulate", ...target, "--bundle", "elsewhere.json"]);
+  assertError(named, 2, "BUNDLE_READ_ERROR");
+  assert.doesNotMatch(named.stderr, /policy build/);
+});
