@@ -118,15 +118,16 @@ export const runBuild = defineCommand(
       ["projectId", projectId, "--project-id", "build.scope.projectId"],
     ] as const).filter(([, value]) => value === undefined);
     if (unset.length > 0) {
-      out.warn(
+      // Advice: a bundle only ever read by the local client needs no scope (docs/cli.md "build").
+      out.advise(
         "SCOPE_UNSET",
         `${unset.map(([field]) => field).join(" and ")} ${
           unset.length === 1 ? "is" : "are"
-        } not set; bundles delivered by the cloud control plane need ${
+        } not set; a remote client accepts only a bundle whose orgId, projectId and env are its own, so a bundle served over HTTP needs ${
           unset.length === 1 ? "it" : "them"
-        } (pass ${unset.map(([, , flag]) => flag).join(" and ")} or set ${
-          unset.map(([, , , key]) => key).join(" and ")
-        })`,
+        }, and one read by the local client does not (pass ${
+          unset.map(([, , flag]) => flag).join(" and ")
+        } or set ${unset.map(([, , , key]) => key).join(" and ")})`,
       );
     }
     const signingKey = settings === null ? null : await readSigningKey(session, settings);

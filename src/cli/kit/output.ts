@@ -143,6 +143,19 @@ export class Output {
   }
 
   /**
+   * A warning that is advice about a choice the user may have made on
+   * purpose (`SCOPE_UNSET`): listed in JSON documents like any warning, but
+   * on stderr only without `--quiet`.
+   */
+  advise(code: string, message: string): void {
+    const shown = redactSecrets(message);
+    this.warnings.push({ code, message: shown });
+    if (!this.quiet) {
+      this.#io.stderr(`warning: ${escapeControls(shown)} (${escapeControls(code)})\n`);
+    }
+  }
+
+  /**
    * A line on stderr that belongs with the warnings (how many were not
    * listed): shown also with `--quiet`, never in the JSON document.
    */

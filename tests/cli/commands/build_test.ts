@@ -124,7 +124,7 @@ Deno.test("build warns once, naming what is unset, when orgId or projectId is un
   assert.equal(r.stderr.match(/SCOPE_UNSET/g)?.length, 1, r.stderr);
   const one = await s.json(["build", "--org-id", "acme"]);
   assert.deepEqual((one.doc.warnings as { message: string }[]).map((w) => w.message), [
-    "projectId is not set; bundles delivered by the cloud control plane need it (pass --project-id or set build.scope.projectId)",
+    "projectId is not set; a remote client accepts only a bundle whose orgId, projectId and env are its own, so a bundle served over HTTP needs it, and one read by the local client does not (pass --project-id or set build.scope.projectId)",
   ]);
   const none = await s.json(["build", "--org-id", "acme", "--project-id", "shop"]);
   assert.deepEqual(none.doc.warnings, []);
@@ -521,4 +521,20 @@ Deno.test("build does not replace a signed bundle with an unsigned one unless --
     2,
     "USAGE_ERROR",
   );
+});
+
+Deno.test("SCOPE_UNSET speaks of the remote client's scope, and --quiet silences it", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const loud = await s.run(["build"]);
+  assert.equal(loud.code, 0, loud.stderr);
+  assert.match(loud.stderr, /a remote client accepts only a bundle whose orgId, projectId and env/);
+  assert.doesNotMatch(loud.stderr, /cloud|control plane/);
+  const quiet = await s.run(["build", "--quiet"]);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stderr, "");
+  // The JSON document still lists it, --quiet or not.
+  const json = await s.json(["build", "--quiet"]);
+  assert.deepEqual((json.doc.warnings as { code: string }[]).map((w) => w.code), ["SCOPE_UNSET"]);
+  assert.equal(json.stderr, "");
 });
