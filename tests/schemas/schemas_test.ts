@@ -413,7 +413,7 @@ const fixture = (file: string) => JSON.parse(Deno.readTextFileSync(new URL(file,
 const VALID: Record<SchemaName, unknown> = {
   bundle: fixture("examples/bundle.json"),
   draft: fixture("tests/testdata/cli/draft.json"),
-  rule: fixture("examples/service/policy/rules/export-per-tenant.json"),
+  rule: fixture("examples/service/policy/rules/export-per-tenant.rule.json"),
   suite: {
     $schema: schemaUrl("suite"),
     name: "s",

@@ -41,6 +41,16 @@ export function parseSuite(
 
 /** What a suite file's name ends with, for `--suite <folder>`. */
 export const SUITE_FILE_SUFFIX = ".suite.json";
+
+/**
+ * The names of the suites a command finds by itself when none is named
+ * (`fmt`, `playground`): `suite.json`, the name the README and the
+ * walkthrough give their suite, or `*.suite.json` as `--suite <folder>`
+ * reads.
+ */
+export function isSuiteFileName(name: string): boolean {
+  return name === "suite.json" || (name.endsWith(SUITE_FILE_SUFFIX) && name !== SUITE_FILE_SUFFIX);
+}
 /** Most suite files one run takes. */
 export const MAX_SUITE_FILES = 1_000;
 /** Most folder entries `--suite <folder>` looks at (a folder of build output named by mistake). */

@@ -4,10 +4,10 @@
  * one the commands that edit the draft write (`docs/cli.md`, "fmt").
  *
  * - Which files: with no argument, the draft (`draft.path`), the project
- *   config file, and every `*.rule.json` and `*.suite.json` below the
- *   working folder (not in hidden, dependency or build folders); an argument
- *   names a file (formatted whatever its name) or a folder (its `*.rule.json`
- *   and `*.suite.json`, and the draft and the config when they are in it).
+ *   config file, and every `*.rule.json`, `*.suite.json` and `suite.json`
+ *   below the working folder (not in hidden, dependency or build folders); an
+ *   argument names a file (formatted whatever its name) or a folder (those
+ *   files in it, and the draft and the config when they are in it).
  * - Bundles are never rewritten: `build` and `sign` write them compact, a
  *   client reloads them on any change, and their bytes are what was signed
  *   for (`inspect` shows them for people).
@@ -36,12 +36,14 @@ import { commentsOf, formatJsonc, hasComments } from "./format_jsonc.ts";
 import { unifiedDiff } from "./line_diff.ts";
 import { plural } from "../../kit/describe.ts";
 import { withSchema } from "../../kit/schema.ts";
+import { isSuiteFileName } from "../../kit/suite.ts";
 
 /** What a file is, for `policy fmt`. */
 type FmtKind = "draft" | "config" | "rule" | "suite" | "document" | "bundle";
 
-/** The file names a folder is searched for. */
-const PATTERN_SUFFIXES = [".rule.json", ".suite.json"];
+/** The file names a folder is searched for: rule files, and suites as `isSuiteFileName` says. */
+const byPattern = (name: string) =>
+  (name.endsWith(".rule.json") && name !== ".rule.json") || isSuiteFileName(name);
 
 /** One file's outcome (docs/cli.md, "fmt"). */
 interface FmtFile {
@@ -61,9 +63,9 @@ export const runFmt = defineCommand(
     summary: [
       "Writes the documents people edit in the layout the CLI writes the draft in (two-space",
       "indent, one member a line), keeping their comments. Without arguments: the draft",
-      "(draft.path), the project config, and every *.rule.json and *.suite.json below the",
-      "working folder (not in hidden, dependency or build folders). A file argument is",
-      "formatted whatever its name; a folder adds its *.rule.json and *.suite.json files.",
+      "(draft.path), the project config, and every *.rule.json, *.suite.json and suite.json",
+      "below the working folder (not in hidden, dependency or build folders). A file argument",
+      "is formatted whatever its name; a folder adds those files in it.",
       "Bundles are never rewritten (build writes them compact, and clients reload them), nor",
       "is anything that is not a regular file. --check writes nothing and exits 1 when a file",
       "is not formatted, listing it; --diff writes nothing and shows each change as a diff.",
@@ -160,7 +162,6 @@ async function chosenFiles(session: Session): Promise<Target[]> {
   const config = await session.config();
   const known = (file: string): FmtKind | null =>
     file === config.draftPath ? "draft" : file === config.file ? "config" : null;
-  const byPattern = (name: string) => PATTERN_SUFFIXES.some((s) => name.endsWith(s));
   const { path } = session.files;
   const found: string[] = [];
   // The draft and the config: wherever they are by default, when inside it for a folder named.

@@ -12,7 +12,7 @@ import { exists, readTextDocument } from "../../kit/read_document.ts";
 import type { PlaygroundServer } from "./playground_server.ts";
 import type { LiveFile, LiveState } from "../../../_authoring/live_state.ts";
 import { plural } from "../../kit/describe.ts";
-import { folderOutside, suiteFiles } from "../../kit/suite.ts";
+import { folderOutside, isSuiteFileName, suiteFiles } from "../../kit/suite.ts";
 import { findFiles, FindFilesError } from "../../../_io/find_files.ts";
 import { isPolicyError } from "../../../public/policy_error.ts";
 import type { FileLayer } from "../../../_io/file_layer.ts";
@@ -28,9 +28,6 @@ export const MAX_SUITES = 50;
 
 /** The most entries of the working folder looked through for suites (a folder of build output). */
 const MAX_FOLDER_ENTRIES = 20_000;
-
-/** A suite file's name when none is named: `suite.json`, or `*.suite.json` as `simulate --suite <folder>` reads. */
-const SUITE_NAME = /^(?:suite|.+\.suite)\.json$/;
 
 /** Serves the playground. */
 export const runPlayground = defineCommand(
@@ -267,7 +264,7 @@ async function findSuites(
     return (await suiteFiles(files, named, { within: folder })).slice(0, MAX_SUITES);
   }
   try {
-    const found = await findFiles(folder, (name) => SUITE_NAME.test(name), {
+    const found = await findFiles(folder, isSuiteFileName, {
       maxEntries: MAX_FOLDER_ENTRIES,
       within: folder,
     });

@@ -51,8 +51,8 @@ export const runAddRule = defineCommand(
       },
     },
     examples: [
-      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.json",
-      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.json --replace",
+      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.rule.json",
+      "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.rule.json --replace",
     ],
   },
   async (session) => {

@@ -51,7 +51,7 @@ export const runPolicies = defineGroup({
   },
   examples: [
     "policy policies list",
-    "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.json",
+    "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.rule.json",
     "policy policies set-status --policy-key search.index.query --rule-id search-off active",
   ],
 });

@@ -338,3 +338,30 @@ Deno.test("fmt formats the configured draft wherever draft.path puts it", async 
   assert.equal((await s.run(["fmt"])).code, 0);
   assert.equal(await Deno.readTextFile(draft), written);
 });
+
+Deno.test("fmt finds the files the README and the walkthrough write: suite.json and *.rule.json", async () => {
+  await using s = await scratch();
+  const readme = await Deno.readTextFile(new URL("../../../../README.md", import.meta.url));
+  // The files the README's quick start writes, by the names it gives them.
+  const written = [...readme.matchAll(/cat > \$SHOP\/([\w.-]+\.json) <</g)].map((m) => m[1]!);
+  assert.ok(written.length >= 2, `the README writes ${written.join(", ")}`);
+  for (const name of written) {
+    await s.write(
+      name,
+      name.includes("suite") ? compact({ name: "s", scenarios: [] }) : compact(rule("r")),
+    );
+  }
+  // And the walkthrough's rules and suite, as examples/service holds them.
+  const service = new URL("../../../../examples/service/policy/", import.meta.url);
+  for await (const entry of Deno.readDir(new URL("rules/", service))) {
+    await s.write(`policy/rules/${entry.name}`, compact(rule(entry.name)));
+  }
+  await s.write("policy/suite.json", compact({ name: "walkthrough", scenarios: [] }));
+  await s.write("notes.json", compact({ name: "not a policy document" }));
+  const check = await s.json(["fmt", "--check"]);
+  const found = (check.doc.files as { path: string }[]).map((f) => path.relative(s.wf, f.path));
+  for (const name of written) assert.ok(found.includes(name), `${name} in ${found.join(", ")}`);
+  assert.ok(found.includes("policy/suite.json"), found.join(", "));
+  assert.equal(found.filter((f) => f.startsWith("policy/rules/")).length, 6, found.join(", "));
+  assert.ok(!found.includes("notes.json"));
+});
