@@ -63,8 +63,8 @@ const SIGN_FIELDS = { algorithm: checkedByCaller, key: checkedByCaller, keyId: c
  * const result = await verifyBundleSignature(signed, {
  *   verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
  * });
- * // The configured key has no key id: the one the signature records is only claimed.
- * assert.deepEqual(result, { status: "verified", algorithm: "ECDSA_SHA_256", keyId: null, claimedKeyId: "release-1" });
+ * // The configured key has no key id: the one recorded at signing is reported.
+ * assert.deepEqual(result, { status: "verified", algorithm: "ECDSA_SHA_256", keyId: "release-1" });
  * ```
  */
 export async function signBundle<T extends RuntimeBundleV1>(

@@ -13,6 +13,7 @@ import { importVerifyKey, quote } from "./import_key.ts";
 import {
   keysToTry,
   namesNoConfiguredKey,
+  reportedKeyIds,
   verifyField,
   verifyKeyList,
   type VerifyKeyOptions,
@@ -51,14 +52,16 @@ export type BundleSignatureStatus =
     /** The signature's algorithm. */
     algorithm: SignatureAlgorithm;
     /**
-     * The `keyId` of the configured key that verified the signature, or
-     * null when that key was configured without one. This is the key to
-     * go by (docs/operations.md "Rotating the signing key").
+     * The `keyId` of the configured key that verified the signature, the
+     * key to go by (docs/operations.md "Rotating the signing key"); when
+     * that key was configured without one, the id recorded at signing
+     * (the signature's `keyId`).
      */
-    keyId: string | null;
+    keyId: string;
     /**
-     * The key id the signature records, present only when it differs from
-     * {@link keyId}: it is a label, not signed, and anyone can change it.
+     * The key id the signature records, present only when the configured
+     * key that verified it has another one: it is a label, not signed, and
+     * anyone can change it.
      */
     claimedKeyId?: string;
   }
@@ -99,8 +102,8 @@ const keyCache = new WeakMap<
  *    signature's first (a hint: the signature's `keyId` is not signed, so
  *    it never makes a key trusted). The first that verifies gives
  *    `{ status: "verified", algorithm, keyId }`, `keyId` being that
- *    configured key's id (null when it has none), with `claimedKeyId`, the
- *    id the signature records, when the two differ. A malformed value is
+ *    configured key's id, with `claimedKeyId`, the id the signature
+ *    records, when the two differ; the recorded id when that key has none. A malformed value is
  *    `BUNDLE_SIGNATURE_INVALID`. When none verifies:
  *    `BUNDLE_SIGNATURE_KEY_UNKNOWN` if the signature's `keyId` names no
  *    configured key (every key tried has a `keyId`, none equal), else
@@ -257,18 +260,15 @@ export async function checkSignature(
 }
 
 /**
- * The `verified` state: the configured key's id, and the claimed one when it
- * differs (docs/local-client.md "`status()`").
+ * The `verified` state, with the key ids of {@link reportedKeyIds}
+ * (docs/local-client.md "`status()`").
  */
 export function verifiedBy(
   key: VerifyKeyOptions,
   algorithm: SignatureAlgorithm,
   claimed: string,
 ): BundleSignatureStatus & { status: "verified" } {
-  const keyId = key.keyId ?? null;
-  return keyId === claimed
-    ? { status: "verified", algorithm, keyId }
-    : { status: "verified", algorithm, keyId, claimedKeyId: claimed };
+  return { status: "verified", algorithm, ...reportedKeyIds(key, claimed) };
 }
 
 /** "an HMAC_SHA256 key is" / "3 keys (ECDSA_SHA_256) are", for messages. */

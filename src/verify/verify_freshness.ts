@@ -30,6 +30,7 @@ import { isSignatureAlgorithm, SIGNATURE_ALGORITHMS } from "./signature_algorith
 import {
   keysToTry,
   namesNoConfiguredKey,
+  reportedKeyIds,
   verifyField,
   verifyKeyList,
   type VerifyKeySet,
@@ -53,9 +54,15 @@ export interface FreshnessStatus {
   issuedAt: string;
   /** When it stops being current, as signed. */
   expiresAt: string;
-  /** The `keyId` of the configured key that verified it, or null when that key has none. */
-  keyId: string | null;
-  /** The key id the statement's signature records, present only when it differs from `keyId`. */
+  /**
+   * The `keyId` of the configured key that verified it; when that key has
+   * none, the id its signature records.
+   */
+  keyId: string;
+  /**
+   * The key id the statement's signature records, present only when the
+   * configured key that verified it has another one.
+   */
   claimedKeyId?: string;
   /** Always true: a statement that does not verify is refused. */
   verified: true;
@@ -240,13 +247,11 @@ export async function checkFreshness(
         }: it was altered after signing, or signed with another key`,
     );
   }
-  const verifiedKeyId = key.keyId ?? null;
   return {
     bundleVersion: s.bundleVersion,
     issuedAt: s.issuedAt,
     expiresAt: s.expiresAt,
-    keyId: verifiedKeyId,
-    ...(verifiedKeyId !== keyId && { claimedKeyId: keyId }),
+    ...reportedKeyIds(key, keyId),
     verified: true,
   };
 }

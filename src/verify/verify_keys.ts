@@ -119,6 +119,23 @@ export function keysToTry(
 }
 
 /**
+ * The key ids a verified signature or statement reports (SPEC's `keyId`,
+ * "identifier recorded at signing"; docs/local-client.md "`status()`"):
+ * when the configured key that verified it has an id, that id, and the id
+ * the signature records apart, as `claimedKeyId`, when it differs (the
+ * recorded id is not signed: the configured one is the one to go by); when
+ * that key has none, the id recorded at signing.
+ */
+export function reportedKeyIds(
+  key: VerifyKeyOptions,
+  recorded: string,
+): { keyId: string; claimedKeyId?: string } {
+  const configured = key.keyId;
+  if (configured === undefined || configured === recorded) return { keyId: recorded };
+  return { keyId: configured, claimedKeyId: recorded };
+}
+
+/**
  * True when a signature with key id `keyId` that none of `tried` verifies
  * names no configured key: every key tried has a key id, and none is
  * `keyId`. (A key without an id could be the one named, so then it is a

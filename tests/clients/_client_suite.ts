@@ -268,8 +268,7 @@ export function runClientSuite(
       assert.deepEqual(status.signature, {
         status: "verified",
         algorithm: "ECDSA_SHA_256",
-        keyId: null,
-        claimedKeyId: "release-7",
+        keyId: "release-7",
       });
       assert.equal(status.freshness, null);
       assert.equal(status.expired, false);
@@ -315,8 +314,7 @@ export function runClientSuite(
         assert.deepEqual(client.status().signature, {
           status: "verified",
           algorithm: "HMAC_SHA256",
-          keyId: null,
-          claimedKeyId: "suite-hmac",
+          keyId: "suite-hmac",
         });
       },
     );
@@ -369,11 +367,12 @@ export function runClientSuite(
     const current = { algorithm: "ECDSA_SHA_256" as const, publicKey: ecdsaPublicPem };
     const other = { algorithm: "ECDSA_SHA_256" as const, publicKey: otherEcdsaPublicPem };
     // Old key first, new key second, with or without key ids: it verifies. status() names the
-    // configured key that verified, and the key id the bundle claims apart when it differs.
+    // configured key that verified (the id recorded at signing when that key has none), and
+    // the key id the bundle claims apart when it differs.
     for (
       const [verify, reported] of [
         [[{ ...other, keyId: "k-old" }, { ...current, keyId: "k-new" }], { keyId: "k-new" }],
-        [[other, current], { keyId: null, claimedKeyId: "k-new" }],
+        [[other, current], { keyId: "k-new" }],
         // A key id that names the wrong key is only a hint: the right key still verifies, and
         // status() reports it ("k-old"), not the label the bundle carries.
         [[{ ...other, keyId: "k-new" }, { ...current, keyId: "k-old" }], {

@@ -111,8 +111,7 @@ test("createRemoteClient() loads the bundle over HTTP and reports its status", a
   assert.deepEqual(status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: null,
-    claimedKeyId: "control-plane-1",
+    keyId: "control-plane-1",
   });
   assert.equal(status.freshness, null);
   assert.equal(status.expired, false);

@@ -53,7 +53,7 @@ test("status() of the local client has origin local and the bundle's fields, not
       checksum,
       etag: `"${checksum.slice(7)}"`,
       env: "test",
-      signature: { status: "verified", algorithm: "HMAC_SHA256", keyId: null, claimedKeyId: "k" },
+      signature: { status: "verified", algorithm: "HMAC_SHA256", keyId: "k" },
       freshness: null,
       policies: 1,
       expired: false,

@@ -180,8 +180,7 @@ function assertServingValid(client: RemoteClient, where: string): RemoteClientSt
   assert.deepEqual(status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: null,
-    claimedKeyId: "control-plane-1",
+    keyId: "control-plane-1",
   });
   const decision = client.evaluate({ target: TARGET });
   assert.equal(decision.ruleId, `v${version}`, where);

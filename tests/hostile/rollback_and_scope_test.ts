@@ -119,8 +119,7 @@ Deno.test("bundleVersion, generatedAt, etag, signature.keyId and unknown top-lev
   assert.deepEqual(loaded.status.signature, {
     status: "verified",
     algorithm: "ECDSA_SHA_256",
-    keyId: null,
-    claimedKeyId: "a-key-id-of-my-choice",
+    keyId: "a-key-id-of-my-choice",
   });
 });
 

@@ -90,8 +90,7 @@ test("local client: verifies an ECDSA-signed file, watches it, and stops its tim
     assert.deepEqual(client.status().signature, {
       status: "verified",
       algorithm: "ECDSA_SHA_256",
-      keyId: null,
-      claimedKeyId: "node",
+      keyId: "node",
     });
     assert.deepEqual(client.evaluate(request), { decision: "deny", reason: "default" });
     const next = structuredClone(bundle);

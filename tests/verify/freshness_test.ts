@@ -172,15 +172,19 @@ Deno.test("loadBundle() verifies the statement with the bundle's key set and rep
     keyId: "k2",
     verified: true,
   });
-  // Without a statement: null. With a key lacking an id: the claimed one apart.
+  // Without a statement: null. With a key lacking an id: the id recorded at signing.
   const bare = await signBundle(bundleOf(42), KEY);
   assert.equal((await loadBundle(JSON.stringify(bare), options)).status.freshness, null);
   const anonymous = await loadBundle(JSON.stringify(await fresh()), {
     clock,
     verify: { algorithm: "ECDSA_SHA_256", publicKey: pair.publicKey },
   });
-  assert.equal(anonymous.status.freshness?.keyId, null);
-  assert.equal(anonymous.status.freshness?.claimedKeyId, "k2");
+  assert.equal(anonymous.status.freshness?.keyId, "k2");
+  assert.equal(anonymous.status.freshness?.claimedKeyId, undefined);
+  assert.equal(
+    anonymous.status.signature.status === "verified" && anonymous.status.signature.keyId,
+    "k2",
+  );
 });
 
 Deno.test("BUNDLE_FRESHNESS_INVALID names the reason: another bundle, another version or scope, times out of order, a bad or unknown signature", async () => {

@@ -47,8 +47,7 @@ Deno.test("loadBundle() verifies an HMAC bundle from bytes", async () => {
   assert.deepEqual(loaded.status.signature, {
     status: "verified",
     algorithm: "HMAC_SHA256",
-    keyId: null,
-    claimedKeyId: "hmac-1",
+    keyId: "hmac-1",
   });
 });
 

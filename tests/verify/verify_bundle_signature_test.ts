@@ -120,8 +120,7 @@ for (const [signature, outcomes] of Object.entries(TABLE)) {
           assert.deepEqual(await verifyBundleSignature(bundle, options), {
             status: "verified",
             algorithm: bundle.signature!.algorithm,
-            keyId: null,
-            claimedKeyId: bundle.signature!.keyId,
+            keyId: bundle.signature!.keyId,
           });
         } else if (want === UNSIGNED) {
           assert.deepEqual(await verifyBundleSignature(bundle, options), { status: "unsigned" });
@@ -147,8 +146,7 @@ Deno.test("verifyBundleSignature() returns results without undefined fields", as
   assert.deepEqual(Object.entries(verified), [
     ["status", "verified"],
     ["algorithm", "HMAC_SHA256"],
-    ["keyId", null],
-    ["claimedKeyId", "hmac-1"],
+    ["keyId", "hmac-1"],
   ]);
   const named = await verifyBundleSignature(hmacSigned, {
     verify: { algorithm: "HMAC_SHA256", publicKey: SECRET, keyId: "hmac-1" },
@@ -179,6 +177,31 @@ Deno.test("verifyBundleSignature() reports the configured key that verified, not
     algorithm: "ECDSA_SHA_256",
     keyId: "k-old",
     claimedKeyId: "k-new",
+  });
+});
+
+Deno.test("verifyBundleSignature() reports the id recorded at signing as keyId when the configured key has none", async () => {
+  // SPEC.md: signature is {status, algorithm, keyId}, keyId the "identifier recorded at signing".
+  for (const verify of [{ algorithm: "HMAC_SHA256" as const, publicKey: SECRET }]) {
+    assert.deepEqual(await verifyBundleSignature(hmacSigned, { verify }), {
+      status: "verified",
+      algorithm: "HMAC_SHA256",
+      keyId: "hmac-1",
+    });
+  }
+  // A key set in which the verifying key has no id: the same.
+  const other = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const mixed: VerifyKeyOptions[] = [
+    { algorithm: "ECDSA_SHA_256", publicKey: other.publicKey, keyId: "k-other" },
+    { algorithm: "ECDSA_SHA_256", publicKey: spkiPem },
+  ];
+  assert.deepEqual(await verifyBundleSignature(ecdsaSigned, { verify: mixed }), {
+    status: "verified",
+    algorithm: "ECDSA_SHA_256",
+    keyId: ecdsaSigned.signature!.keyId,
   });
 });
 

@@ -234,8 +234,7 @@ Deno.test("build signs with HMAC from POLICY_HMAC_SECRET, a named variable, or -
   assert.deepEqual(await verify(), {
     status: "verified",
     algorithm: "HMAC_SHA256",
-    keyId: null,
-    claimedKeyId: "ci",
+    keyId: "ci",
   });
   r = await s.json([...base, "--hmac-secret", HMAC_SECRET]);
   assert.equal(r.code, 0, r.stderr);
