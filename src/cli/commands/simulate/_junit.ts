@@ -3,7 +3,8 @@
  * read: one `testsuite` per suite file, one `testcase` per scenario run, a
  * `failure` for each failed expectation, and, for a suite that could not
  * run (its file, the bundle or the key), one `testcase` holding an `error`
- * that says why (`docs/cli.md`, "simulate").
+ * that says why; with a coverage threshold, a last `testsuite` whose one
+ * `testcase` fails when coverage is below it (`docs/cli.md`, "simulate").
  *
  * @module
  */
@@ -12,8 +13,8 @@
 export interface JunitCase {
   name: string;
   durationMs: number;
-  /** Null when the case passed. */
-  failure: { message: string; details: string } | null;
+  /** Null when the case passed; `type` defaults to `SIMULATION_FAILED` (a failed expectation). */
+  failure: { message: string; details: string; type?: string } | null;
 }
 
 /** Why a suite could not run: an error code and its message. */
@@ -32,6 +33,9 @@ export interface JunitSuite {
   /** Set when the suite could not run: it then has one case, holding this error. */
   error: JunitError | null;
 }
+
+/** The name of the suite that holds the coverage check, with `--coverage-threshold`. */
+export const COVERAGE_SUITE = "policy simulate coverage";
 
 /** The name of the case that carries a suite's {@link JunitSuite.error}. */
 export const NOT_RUN_CASE = "policy simulate could not run the suite";
@@ -78,9 +82,9 @@ export function renderJunit(suites: readonly JunitSuite[]): string {
       } else {
         lines.push(
           `${open(c.name, c.durationMs)}>`,
-          `      <failure message="${attr(c.failure.message)}" type="SIMULATION_FAILED">${
-            text(c.failure.details)
-          }</failure>`,
+          `      <failure message="${attr(c.failure.message)}" type="${
+            attr(c.failure.type ?? "SIMULATION_FAILED")
+          }">${text(c.failure.details)}</failure>`,
           "    </testcase>",
         );
       }

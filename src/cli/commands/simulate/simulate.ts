@@ -26,7 +26,7 @@ import { describeThrown } from "../../../_internal/describe_thrown.ts";
 import { VERIFY_ALGORITHM_FLAG } from "../../kit/verify_key.ts";
 import { describeEffect, plural } from "../../kit/describe.ts";
 import { writeFileAtomic } from "../../kit/atomic_write.ts";
-import { type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
+import { COVERAGE_SUITE, type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
 import type { Output } from "../../kit/output.ts";
 import { parseSuite, suiteFiles } from "../../kit/suite.ts";
 import {
@@ -443,10 +443,26 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
   };
 
   if (junitFile !== null) {
-    await writeJunit(
-      session,
-      junitFile,
-      loaded.map((s, i) => ({
+    const notExercised = unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ");
+    // A shortfall is a failure CI dashboards count, not only an exit code.
+    const coverageSuite: JunitSuite[] = threshold === null ? [] : [{
+      name: COVERAGE_SUITE,
+      timestamp: startedAt,
+      durationMs: 0,
+      error: null,
+      cases: [{
+        name: `at least ${threshold}% of the active rules exercised`,
+        durationMs: 0,
+        failure: !coverage.belowThreshold ? null : {
+          type: "COVERAGE_BELOW_THRESHOLD",
+          message: `coverage ${percent}% is below --coverage-threshold ${threshold}%`,
+          details:
+            `${exercisedCount} of ${activeRules} active rules exercised (${percent}%); not exercised: ${notExercised}`,
+        },
+      }],
+    }];
+    await writeJunit(session, junitFile, [
+      ...loaded.map((s, i): JunitSuite => ({
         name: s.name,
         timestamp: timings[i]!.startedAt,
         durationMs: timings[i]!.durationMs,
@@ -460,7 +476,8 @@ async function runSuites(session: Session, options: SimulationOptions): Promise<
           },
         })),
       })),
-    );
+      ...coverageSuite,
+    ]);
   }
 
   const wf = (await session.workingFolder()).path;

@@ -114,3 +114,88 @@ Deno.test("simulate: one request against a bundle that cannot be trusted exits 2
   ]);
   assertError(r, 2, "CHECKSUM_MISMATCH");
 });
+
+/**
+ * The JUnit report as python3's XML parser (an independent reader) sees it:
+ * the totals of <testsuites>, and per testcase its suite, name and failure.
+ */
+async function readJunit(xml: string): Promise<{
+  totals: { tests: number; failures: number; errors: number };
+  cases: { suite: string; name: string; failureType: string | null; failure: string | null }[];
+}> {
+  const script = [
+    "import json, sys, xml.etree.ElementTree as ET",
+    "root = ET.fromstring(sys.stdin.read())",
+    "cases = []",
+    "for suite in root.iter('testsuite'):",
+    "  for case in suite.iter('testcase'):",
+    "    f = case.find('failure')",
+    "    cases.append({'suite': suite.get('name'), 'name': case.get('name'),",
+    "      'failureType': None if f is None else f.get('type'),",
+    "      'failure': None if f is None else f.get('message') + '\\n' + (f.text or '')})",
+    "totals = {k: int(root.get(k)) for k in ('tests', 'failures', 'errors')}",
+    "print(json.dumps({'totals': totals, 'cases': cases}))",
+  ].join("\n");
+  const child = new Deno.Command("python3", {
+    args: ["-c", script],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(xml));
+  await writer.close();
+  const output = await child.output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  return JSON.parse(new TextDecoder().decode(output.stdout));
+}
+
+Deno.test({
+  name: "simulate --junit reports a coverage shortfall as a failure naming the rules not exercised",
+  ignore: Deno.permissions.querySync({ name: "run", command: "python3" }).state !== "granted",
+  fn: async () => {
+    await using s = await built();
+    // The suite exercises 3 of the 4 active rules: 75 %.
+    const low = await s.run([
+      "simulate",
+      "--suite",
+      "suite.json",
+      "--coverage-threshold",
+      "80",
+      "--junit",
+      "junit.xml",
+    ]);
+    assert.equal(low.code, 4, low.stderr);
+    const report = await readJunit(await s.read("junit.xml"));
+    assert.ok(report.totals.failures >= 1, JSON.stringify(report.totals));
+    const coverage = report.cases.filter((c) => c.failureType === "COVERAGE_BELOW_THRESHOLD");
+    assert.equal(coverage.length, 1, JSON.stringify(report.cases));
+    assert.match(coverage[0]!.failure!, /75% is below --coverage-threshold 80%/);
+    assert.match(coverage[0]!.failure!, /search\.query\/eu-only/);
+    // Every scenario passed: the shortfall is the only failure.
+    assert.equal(report.totals.failures, 1);
+
+    // Met: the coverage case is there, and passes.
+    const met = await s.run([
+      "simulate",
+      "--suite",
+      "suite.json",
+      "--coverage-threshold",
+      "75",
+      "--junit",
+      "junit.xml",
+    ]);
+    assert.equal(met.code, 0, met.stderr);
+    const passed = await readJunit(await s.read("junit.xml"));
+    assert.equal(passed.totals.failures, 0);
+    assert.ok(passed.cases.some((c) => /coverage/.test(c.suite) && c.failure === null));
+
+    // No threshold: no coverage case.
+    assert.equal(
+      (await s.run(["simulate", "--suite", "suite.json", "--junit", "junit.xml"])).code,
+      0,
+    );
+    const none = await readJunit(await s.read("junit.xml"));
+    assert.ok(!none.cases.some((c) => /coverage/.test(c.suite)), JSON.stringify(none.cases));
+  },
+});
