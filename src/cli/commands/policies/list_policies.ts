@@ -9,7 +9,14 @@ import { isRecord } from "../../../_internal/guards.ts";
 import { defineCommand } from "../../kit/session.ts";
 import { draftDocument } from "../../kit/documents.ts";
 import { asEditableDraft, readDraftDocument } from "../../kit/draft.ts";
-import { countRules, type DraftPolicy, isTarget } from "../../../_authoring/draft.ts";
+import {
+  countRules,
+  type DraftDocument,
+  type DraftPolicy,
+  isTarget,
+} from "../../../_authoring/draft.ts";
+import type { CommandSpec } from "../../kit/command_spec.ts";
+import type { Output } from "../../kit/output.ts";
 import {
   describeEffect,
   describeRuleBriefly,
@@ -19,7 +26,7 @@ import {
 } from "../../kit/describe.ts";
 
 /** One policy of `policies list --format json` (docs/cli.md, "policies list"). */
-interface ListedPolicy {
+export interface ListedPolicy {
   policyKey: string;
   friendlyName: string | null;
   activeVersion: number | null;
@@ -38,75 +45,89 @@ interface ListedPolicy {
   }[];
 }
 
-/** Lists the draft's policies. */
-export const runListPolicies = defineCommand(
-  {
-    name: "policies list",
-    usage: "policies list",
-    summary: [
-      "Lists the policies of the draft (draft.path) in their order: key, the target analyze",
-      "found in the code (discoveredTarget) and the targets the rules name, the default, and",
-      "each rule (id, status, priority, effect) with the count of active and disabled rules.",
-      "It reads the draft and writes nothing; 'policy validate' checks it.",
-    ].join("\n"),
-    flags: {},
-    examples: ["policy policies list", "policy policies list --format json"],
-  },
-  async (session) => {
-    const out = session.out;
-    const { file } = await draftDocument(session);
-    const draft = asEditableDraft((await readDraftDocument(session, file)).value, file);
-    const records = draft.policies.filter((p): p is DraftPolicy => isRecord(p));
-    const policies = records.map(listed);
-    const ruleCount = countRules(draft.policies);
-    out.result(
-      {
-        draftPath: file,
-        policyCount: policies.length,
-        ruleCount,
-        policies,
-        warnings: out.warnings,
-      },
-      () => {
-        out.info(
-          `the draft ${file}: ${plural(policies.length, "policy", "policies")}, ${
-            plural(ruleCount, "rule")
-          }`,
-        );
-        if (policies.length === 0) {
-          out.info(
-            "add policies with 'policy analyze' (from the code) or 'policy policies update-policy --create'",
-          );
-        }
-        records.forEach((policy, i) => {
-          const p = policies[i]!;
-          const targets = p.discoveredTarget !== null ? [p.discoveredTarget] : p.targets;
-          const defaults = isRecord(policy.defaults) ? policy.defaults : undefined;
-          out.line(
-            [
-              p.policyKey,
-              targets.length === 0 ? "(no target)" : targets.map(describeTarget).join(", "),
-              `default ${
-                defaults === undefined
-                  ? "(none)"
-                  : describeEffect(String(defaults.effect), defaults as EffectLike)
-              }`,
-              `${
-                plural(p.ruleCount, "rule")
-              }: ${p.statusCounts.active} active, ${p.statusCounts.disabled} disabled`,
-            ].join("  "),
-          );
-          const rules: unknown[] = Array.isArray(policy.rules) ? policy.rules : [];
-          const width = Math.max(0, ...p.rules.map((r) => String(r.id).length));
-          rules.forEach((rule, j) => {
-            out.line(`  ${String(p.rules[j]!.id).padEnd(width)}  ${describeRuleBriefly(rule)}`);
-          });
-        });
-      },
+/** What `policies list` found (`records`: the draft's policies, as written). */
+export interface ListPoliciesPlan {
+  policies: ListedPolicy[];
+  ruleCount: number;
+  records: DraftPolicy[];
+}
+
+/** The declaration of `policies list`. */
+export const LIST_POLICIES_SPEC: CommandSpec = {
+  name: "policies list",
+  usage: "policies list",
+  summary: [
+    "Lists the policies of the draft (draft.path) in their order: key, the target analyze",
+    "found in the code (discoveredTarget) and the targets the rules name, the default, and",
+    "each rule (id, status, priority, effect) with the count of active and disabled rules.",
+    "It reads the draft and writes nothing; 'policy validate' checks it.",
+  ].join("\n"),
+  flags: {},
+  examples: ["policy policies list", "policy policies list --format json"],
+};
+
+/** The policies of `draft` as `policies list` shows them. */
+export function planListPolicies(draft: DraftDocument): ListPoliciesPlan {
+  const records = draft.policies.filter((p): p is DraftPolicy => isRecord(p));
+  return { policies: records.map(listed), ruleCount: countRules(draft.policies), records };
+}
+
+function render(out: Output, { policies, ruleCount, records }: ListPoliciesPlan, file: string) {
+  out.info(
+    `the draft ${file}: ${plural(policies.length, "policy", "policies")}, ${
+      plural(ruleCount, "rule")
+    }`,
+  );
+  if (policies.length === 0) {
+    out.info(
+      "add policies with 'policy analyze' (from the code) or 'policy policies update-policy --create'",
     );
-    return 0;
-  },
-);
+  }
+  records.forEach((policy, i) => {
+    const p = policies[i]!;
+    const targets = p.discoveredTarget !== null ? [p.discoveredTarget] : p.targets;
+    const defaults = isRecord(policy.defaults) ? policy.defaults : undefined;
+    out.line(
+      [
+        p.policyKey,
+        targets.length === 0 ? "(no target)" : targets.map(describeTarget).join(", "),
+        `default ${
+          defaults === undefined
+            ? "(none)"
+            : describeEffect(String(defaults.effect), defaults as EffectLike)
+        }`,
+        `${
+          plural(p.ruleCount, "rule")
+        }: ${p.statusCounts.active} active, ${p.statusCounts.disabled} disabled`,
+      ].join("  "),
+    );
+    const rules: unknown[] = Array.isArray(policy.rules) ? policy.rules : [];
+    const width = Math.max(0, ...p.rules.map((r) => String(r.id).length));
+    rules.forEach((rule, j) => {
+      out.line(`  ${String(p.rules[j]!.id).padEnd(width)}  ${describeRuleBriefly(rule)}`);
+    });
+  });
+}
+
+/** Lists the draft's policies. */
+export const runListPolicies = defineCommand(LIST_POLICIES_SPEC, async (session) => {
+  const out = session.out;
+  const { file } = await draftDocument(session);
+  const plan = planListPolicies(
+    asEditableDraft((await readDraftDocument(session, file)).value, file),
+  );
+  out.result(
+    {
+      draftPath: file,
+      policyCount: plan.policies.length,
+      ruleCount: plan.ruleCount,
+      policies: plan.policies,
+      warnings: out.warnings,
+    },
+    () => render(out, plan, file),
+  );
+  return 0;
+});
 
 /** The JSON entry of one policy; fields written by hand that are not what they should be read null. */
 function listed(policy: DraftPolicy): ListedPolicy {

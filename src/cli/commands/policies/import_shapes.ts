@@ -235,37 +235,7 @@ function mapOlderRule(
     const place = `${at}.all[${i}]`;
     const { operator, path, operand } = olderCondition(item, file, place);
     if (path.startsWith("target.")) {
-      const field = path.slice("target.".length);
-      if (!(TARGET_FIELDS as readonly string[]).includes(field)) {
-        throw unmappable(
-          file,
-          `${place}.${operator}.path`,
-          `names ${describeValue(path)}: a target has only service, resource and action`,
-        );
-      }
-      const value = operator === "equals"
-        ? operand
-        : operator === "in" && Array.isArray(operand) && operand.length === 1
-        ? operand[0]
-        : undefined;
-      if (typeof value !== "string" || value === "") {
-        throw unmappable(
-          file,
-          `${place}.${operator}`,
-          `over ${path} cannot be a target: a rule's target is one exact, non-empty string per field (equals, or in with one value); write one rule per value`,
-        );
-      }
-      const key = field as keyof Target;
-      if (target[key] !== undefined && target[key] !== value) {
-        throw unmappable(
-          file,
-          place,
-          `asks ${path} to be both ${describeValue(target[key])} and ${
-            describeValue(value)
-          }, which never holds`,
-        );
-      }
-      target[key] = value;
+      targetCondition(target, operator, path, operand, file, place);
       return;
     }
     if (!path.startsWith("context.") || path.length === "context.".length) {
@@ -301,6 +271,51 @@ function mapOlderRule(
   if (conditions.length > 1) mapped.when = { op: "and", conditions };
   if (rule.description !== undefined) mapped.description = rule.description;
   return mapped;
+}
+
+/**
+ * One `target.*` entry of an older rule's `all`, added to `target`: one
+ * exact, non-empty string per field.
+ */
+function targetCondition(
+  target: Partial<Record<keyof Target, string>>,
+  operator: string,
+  path: string,
+  operand: unknown,
+  file: string,
+  place: string,
+): void {
+  const field = path.slice("target.".length);
+  if (!(TARGET_FIELDS as readonly string[]).includes(field)) {
+    throw unmappable(
+      file,
+      `${place}.${operator}.path`,
+      `names ${describeValue(path)}: a target has only service, resource and action`,
+    );
+  }
+  const value = operator === "equals"
+    ? operand
+    : operator === "in" && Array.isArray(operand) && operand.length === 1
+    ? operand[0]
+    : undefined;
+  if (typeof value !== "string" || value === "") {
+    throw unmappable(
+      file,
+      `${place}.${operator}`,
+      `over ${path} cannot be a target: a rule's target is one exact, non-empty string per field (equals, or in with one value); write one rule per value`,
+    );
+  }
+  const key = field as keyof Target;
+  if (target[key] !== undefined && target[key] !== value) {
+    throw unmappable(
+      file,
+      place,
+      `asks ${path} to be both ${describeValue(target[key])} and ${
+        describeValue(value)
+      }, which never holds`,
+    );
+  }
+  target[key] = value;
 }
 
 /** The operator, path and operand of one `all` entry: `{"equals": {"path", "value"}}` and the like. */
