@@ -9,7 +9,9 @@
  *
  * The schemas accept every document the runtime's checks accept, with or
  * without warnings (warnings are `policy validate`'s: an unknown condition
- * operator or a malformed condition is accepted, as the runtime accepts it).
+ * operator or a malformed condition of the specification's operators is
+ * accepted, as the runtime accepts it), and refuse a malformed condition of
+ * the operators added after them, as validation does.
  * Where the runtime refuses more than a JSON Schema can say, docs/schemas.md
  * lists the difference; `tests/schemas/schemas_test.ts` checks them with
  * ajv, and that these files are what this script writes.
@@ -31,6 +33,7 @@ import {
   type FieldType,
   OBJECT_KINDS,
   type ObjectDefinition,
+  STRING_FORMATS,
   type UnionDefinition,
 } from "../src/engine/bundle_format.ts";
 import { PACKAGE_VERSION } from "../src/_internal/version.ts";
@@ -49,17 +52,23 @@ const withDescription = (schema: Schema, description: string | undefined): Schem
 /** The schema of a value of type `type`. */
 function typeSchema(type: FieldType): Schema {
   switch (type.kind) {
-    case "string":
+    case "string": {
+      const pattern = type.format !== undefined
+        ? STRING_FORMATS[type.format].pattern
+        : type.pattern;
       return {
         type: "string",
         ...(type.nonEmpty && { minLength: 1 }),
-        ...(type.pattern !== undefined && { pattern: type.pattern }),
+        ...(type.maxLength !== undefined && { maxLength: type.maxLength }),
+        ...(pattern !== undefined && { pattern }),
       };
+    }
     case "number":
       return {
         type: "number",
         ...(type.minimum !== undefined && { minimum: type.minimum }),
         ...(type.exclusiveMinimum !== undefined && { exclusiveMinimum: type.exclusiveMinimum }),
+        ...(type.maximum !== undefined && { maximum: type.maximum }),
       };
     case "integer":
       return { type: "integer", minimum: type.minimum, maximum: Number.MAX_SAFE_INTEGER };
@@ -76,7 +85,11 @@ function typeSchema(type: FieldType): Schema {
     case "primitive":
       return { type: ["string", "number", "boolean", "null"] };
     case "primitives":
-      return { type: "array", items: { type: ["string", "number", "boolean", "null"] } };
+      return {
+        type: "array",
+        ...(type.nonEmpty && { minItems: 1 }),
+        items: { type: ["string", "number", "boolean", "null"] },
+      };
     case "any":
       return {};
   }
@@ -84,21 +97,45 @@ function typeSchema(type: FieldType): Schema {
 
 /**
  * The schema of a field of a condition: described, not checked (the runtime
- * accepts any condition, see {@link conditionSchema}), but for the nested
- * conditions.
+ * accepts any condition, see {@link conditionSchema}).
  */
 function lenientSchema(field: FieldDefinition): Schema {
+  return withDescription({}, field.description);
+}
+
+/** The schema of a field holding conditions: the conditions it holds. */
+function nestedSchema(field: FieldDefinition): Schema {
   const type = field.type;
-  const nested = type.kind === "array"
-    ? { items: ref(type.of) }
-    : type.kind === "object"
-    ? { allOf: [ref(type.of)] }
-    : {};
-  return field.description === undefined
-    ? nested
-    : type.kind === "array"
-    ? { description: field.description, ...nested }
-    : { ...nested, description: field.description };
+  return type.kind === "array" ? { items: ref(type.of) } : { allOf: [ref(type.of)] };
+}
+
+/**
+ * The conditions a kind of condition holds (`and`/`or`, `not`), checked
+ * where the runtime reads them: under its own operators only, and a legacy
+ * spelling only when the current one is absent (`args` without
+ * `conditions`); the runtime never reads the children of another node.
+ */
+function childrenSchema(definition: ObjectDefinition): Schema | null {
+  const fields = Object.entries(definition.fields).filter(([, f]) =>
+    (f.type.kind === "array" || f.type.kind === "object") && f.type.of === "condition"
+  );
+  if (fields.length === 0) return null;
+  const parts = fields.filter(([, f]) => f.legacyOf === undefined).map(([name, field]) => {
+    const present = { properties: { [name]: nestedSchema(field) } };
+    const legacy = fields.find(([, f]) => f.legacyOf === name);
+    return legacy === undefined ? present : {
+      if: { required: [name] },
+      then: present,
+      else: { properties: { [legacy[0]]: nestedSchema(legacy[1]) } },
+    };
+  });
+  return { if: opIs(definition), then: parts.length === 1 ? parts[0]! : { allOf: parts } };
+}
+
+/** The `if` of a kind of condition: its `op` is one of the kind's operators. */
+function opIs(definition: ObjectDefinition): Schema {
+  const op = definition.fields.op!.type as { values: readonly string[] };
+  return { required: ["op"], properties: { op: { enum: [...op.values] } } };
 }
 
 /** The schema of an object of the format. */
@@ -139,18 +176,41 @@ function objectSchema(definition: ObjectDefinition): Schema {
  * The schema of a condition: any value, as the runtime accepts it (a
  * malformed one or an unknown operator evaluates to false, with a warning
  * from validation, so that a bundle written for a newer runtime still
- * loads); the fields of every kind are described, for editors.
+ * loads); the fields of every kind are described, for editors. The kinds
+ * whose fields are checked (the operators added after the specification's)
+ * are checked as validation checks them: for such an `op`, its fields'
+ * types (`then` of an `if` on `op`); and so are the conditions a condition
+ * holds, where the runtime reads them ({@link childrenSchema}).
  */
 function conditionSchema(definition: UnionDefinition): Schema {
   const properties: Record<string, Schema> = {};
+  const checks: Schema[] = [];
   for (const kind of definition.union) {
-    for (const [name, field] of Object.entries((BUNDLE_FORMAT[kind] as ObjectDefinition).fields)) {
+    const object = BUNDLE_FORMAT[kind] as ObjectDefinition;
+    for (const [name, field] of Object.entries(object.fields)) {
       if (name in properties) continue;
       properties[name] = lenientSchema(field);
     }
+    const children = childrenSchema(object);
+    if (children !== null) checks.push(children);
+    if (object.checked) checks.push(checkedSchema(object));
   }
   properties.op = { ...properties.op, examples: CONDITION_OPERATORS.filter((op) => op !== "ne") };
-  return { ...withDescription({}, definition.description), properties };
+  return { ...withDescription({}, definition.description), properties, allOf: checks };
+}
+
+/** A checked kind of condition: when `op` is one of its operators, its fields and their types. */
+function checkedSchema(definition: ObjectDefinition): Schema {
+  const fields = Object.entries(definition.fields);
+  return {
+    if: opIs(definition),
+    then: {
+      required: fields.filter(([, f]) => f.required).map(([name]) => name),
+      properties: Object.fromEntries(
+        fields.filter(([name]) => name !== "op").map(([name, f]) => [name, typeSchema(f.type)]),
+      ),
+    },
+  };
 }
 
 /** The definitions of the format's objects, generated from `bundle_format.ts`. */

@@ -16,8 +16,17 @@
  *
  * @module
  */
-import { isConditionValue, toComparableNumber } from "../_internal/guards.ts";
+import {
+  isConditionValue,
+  isFiniteNumber,
+  isNonEmptyString,
+  toComparableNumber,
+} from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
+import { compileLikePattern, likeMatches, type LikePattern } from "./like_pattern.ts";
+import { compareSemver, parseSemver, type Semver, semverHolds } from "./semver.ts";
+import { inRollout, type RolloutOperand, rolloutOperand } from "./_rollout.ts";
+import { SEMVER_COMPARISONS } from "../public/vocabulary.ts";
 
 // Leaf kinds.
 /** `eq` a value that is not null. */
@@ -42,6 +51,22 @@ export const AND = 20;
 export const OR = 21;
 /** Not a leaf: `not` of the shape's one test. */
 export const NOT = 22;
+/** `contains`: an array holding the operand (a JSON primitive). */
+export const CONTAINS = 24;
+/** `containsAny`: the operand is a {@link ValueList}. */
+export const CONTAINS_ANY = 26;
+/** `containsAll`: the operand is a {@link ValueList}. */
+export const CONTAINS_ALL = 28;
+/** `startsWith`: the operand is the prefix. */
+export const STARTS_WITH = 30;
+/** `endsWith`: the operand is the suffix. */
+export const ENDS_WITH = 32;
+/** `like`: the operand is a compiled {@link LikePattern}. */
+export const LIKE = 34;
+/** `semver`: the operand is a {@link SemverOperand}. */
+export const SEMVER = 36;
+/** `rollout`: the operand is a {@link RolloutOperand}. */
+export const ROLLOUT = 38;
 
 /** The values of an `in` leaf that can match (JSON primitives), and how to look them up. */
 export interface InList {
@@ -50,6 +75,19 @@ export interface InList {
   readonly matchesNull: boolean;
   /** The values as a set, for a long list. */
   readonly set: ReadonlySet<unknown> | null;
+}
+
+/** The values of `containsAny` and `containsAll` (JSON primitives, each once), and how to look them up. */
+export interface ValueList {
+  readonly values: readonly unknown[];
+  /** The values as a set, for a long list. */
+  readonly set: ReadonlySet<unknown> | null;
+}
+
+/** A `semver` leaf's comparison and version. */
+export interface SemverOperand {
+  readonly cmp: string;
+  readonly version: Semver;
 }
 
 /** What a compiled condition is: a leaf, or `and`/`or`/`not` of compiled tests. */
@@ -77,6 +115,23 @@ const gt = (value: unknown, bound: number): boolean => toComparableNumber(value)
 const gte = (value: unknown, bound: number): boolean => toComparableNumber(value) >= bound;
 const lt = (value: unknown, bound: number): boolean => toComparableNumber(value) < bound;
 const lte = (value: unknown, bound: number): boolean => toComparableNumber(value) <= bound;
+const contains = (value: unknown, operand: unknown): boolean =>
+  Array.isArray(value) && arrayHas(value, operand);
+const containsAny = (value: unknown, list: ValueList): boolean =>
+  Array.isArray(value) && sharesAny(value, list);
+const containsAll = (value: unknown, list: ValueList): boolean =>
+  Array.isArray(value) && holdsAll(value, list);
+const startsWith = (value: unknown, prefix: string): boolean =>
+  typeof value === "string" && value.startsWith(prefix);
+const endsWith = (value: unknown, suffix: string): boolean =>
+  typeof value === "string" && value.endsWith(suffix);
+const like = (value: unknown, pattern: LikePattern): boolean =>
+  typeof value === "string" && likeMatches(pattern, value);
+const semver = (value: unknown, operand: SemverOperand): boolean => {
+  if (typeof value !== "string") return false;
+  const version = parseSemver(value);
+  return version !== null && semverHolds(operand.cmp, compareSemver(version, operand.version));
+};
 
 /** A compiled leaf: a test of the request context. */
 type LeafTest = (ctx: Record<string, unknown>) => boolean;
@@ -125,6 +180,37 @@ export function leafTest(
           ? (ctx) => matches(list, ctx[k]) || !Object.hasOwn(ctx, k)
           : (ctx) => matches(list, ctx[k]) && Object.hasOwn(ctx, k);
       }
+      // The operators added after the specification's: an absent value is false for each.
+      case CONTAINS:
+        return (ctx) => contains(ctx[k], operand) && Object.hasOwn(ctx, k);
+      case CONTAINS_ANY: {
+        const list = operand as ValueList;
+        return (ctx) => containsAny(ctx[k], list) && Object.hasOwn(ctx, k);
+      }
+      case CONTAINS_ALL: {
+        const list = operand as ValueList;
+        return (ctx) => containsAll(ctx[k], list) && Object.hasOwn(ctx, k);
+      }
+      case STARTS_WITH: {
+        const prefix = operand as string;
+        return (ctx) => startsWith(ctx[k], prefix) && Object.hasOwn(ctx, k);
+      }
+      case ENDS_WITH: {
+        const suffix = operand as string;
+        return (ctx) => endsWith(ctx[k], suffix) && Object.hasOwn(ctx, k);
+      }
+      case LIKE: {
+        const pattern = operand as LikePattern;
+        return (ctx) => like(ctx[k], pattern) && Object.hasOwn(ctx, k);
+      }
+      case SEMVER: {
+        const version = operand as SemverOperand;
+        return (ctx) => semver(ctx[k], version) && Object.hasOwn(ctx, k);
+      }
+      case ROLLOUT: {
+        const rollout = operand as RolloutOperand;
+        return (ctx) => inRollout(rollout, ctx[k]) && Object.hasOwn(ctx, k);
+      }
       default:
         return never;
     }
@@ -149,6 +235,36 @@ export function leafTest(
     case IN: {
       const list = operand as InList;
       return (ctx) => matches(list, readPath(paths, slot, ctx));
+    }
+    case CONTAINS:
+      return (ctx) => contains(readPath(paths, slot, ctx), operand);
+    case CONTAINS_ANY: {
+      const list = operand as ValueList;
+      return (ctx) => containsAny(readPath(paths, slot, ctx), list);
+    }
+    case CONTAINS_ALL: {
+      const list = operand as ValueList;
+      return (ctx) => containsAll(readPath(paths, slot, ctx), list);
+    }
+    case STARTS_WITH: {
+      const prefix = operand as string;
+      return (ctx) => startsWith(readPath(paths, slot, ctx), prefix);
+    }
+    case ENDS_WITH: {
+      const suffix = operand as string;
+      return (ctx) => endsWith(readPath(paths, slot, ctx), suffix);
+    }
+    case LIKE: {
+      const pattern = operand as LikePattern;
+      return (ctx) => like(readPath(paths, slot, ctx), pattern);
+    }
+    case SEMVER: {
+      const version = operand as SemverOperand;
+      return (ctx) => semver(readPath(paths, slot, ctx), version);
+    }
+    case ROLLOUT: {
+      const rollout = operand as RolloutOperand;
+      return (ctx) => inRollout(rollout, readPath(paths, slot, ctx));
     }
     default:
       return never;
@@ -204,8 +320,68 @@ export function leafOperation(node: Record<string, unknown>): LeafOperation | nu
     case "exists":
       return { kind: PRESENT, operand: null };
     default:
+      return addedOperation(node);
+  }
+}
+
+const SEMVER_CMPS: ReadonlySet<unknown> = new Set(SEMVER_COMPARISONS);
+
+/**
+ * The comparison of a leaf of an operator added after the specification's,
+ * or null when its payload is malformed (which validation refuses, with
+ * `CONDITION_MALFORMED` at the field: `tests/engine/added_operators_test.ts`
+ * checks that both agree).
+ */
+function addedOperation(node: Record<string, unknown>): LeafOperation | null {
+  switch (node.op) {
+    case "contains":
+      return isConditionValue(node.value) ? { kind: CONTAINS, operand: node.value } : null;
+    case "containsAny":
+    case "containsAll": {
+      const values = node.values;
+      if (!Array.isArray(values) || values.length === 0 || !values.every(isConditionValue)) {
+        return null;
+      }
+      const distinct = [...new Set(values)];
+      const list: ValueList = {
+        values: distinct,
+        set: distinct.length > 8 ? new Set(distinct) : null,
+      };
+      return { kind: node.op === "containsAny" ? CONTAINS_ANY : CONTAINS_ALL, operand: list };
+    }
+    case "startsWith":
+    case "endsWith":
+      return typeof node.value === "string"
+        ? { kind: node.op === "startsWith" ? STARTS_WITH : ENDS_WITH, operand: node.value }
+        : null;
+    case "like": {
+      const pattern = compileLikePattern(node.pattern);
+      return pattern === null ? null : { kind: LIKE, operand: pattern };
+    }
+    case "semver": {
+      if (!SEMVER_CMPS.has(node.cmp) || typeof node.value !== "string") return null;
+      const version = parseSemver(node.value);
+      if (version === null) return null;
+      const operand: SemverOperand = { cmp: node.cmp as string, version };
+      return { kind: SEMVER, operand };
+    }
+    case "rollout": {
+      const { salt, to, bucketing } = node;
+      const from = node.from === undefined ? 0 : node.from;
+      if (
+        !isNonEmptyString(salt) || !isPercent(to) || !isPercent(from) || from > to ||
+        (bucketing !== undefined && bucketing !== "fraction" && bucketing !== "mod100")
+      ) return null;
+      return { kind: ROLLOUT, operand: rolloutOperand(salt, from, to, bucketing === "mod100") };
+    }
+    default:
       return null;
   }
+}
+
+/** A number from 0 to 100. */
+function isPercent(value: unknown): value is number {
+  return isFiniteNumber(value) && value >= 0 && value <= 100;
 }
 
 /**
@@ -233,6 +409,22 @@ export function compareLeaf(kind: number, value: unknown, operand: unknown): boo
       return lte(value, operand as number);
     case IN:
       return matches(operand as InList, value);
+    case CONTAINS:
+      return contains(value, operand);
+    case CONTAINS_ANY:
+      return containsAny(value, operand as ValueList);
+    case CONTAINS_ALL:
+      return containsAll(value, operand as ValueList);
+    case STARTS_WITH:
+      return startsWith(value, operand as string);
+    case ENDS_WITH:
+      return endsWith(value, operand as string);
+    case LIKE:
+      return like(value, operand as LikePattern);
+    case SEMVER:
+      return semver(value, operand as SemverOperand);
+    case ROLLOUT:
+      return inRollout(operand as RolloutOperand, value);
     default:
       return false;
   }
@@ -245,5 +437,53 @@ function matches(list: InList, value: unknown): boolean {
   if (list.set !== null) return value === value && list.set.has(value);
   const values = list.values;
   for (let i = 0; i < values.length; i++) if (values[i] === value) return true;
+  return false;
+}
+
+/**
+ * Whether an array holds `operand` (a JSON primitive) as an element of its
+ * own, compared with `===` as `eq` compares (objects and arrays inside never
+ * match). A hole, which reads as inherited, is not an element.
+ */
+function arrayHas(array: readonly unknown[], operand: unknown): boolean {
+  for (let i = 0; i < array.length; i++) {
+    if (array[i] === operand && Object.hasOwn(array, i)) return true;
+  }
+  return false;
+}
+
+/** Whether an array holds one of the list's values. */
+function sharesAny(array: readonly unknown[], list: ValueList): boolean {
+  const set = list.set;
+  if (set === null) {
+    const values = list.values;
+    for (let v = 0; v < values.length; v++) if (arrayHas(array, values[v])) return true;
+    return false;
+  }
+  for (let i = 0; i < array.length; i++) {
+    const item = array[i];
+    // A Set uses SameValueZero, which would match NaN with NaN; no value is NaN, so none does.
+    if (set.has(item) && Object.hasOwn(array, i)) return true;
+  }
+  return false;
+}
+
+/** Whether an array holds every value of the list. */
+function holdsAll(array: readonly unknown[], list: ValueList): boolean {
+  const set = list.set;
+  if (set === null) {
+    const values = list.values;
+    for (let v = 0; v < values.length; v++) if (!arrayHas(array, values[v])) return false;
+    return true;
+  }
+  if (array.length < set.size) return false;
+  const found = new Set<unknown>();
+  for (let i = 0; i < array.length; i++) {
+    const item = array[i];
+    if (set.has(item) && Object.hasOwn(array, i)) {
+      found.add(item);
+      if (found.size === set.size) return true;
+    }
+  }
   return false;
 }

@@ -6,9 +6,11 @@
 
 /** A path or value that compiles like any other of its kind: not a string, or not a primitive. */
 const OTHER = Symbol("other");
+/** An optional field left out (which compiles to its default, unlike a malformed value). */
+const ABSENT = Symbol("absent");
 /** The end of a list of values or children. */
 const END = Symbol("end");
-/** `in` lists longer than this are compiled on their own, never looked up in the trie. */
+/** `in` (and `containsAny`, `containsAll`) lists longer than this are compiled on their own. */
 const MAX_SHARED_IN_VALUES = 64;
 
 /** A trie node: the value recorded for the parts that lead here, and the next parts. */
@@ -60,9 +62,34 @@ export function leafNode<T>(root: TrieNode<T>, node: Record<string, unknown>): T
     }
     case "exists":
       return root.at(op).at(pathPart(node.path));
+    case "contains":
+    case "startsWith":
+    case "endsWith":
+      return root.at(op).at(pathPart(node.path)).at(valuePart(node.value));
+    case "containsAny":
+    case "containsAll": {
+      const at = root.at(op).at(pathPart(node.path));
+      const values = node.values;
+      if (!Array.isArray(values)) return at.at(OTHER);
+      if (values.length > MAX_SHARED_IN_VALUES) return new TrieNode();
+      return at.atEach(values.map(valuePart));
+    }
+    case "like":
+      return root.at(op).at(pathPart(node.path)).at(valuePart(node.pattern));
+    case "semver":
+      return root.at(op).at(pathPart(node.path)).at(valuePart(node.cmp)).at(valuePart(node.value));
+    case "rollout":
+      // An absent `from` or `bucketing` is its own part (not 0 or "fraction"): identical tests
+      // then stand for conditions written alike (`_bundle_builder.ts` keeps one of them).
+      return root.at(op).at(pathPart(node.path)).at(valuePart(node.salt))
+        .at(optionalPart(node.from)).at(valuePart(node.to)).at(optionalPart(node.bucketing));
     default:
       return root.at(OTHER);
   }
+}
+
+function optionalPart(value: unknown): unknown {
+  return value === undefined ? ABSENT : valuePart(value);
 }
 
 function pathPart(path: unknown): unknown {

@@ -17,6 +17,7 @@ import {
   type ConditionDescription,
   type ConditionTrace,
   type LeafDescription,
+  type LeafTrace,
   MAX_TRACED_STRING,
   MAX_TRACED_VALUES,
   type TracedValue,
@@ -30,11 +31,25 @@ import {
   toComparableNumber,
 } from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
-import { compareLeaf, leafOperation, NEVER } from "./_condition_code.ts";
+import { compareLeaf, leafOperation, NEVER, ROLLOUT } from "./_condition_code.ts";
 import type { Test } from "./compile_condition.ts";
+import { rolloutBucket, type RolloutOperand } from "./_rollout.ts";
+import { checkedConditionProblems } from "./_checked_condition.ts";
+import { ADDED_OPERATORS } from "../public/vocabulary.ts";
 
 /** The operators of leaves (`ne` is the legacy spelling of `neq`). */
-const LEAF_OPERATORS = new Set(["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists"]);
+const LEAF_OPERATORS = new Set<string>([
+  "eq",
+  "neq",
+  "ne",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "exists",
+  ...ADDED_OPERATORS,
+]);
 
 /**
  * A condition as written, node by node, with what makes a node false
@@ -111,12 +126,61 @@ function describeLeaf(op: string, path: string, node: Record<string, unknown>): 
     }
     case "exists":
       return leaf(null, null);
+    case "contains":
+    case "containsAny":
+    case "containsAll":
+    case "startsWith":
+    case "endsWith":
+    case "like":
+    case "semver":
+    case "rollout":
+      return describeAddedLeaf(op, node, leaf);
     default:
       return leaf(
         operandOf(node.value !== undefined ? node.value : node.values),
         `unknown operator ${op}: always false`,
       );
   }
+}
+
+/**
+ * A leaf of an operator added after the specification's. A malformed one
+ * (which validation refuses, but `formatCondition` may be shown) is false
+ * whatever the context, and says why: the first field that is wrong.
+ */
+function describeAddedLeaf(
+  op: string,
+  node: Record<string, unknown>,
+  leaf: (operand: LeafDescription["operand"], problem: string | null) => LeafDescription,
+): LeafDescription {
+  const list = op === "containsAny" || op === "containsAll";
+  const written = op === "rollout"
+    ? null
+    : op === "like"
+    ? node.pattern
+    : list
+    ? node.values
+    : node.value;
+  const [wrong] = checkedConditionProblems(op, node);
+  if (wrong !== undefined) return leaf(operandOf(written), `${wrong.message}: always false`);
+  if (list) {
+    const values = written as unknown[];
+    const shown = values.slice(0, MAX_TRACED_VALUES).map(tracedValue);
+    return { ...leaf(shown, null), operandCount: values.length };
+  }
+  if (op === "semver") return { ...leaf(tracedValue(written), null), cmp: node.cmp as string };
+  if (op === "rollout") {
+    return {
+      ...leaf(null, null),
+      rollout: {
+        salt: tracedValue(node.salt),
+        from: node.from === undefined ? 0 : node.from as number,
+        to: node.to as number,
+        bucketing: node.bucketing === undefined ? "fraction" : node.bucketing as string,
+      },
+    };
+  }
+  return leaf(tracedValue(written), null);
 }
 
 /** A leaf's operand as written: missing is shown as such (null is the JSON value null). */
@@ -281,7 +345,7 @@ function invalidTrace(step: Step): ConditionTrace {
 function leafTrace(step: Step, v: unknown): ConditionTrace {
   const outcome = compareLeaf(step.kind, v, step.operand);
   const leaf = step.leaf!;
-  return {
+  const trace: LeafTrace = {
     kind: "leaf",
     op: leaf.op,
     path: leaf.path,
@@ -292,6 +356,13 @@ function leafTrace(step: Step, v: unknown): ConditionTrace {
     absent: v === undefined,
     outcome,
   };
+  if (leaf.cmp !== undefined) trace.cmp = leaf.cmp;
+  if (leaf.rollout !== undefined) trace.rollout = leaf.rollout;
+  if (step.kind === ROLLOUT) {
+    const bucket = rolloutBucket(step.operand as RolloutOperand, v);
+    trace.bucket = bucket < 0 ? null : bucket;
+  }
+  return trace;
 }
 
 /** A value as a trace shows it (see {@link TracedValue}). */

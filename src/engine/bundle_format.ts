@@ -25,9 +25,13 @@ import {
   COMPARISON_OPERATORS,
   EFFECT_TYPES,
   ENVS,
+  ROLLOUT_BUCKETINGS,
   RULE_STATUSES,
+  SEMVER_COMPARISONS,
   SIGNATURE_ALGORITHMS,
 } from "../public/vocabulary.ts";
+import { SEMVER_PATTERN } from "./semver.ts";
+import { LIKE_PATTERN_PATTERN, MAX_LIKE_PATTERN } from "./like_pattern.ts";
 
 /** The kinds of object of a bundle, the document itself first. */
 export const OBJECT_KINDS = [
@@ -48,17 +52,60 @@ export const OBJECT_KINDS = [
   "exists",
   "list",
   "not",
+  "contains",
+  "containsList",
+  "affix",
+  "like",
+  "semver",
+  "rollout",
 ] as const;
 
 /** The name of a kind of object. */
 export type ObjectName = typeof OBJECT_KINDS[number];
 
+/**
+ * Forms of string some fields must have: `validate_bundle.ts` checks each
+ * with its parser (in linear time, whatever the string), the JSON Schemas
+ * with `pattern`, and `tests/schemas/schemas_test.ts` that both agree; `means`
+ * says it to people.
+ */
+export const STRING_FORMATS = {
+  semver: {
+    pattern: SEMVER_PATTERN,
+    means: "a SemVer 2.0.0 version such as 1.4.0, v2.0.0 or 2.1.0-rc.1",
+  },
+  like: {
+    pattern: LIKE_PATTERN_PATTERN,
+    means: "a pattern that does not end in a lone \\ (write \\\\ for a backslash)",
+  },
+} as const;
+
+/** A name of {@link STRING_FORMATS}. */
+export type StringFormat = keyof typeof STRING_FORMATS;
+
 /** The type of a field's value. */
 export type FieldType =
-  /** A string; `nonEmpty`: at least one character; `pattern`: a regular expression it matches. */
-  | { readonly kind: "string"; readonly nonEmpty?: true; readonly pattern?: string }
+  /**
+   * A string; `nonEmpty`: at least one character; `maxLength`: at most this
+   * many characters (Unicode code points, as JSON Schema counts them);
+   * `pattern`: a regular expression it matches; `format`: one of
+   * {@link STRING_FORMATS}, which validation checks with a parser and the
+   * JSON Schema with a pattern.
+   */
+  | {
+    readonly kind: "string";
+    readonly nonEmpty?: true;
+    readonly maxLength?: number;
+    readonly pattern?: string;
+    readonly format?: StringFormat;
+  }
   /** A finite number, with its bounds. */
-  | { readonly kind: "number"; readonly minimum?: number; readonly exclusiveMinimum?: number }
+  | {
+    readonly kind: "number";
+    readonly minimum?: number;
+    readonly exclusiveMinimum?: number;
+    readonly maximum?: number;
+  }
   /** A safe integer of at least `minimum`. */
   | { readonly kind: "integer"; readonly minimum: number }
   /** Exactly this value. */
@@ -81,8 +128,8 @@ export type FieldType =
   | { readonly kind: "array"; readonly of: ObjectName }
   /** A JSON primitive a condition compares with: string, number, boolean or null. */
   | { readonly kind: "primitive" }
-  /** An array of JSON primitives. */
-  | { readonly kind: "primitives" }
+  /** An array of JSON primitives; `nonEmpty`: at least one. */
+  | { readonly kind: "primitives"; readonly nonEmpty?: true }
   /** Any value: the runtime reads none of it. */
   | { readonly kind: "any" };
 
@@ -98,6 +145,8 @@ export interface FieldDefinition {
    * type (`$schema`, for editors).
    */
   readonly untyped?: true;
+  /** A legacy spelling of the named field, read only when that field is absent (`args`). */
+  readonly legacyOf?: string;
 }
 
 /**
@@ -134,6 +183,13 @@ export interface ObjectDefinition {
    * the known operators.
    */
   readonly condition?: true;
+  /**
+   * A kind of condition added after the specification's operators: its
+   * fields are checked as typed here. A malformed one is an error of
+   * validation (`CONDITION_MALFORMED` at the field), and the schema refuses
+   * it; an unknown operator stays false, never an error.
+   */
+  readonly checked?: true;
 }
 
 /** A value that is one of several kinds of object (a condition). */
@@ -338,8 +394,20 @@ export const BUNDLE_FORMAT = {
   // A rule's `when`: any of the kinds of condition below.
   condition: {
     description:
-      'A condition (docs/bundle-format.md, "Conditions"). An unknown op or a malformed condition evaluates to false: policy validate warns (CONDITION_UNKNOWN_OPERATOR, CONDITION_MALFORMED), the schema accepts it as the runtime does',
-    union: ["comparison", "in", "exists", "list", "not"],
+      'A condition (docs/bundle-format.md, "Conditions"). An unknown op, or a malformed condition of the specification\'s operators, evaluates to false: policy validate warns (CONDITION_UNKNOWN_OPERATOR, CONDITION_MALFORMED), the schema accepts it as the runtime does. A malformed contains, containsAny, containsAll, startsWith, endsWith, like, semver or rollout is refused (CONDITION_MALFORMED error)',
+    union: [
+      "comparison",
+      "in",
+      "exists",
+      "list",
+      "not",
+      "contains",
+      "containsList",
+      "affix",
+      "like",
+      "semver",
+      "rollout",
+    ],
   },
   comparison: {
     condition: true,
@@ -348,7 +416,7 @@ export const BUNDLE_FORMAT = {
         type: { kind: "enum", values: COMPARISON_OPERATORS },
         required: true,
         description:
-          "eq, neq, gt, gte, lt, lte (path, value); in (path, values); exists (path); and, or (conditions); not (condition). ne, args and arg are legacy spellings of neq, conditions and condition",
+          "eq, neq, gt, gte, lt, lte (path, value); in (path, values); exists (path); and, or (conditions); not (condition); contains (path, value); containsAny, containsAll (path, values); startsWith, endsWith (path, value); like (path, pattern); semver (path, cmp, value); rollout (path, salt, from, to, bucketing). ne, args and arg are legacy spellings of neq, conditions and condition",
       },
       path: {
         ...string("Dotted path into the context, a string; one leading ctx. is stripped"),
@@ -392,6 +460,7 @@ export const BUNDLE_FORMAT = {
       args: {
         type: { kind: "array", of: "condition" },
         description: "Legacy spelling of conditions",
+        legacyOf: "conditions",
       },
     },
   },
@@ -406,6 +475,109 @@ export const BUNDLE_FORMAT = {
       arg: {
         type: { kind: "object", of: "condition" },
         description: "Legacy spelling of condition",
+        legacyOf: "condition",
+      },
+    },
+  },
+  // The operators added after the specification's (docs/bundle-format.md "Conditions"):
+  // their fields are checked, a malformed one refused.
+  contains: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["contains"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      value: {
+        type: { kind: "primitive" },
+        required: true,
+        description:
+          "contains: the JSON primitive the array at path must hold (compared as eq compares)",
+      },
+    },
+  },
+  containsList: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["containsAny", "containsAll"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      values: {
+        type: { kind: "primitives", nonEmpty: true },
+        required: true,
+        description:
+          "containsAny, containsAll: the JSON primitives the array at path holds one of, or all of (a non-empty array)",
+      },
+    },
+  },
+  affix: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["startsWith", "endsWith"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      value: {
+        type: { kind: "string" },
+        required: true,
+        description: "startsWith, endsWith: the prefix or suffix, a string (UTF-16 code units)",
+      },
+    },
+  },
+  like: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["like"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      pattern: {
+        type: { kind: "string", maxLength: MAX_LIKE_PATTERN, format: "like" },
+        required: true,
+        description:
+          "like: the pattern the whole string must match: * any run of characters, \\ makes the next one literal; at most 1024 characters, not ending in a lone \\",
+      },
+    },
+  },
+  semver: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["semver"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      cmp: {
+        type: { kind: "enum", values: SEMVER_COMPARISONS },
+        required: true,
+        description: "semver: how the version at path compares with value (SemVer precedence)",
+      },
+      value: {
+        type: { kind: "string", format: "semver" },
+        required: true,
+        description: "semver: a SemVer 2.0.0 version, a leading v allowed",
+      },
+    },
+  },
+  rollout: {
+    condition: true,
+    checked: true,
+    fields: {
+      op: { type: { kind: "enum", values: ["rollout"] }, required: true },
+      path: { type: { kind: "string" }, required: true },
+      salt: {
+        type: { kind: "string", nonEmpty: true },
+        required: true,
+        description:
+          'rollout: hashed before the value (salt + ":" + value); the same salt buckets a user the same way',
+      },
+      from: {
+        type: { kind: "number", minimum: 0, maximum: 100 },
+        description: "rollout: the lowest bucket in the rollout (default 0); at most to",
+      },
+      to: {
+        type: { kind: "number", minimum: 0, maximum: 100 },
+        required: true,
+        description: "rollout: buckets below to are in the rollout (0 to 100)",
+      },
+      bucketing: {
+        type: { kind: "enum", values: ROLLOUT_BUCKETINGS },
+        description: "rollout: fraction (default), h / 2^32 × 100; or mod100, h mod 100",
       },
     },
   },

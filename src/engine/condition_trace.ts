@@ -40,9 +40,23 @@ export interface TracedValueSummary {
   length: number | null;
 }
 
+/** A `rollout` leaf's parameters, as it applies them (`from` and `bucketing` with their defaults). */
+export interface RolloutParameters {
+  /** The salt (cut as values are). */
+  salt: TracedValue;
+  /** The lowest bucket in the rollout. */
+  from: number;
+  /** Buckets below it are in the rollout. */
+  to: number;
+  /** `fraction` or `mod100`. */
+  bucketing: string;
+}
+
 /**
  * A condition that reads the context (`eq`, `neq`/`ne`, `gt`, `gte`, `lt`,
- * `lte`, `in`, `exists`, or an unknown operator with a `path`).
+ * `lte`, `in`, `exists`, `contains`, `containsAny`, `containsAll`,
+ * `startsWith`, `endsWith`, `like`, `semver`, `rollout`, or an unknown
+ * operator with a `path`).
  */
 export interface LeafDescription {
   /** A leaf. */
@@ -52,14 +66,20 @@ export interface LeafDescription {
   /** The path as written (`ctx.` kept). */
   path: string;
   /**
-   * What the value is compared with: a comparison's `value`, the first
-   * {@link MAX_TRACED_VALUES} of `in`'s `values` (an unknown operator's
-   * `value` or `values`); null for `exists` (and for the JSON value null); a
-   * summary of type `missing` when the condition lacks it.
+   * What the value is compared with: a comparison's `value` (also of
+   * `contains`, `startsWith`, `endsWith` and `semver`), `like`'s `pattern`,
+   * the first {@link MAX_TRACED_VALUES} of the `values` of `in`,
+   * `containsAny` and `containsAll` (an unknown operator's `value` or
+   * `values`); null for `exists` and `rollout` (and for the JSON value
+   * null); a summary of type `missing` when the condition lacks it.
    */
   operand: TracedValue | TracedValue[] | null;
-  /** `in`: how many values the list has; null for the other operators. */
+  /** `in`, `containsAny`, `containsAll`: how many values the list has; null for the others. */
   operandCount: number | null;
+  /** `semver` only (when well formed): its comparison, `eq`, `neq`, `gt`, `gte`, `lt` or `lte`. */
+  cmp?: string;
+  /** `rollout` only (when well formed): its parameters. */
+  rollout?: RolloutParameters;
   /**
    * Why the leaf is false whatever the context (an unknown operator, a
    * missing or unusable `value` or `values`); null for a well-formed leaf.
@@ -114,6 +134,12 @@ export interface LeafTrace extends LeafDescription {
   value: TracedValue;
   /** Nothing was found at `path` (the condition saw it as absent). */
   absent: boolean;
+  /**
+   * `rollout` only (when well formed): the bucket of the value read
+   * (docs/bundle-format.md "Rollout buckets"), or null when the value cannot
+   * be bucketed (absent, empty, not a string or a whole number).
+   */
+  bucket?: number | null;
   /** The leaf's result. */
   outcome: boolean;
 }

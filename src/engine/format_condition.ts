@@ -4,8 +4,11 @@
  * (`policy inspect --policies`) and a condition tested against a request
  * (`policy simulate --trace full`, traces of `traceEvaluation`):
  * `plan == "free" and seats > 5`, and with what a request held,
- * `plan == "free" ✓ and seats (3) > 5 ✗`. See `docs/bundle-format.md`,
- * "Traces".
+ * `plan == "free" ✓ and seats (3) > 5 ✗`; the other operators by name
+ * (`roles contains "admin"`, `version semver >= "2.1.0"`, a rollout with its
+ * range, salt and the bucket the value fell in:
+ * `userId ("u-1", bucket 17.5) rollout [0, 30) salt "checkout" ✓`). See
+ * `docs/bundle-format.md`, "Traces".
  *
  * @module
  */
@@ -14,6 +17,7 @@ import type {
   ConditionTrace,
   LeafDescription,
   LeafTrace,
+  RolloutParameters,
   TracedValue,
 } from "./condition_trace.ts";
 import { describeCondition } from "./_explain_condition.ts";
@@ -142,16 +146,30 @@ function asChild(node: Node): string {
 }
 
 function leafText(leaf: LeafDescription | LeafTrace): string {
-  const symbol = SYMBOLS[leaf.op] ?? (leaf.op === "exists" ? "exists" : leaf.op);
+  let symbol = SYMBOLS[leaf.op] ?? leaf.op;
+  if (leaf.cmp !== undefined) symbol += ` ${SYMBOLS[leaf.cmp] ?? leaf.cmp}`;
   let read = "";
   if ("outcome" in leaf) {
     const same = !leaf.absent && !Array.isArray(leaf.operand) && isPrimitive(leaf.value) &&
-      leaf.value === leaf.operand;
-    if (!same) read = ` (${leaf.absent ? "absent" : valueText(leaf.value)})`;
+      leaf.value === leaf.operand && leaf.rollout === undefined;
+    const bucket = typeof leaf.bucket === "number" ? `, bucket ${JSON.stringify(leaf.bucket)}` : "";
+    if (!same) read = ` (${leaf.absent ? "absent" : valueText(leaf.value)}${bucket})`;
   }
-  const operand = leaf.op === "exists" ? "" : ` ${operandText(leaf)}`;
+  const operand = leaf.op === "exists" || (leaf.op === "rollout" && leaf.rollout === undefined)
+    ? ""
+    : leaf.rollout !== undefined
+    ? ` ${rolloutText(leaf.rollout)}`
+    : ` ${operandText(leaf)}`;
   const problem = leaf.problem === null ? "" : ` [${leaf.problem}]`;
   return `${leaf.path}${read} ${symbol}${operand}${problem}${mark(leaf)}`;
+}
+
+/** A rollout's range and salt: `[0, 30) salt "checkout"`, then ` mod100` for that bucketing. */
+function rolloutText(rollout: RolloutParameters): string {
+  const { salt, from, to, bucketing } = rollout;
+  return `[${from}, ${to}) salt ${valueText(salt)}${
+    bucketing === "fraction" ? "" : ` ${bucketing}`
+  }`;
 }
 
 function operandText(leaf: LeafDescription): string {

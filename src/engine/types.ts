@@ -10,13 +10,24 @@ import type {
   ComparisonOperator,
   EffectType,
   Env,
+  RolloutBucketing,
   RuleStatus,
+  SemverComparison,
   SignatureAlgorithm,
 } from "../public/vocabulary.ts";
 import type { Issue } from "../public/issue.ts";
 
 // The vocabulary, each list once with its type derived from it (src/public/vocabulary.ts).
-export type { ComparisonOperator, EffectType, Env, Issue, RuleStatus, SignatureAlgorithm };
+export type {
+  ComparisonOperator,
+  EffectType,
+  Env,
+  Issue,
+  RolloutBucketing,
+  RuleStatus,
+  SemverComparison,
+  SignatureAlgorithm,
+};
 
 /** What a rule applies to. Matching is exact string equality of all three fields. */
 export interface Target {
@@ -121,13 +132,110 @@ export interface NotCondition {
   arg?: Condition;
 }
 
+/**
+ * True when the value at `path` is an array with an element equal to
+ * `value` (compared as `eq` compares; objects and arrays inside never match).
+ */
+export interface ContainsCondition {
+  /** The operator. */
+  op: "contains";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** The element looked for. */
+  value: ConditionValue;
+}
+
+/**
+ * True when the value at `path` is an array holding at least one of
+ * `values` (`containsAny`), or every one of them (`containsAll`).
+ */
+export interface ContainsListCondition {
+  /** The operator. */
+  op: "containsAny" | "containsAll";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** The elements looked for: a non-empty array. */
+  values: ConditionValue[];
+}
+
+/**
+ * True when the value at `path` is a string that starts (`startsWith`) or
+ * ends (`endsWith`) with `value`, comparing UTF-16 code units; `""` matches
+ * every string.
+ */
+export interface AffixCondition {
+  /** The operator. */
+  op: "startsWith" | "endsWith";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** The prefix or suffix. */
+  value: string;
+}
+
+/**
+ * True when the whole of the string at `path` matches `pattern`: `*`
+ * matches any run of characters (also none), `\` makes the next character
+ * literal, every other character matches itself.
+ */
+export interface LikeCondition {
+  /** The operator. */
+  op: "like";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** At most 1,024 characters, not ending in a lone `\`. */
+  pattern: string;
+}
+
+/**
+ * True when the value at `path` is a SemVer 2.0.0 version (a leading `v`
+ * allowed) that compares with `value` as `cmp` says, by SemVer precedence
+ * (build metadata ignored). Anything else at `path` is false, for `neq` too.
+ */
+export interface SemverCondition {
+  /** The operator. */
+  op: "semver";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** The comparison. */
+  cmp: SemverComparison;
+  /** A SemVer 2.0.0 version, a leading `v` allowed. */
+  value: string;
+}
+
+/**
+ * True when the value at `path` (a non-empty string, or a whole number
+ * within ±(2^53−1)) falls in the bucket range `from ≤ bucket < to`; the
+ * bucket comes from MurmurHash3 of `salt + ":" + value`
+ * (docs/bundle-format.md "Rollout buckets").
+ */
+export interface RolloutCondition {
+  /** The operator. */
+  op: "rollout";
+  /** Dotted path into the context; one leading `ctx.` is stripped. */
+  path: string;
+  /** A non-empty string hashed before the value: the same salt, the same buckets. */
+  salt: string;
+  /** The lowest bucket in the rollout, 0 to 100, at most `to` (default 0). */
+  from?: number;
+  /** Buckets below `to` are in the rollout, 0 to 100. */
+  to: number;
+  /** `fraction` (default): `h / 2^32 × 100`; `mod100`: `h mod 100`. */
+  bucketing?: RolloutBucketing;
+}
+
 /** A condition tree (the `when` clause of a rule). */
 export type Condition =
   | ComparisonCondition
   | InCondition
   | ExistsCondition
   | LogicalCondition
-  | NotCondition;
+  | NotCondition
+  | ContainsCondition
+  | ContainsListCondition
+  | AffixCondition
+  | LikeCondition
+  | SemverCondition
+  | RolloutCondition;
 
 /** A rule of a policy. */
 export interface Rule {

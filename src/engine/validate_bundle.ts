@@ -32,6 +32,7 @@ import {
   NO_OPTIONS,
 } from "../_internal/check_options.ts";
 import { freshnessProblem } from "./freshness_statement.ts";
+import { CHECKED_KINDS, checkedConditionProblems } from "./_checked_condition.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;
@@ -911,6 +912,10 @@ function checkCondition(node: unknown, depth: number, site: Site, out: Collector
   const fields = conditionFields(op);
   if (fields !== undefined && unknownFieldsAt(node, fields, site, out)) out.whenCanonical = false;
   if (op === "ne") out.whenCanonical = false;
+  if (CHECKED_KINDS.has(op)) {
+    checkAddedOperator(op, node, site, out);
+    return true;
+  }
   if (COMPARISON_OPS.has(op) || op === "in" || op === "exists") {
     if (typeof node.path !== "string") malformed(`${op} needs a path (a string)`, site, out);
     if (COMPARISON_OPS.has(op)) {
@@ -1006,7 +1011,19 @@ const OPERATOR_SPELLINGS: ReadonlyMap<string, string> = new Map(
     and: ["all", "allof", "&&"],
     or: ["any", "anyof", "||"],
     not: ["!", "negate"],
-  }).flatMap(([op, spellings]) => spellings.map((spelling) => [spelling, op] as const)),
+    contains: ["includes", "arraycontains", "hasvalue"],
+    containsAny: ["includesany", "hasany", "overlaps", "intersects"],
+    containsAll: ["includesall", "hasall", "superset"],
+    startsWith: ["beginswith", "prefix", "hasprefix"],
+    endsWith: ["suffix", "hassuffix"],
+    like: ["glob", "wildcard", "ilike"],
+    semver: ["version", "versioncompare"],
+    rollout: ["fractional", "percentage", "percent", "gradualrollout", "flexiblerollout"],
+  }).flatMap(([op, spellings]) => [
+    ...spellings.map((spelling) => [spelling, op] as const),
+    // The operator itself, however it is cased or separated (`starts_with`, `StartsWith`).
+    [op.toLowerCase(), op] as const,
+  ]),
 );
 
 /** `; did you mean "eq"?` for an unknown operator close to a known one, else "". */
@@ -1019,9 +1036,30 @@ function didYouMeanOperator(op: unknown): string {
   return meant === undefined ? "" : `; did you mean "${meant}"?`;
 }
 
+/**
+ * Checks a condition of an operator added after the specification's: a
+ * malformed one (its `path` included) is an error, `CONDITION_MALFORMED` at
+ * the field, not a warning: no bundle written before the operator existed
+ * can hold it, so refusing one breaks nothing (docs/bundle-format.md
+ * "Conditions").
+ */
+function checkAddedOperator(
+  op: string,
+  node: Record<string, unknown>,
+  site: Site,
+  out: Collector,
+): void {
+  for (const { field, message } of checkedConditionProblems(op, node)) {
+    if (!out.keep(ERROR)) continue;
+    out.error("CONDITION_MALFORMED", site.path(`/${field}`), `${site.name()}: ${message}`);
+  }
+}
+
 /** The fields a condition with operator `op` may have; undefined for an unknown operator. */
 function conditionFields(op: string): FieldSet | undefined {
   if (COMPARISON_OPS.has(op)) return FIELDS.comparison;
+  const checked = CHECKED_KINDS.get(op);
+  if (checked !== undefined) return FIELDS[checked as FieldsObjectName];
   switch (op) {
     case "in":
       return FIELDS.in;

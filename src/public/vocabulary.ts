@@ -49,6 +49,39 @@ export type ComparisonOperator = typeof COMPARISON_OPERATORS[number];
 /** The combinators of condition lists. */
 export const LOGICAL_OPERATORS = ["and", "or"] as const;
 
+/** The operators of an array at a path: one value, any of several, all of several. */
+export const CONTAINS_OPERATORS = ["contains", "containsAny", "containsAll"] as const;
+
+/** The operators of a string at a path: prefix, suffix, `*` pattern. */
+export const STRING_OPERATORS = ["startsWith", "endsWith", "like"] as const;
+
+/**
+ * The operators added after the specification's set (docs/bundle-format.md
+ * "Conditions"): a runtime that predates them reads each as an unknown
+ * operator, false.
+ */
+export const ADDED_OPERATORS = [
+  ...CONTAINS_OPERATORS,
+  ...STRING_OPERATORS,
+  "semver",
+  "rollout",
+] as const;
+
+/** An operator added after the specification's set. */
+export type AddedOperator = typeof ADDED_OPERATORS[number];
+
+/** How `semver` compares the version at a path with its `value`. */
+export const SEMVER_COMPARISONS = ["eq", "neq", "gt", "gte", "lt", "lte"] as const;
+
+/** A comparison of `semver`. */
+export type SemverComparison = typeof SEMVER_COMPARISONS[number];
+
+/** How `rollout` turns a hash into a bucket: `h / 2^32 × 100`, or `h mod 100`. */
+export const ROLLOUT_BUCKETINGS = ["fraction", "mod100"] as const;
+
+/** A bucketing of `rollout`. */
+export type RolloutBucketing = typeof ROLLOUT_BUCKETINGS[number];
+
 /** Every condition operator the runtime knows (an unknown one evaluates to false). */
 export const CONDITION_OPERATORS = [
   ...COMPARISON_OPERATORS,
@@ -56,6 +89,7 @@ export const CONDITION_OPERATORS = [
   "exists",
   ...LOGICAL_OPERATORS,
   "not",
+  ...ADDED_OPERATORS,
 ] as const;
 
 /** A condition operator the runtime knows. */
@@ -69,4 +103,9 @@ Object.freeze(RULE_STATUSES);
 Object.freeze(ORDERING_OPERATORS);
 Object.freeze(COMPARISON_OPERATORS);
 Object.freeze(LOGICAL_OPERATORS);
+Object.freeze(CONTAINS_OPERATORS);
+Object.freeze(STRING_OPERATORS);
+Object.freeze(ADDED_OPERATORS);
+Object.freeze(SEMVER_COMPARISONS);
+Object.freeze(ROLLOUT_BUCKETINGS);
 Object.freeze(CONDITION_OPERATORS);

@@ -17,20 +17,26 @@ import {
   OBJECTS_WITH_FIELDS,
 } from "../../src/engine/bundle_format.ts";
 import type {
+  AffixCondition,
   ComparisonCondition,
   Condition,
   ConditionValue,
+  ContainsCondition,
+  ContainsListCondition,
   Effect,
   ExistsCondition,
   FreshnessStatement,
   InCondition,
   KillSwitchDescriptor,
+  LikeCondition,
   LogicalCondition,
   NotCondition,
   Policy,
   PolicyDefault,
+  RolloutCondition,
   Rule,
   RuntimeBundleV1,
+  SemverCondition,
   Signature,
   Target,
   ThrottleDescriptor,
@@ -55,6 +61,12 @@ interface Declared {
   exists: ExistsCondition;
   list: LogicalCondition;
   not: NotCondition;
+  contains: ContainsCondition;
+  containsList: ContainsListCondition;
+  affix: AffixCondition;
+  like: LikeCondition;
+  semver: SemverCondition;
+  rollout: RolloutCondition;
 }
 
 type Format = typeof BUNDLE_FORMAT;
@@ -127,6 +139,12 @@ const agree: { [N in Exclude<ObjectName, "condition">]: Agrees<N> } & { conditio
   exists: true,
   list: true,
   not: true,
+  contains: true,
+  containsList: true,
+  affix: true,
+  like: true,
+  semver: true,
+  rollout: true,
 };
 
 // And the checker is not vacuous: a type with a field more, less, optional or of another type differs.

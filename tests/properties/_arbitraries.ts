@@ -64,7 +64,7 @@ export const conditionLeaf: fc.Arbitrary<unknown> = fc.oneof(
   }),
   fc.record({ op: fc.constant("exists"), path: fc.constantFrom(...PATHS) }),
   fc.record({
-    op: fc.constantFrom("regex", "startsWith"),
+    op: fc.constantFrom("regex", "matches"),
     path: fc.constantFrom(...PATHS),
     value: primitive,
   }),
@@ -73,7 +73,125 @@ export const conditionLeaf: fc.Arbitrary<unknown> = fc.oneof(
   }),
 );
 
-export const condition: fc.Arbitrary<unknown> = conditionFrom(conditionLeaf);
+/** Paths the operators added after the spec's read: arrays, strings, versions, user ids. */
+const ADDED_PATHS = [
+  "roles",
+  "ctx.roles",
+  "user.roles",
+  "email",
+  "version",
+  "ctx.version",
+  "user.version",
+  "userId",
+  "user.id",
+  "plan",
+  "seats",
+  "user.constructor",
+  "__proto__",
+];
+const ROLES = ["admin", "editor", "viewer", "", "5", 5, 0, -0, true, false, null];
+const role = fc.constantFrom(...ROLES);
+const AFFIXES = [
+  "",
+  "a",
+  "ad",
+  "admin",
+  "@acme.com",
+  "acme.com",
+  "x",
+  "1.",
+  "v1",
+  "é",
+  "😀",
+  "\ud83d",
+];
+const VERSIONS = [
+  "1.2.3",
+  "v1.2.3",
+  "1.2.3-rc.1",
+  "1.2.3-rc.10",
+  "1.2.3-rc.2",
+  "1.2.3-alpha",
+  "1.2.3-alpha.1",
+  "1.2.3-0",
+  "1.2.3+build.5",
+  "1.10.0",
+  "2.0.0",
+  "0.0.0",
+  "10.0.0-beta",
+  "18446744073709551616.0.0",
+];
+/** Strings that are not versions, beside versions. */
+const NOT_VERSIONS = [
+  "01.2.3",
+  "1.2",
+  "1.2.3-",
+  "1.2.3-01",
+  "V1.2.3",
+  " 1.2.3",
+  "1.2.3+",
+  "vv1.2.3",
+];
+const PATTERN_PARTS = ["a", "d", "*", "\\*", "\\\\", "\\a", "@acme.com", "min", "é", "😀", "1."];
+/** Salts, among them one that is not ASCII. */
+const SALTS = ["checkout", "s", "é", "group:1"];
+const percent = fc.oneof(
+  fc.integer({ min: 0, max: 100 }),
+  fc.double({ min: 0, max: 100, noNaN: true }),
+  fc.constantFrom(0, 100, 50, 99.5),
+);
+
+/** One condition of each operator added after the spec's, always well formed. */
+export const addedLeaf: fc.Arbitrary<unknown> = fc.oneof(
+  fc.record({
+    op: fc.constant("contains"),
+    path: fc.constantFrom(...ADDED_PATHS),
+    value: fc.oneof(role, primitive),
+  }),
+  fc.record({
+    op: fc.constantFrom("containsAny", "containsAll"),
+    path: fc.constantFrom(...ADDED_PATHS),
+    values: fc.array(fc.oneof(role, primitive), { minLength: 1, maxLength: 12 }),
+  }),
+  fc.record({
+    op: fc.constantFrom("startsWith", "endsWith"),
+    path: fc.constantFrom(...ADDED_PATHS),
+    value: fc.constantFrom(...AFFIXES),
+  }),
+  fc.record({
+    op: fc.constant("like"),
+    path: fc.constantFrom(...ADDED_PATHS),
+    pattern: fc.array(fc.constantFrom(...PATTERN_PARTS), { maxLength: 6 }).map((p) => p.join("")),
+  }),
+  fc.record({
+    op: fc.constant("semver"),
+    path: fc.constantFrom(...ADDED_PATHS),
+    cmp: fc.constantFrom("eq", "neq", "gt", "gte", "lt", "lte"),
+    value: fc.constantFrom(...VERSIONS),
+  }),
+  fc.tuple(
+    fc.constantFrom(...ADDED_PATHS),
+    fc.constantFrom(...SALTS),
+    percent,
+    percent,
+    fc.constantFrom(undefined, "fraction", "mod100"),
+    fc.boolean(),
+  ).map(([path, salt, a, b, bucketing, withFrom]) => {
+    const [from, to] = a <= b ? [a, b] : [b, a];
+    return {
+      op: "rollout",
+      path,
+      salt,
+      ...(withFrom || from !== 0 ? { from } : {}),
+      to,
+      ...(bucketing === undefined ? {} : { bucketing }),
+    };
+  }),
+);
+
+export const condition: fc.Arbitrary<unknown> = conditionFrom(
+  fc.oneof({ weight: 2, arbitrary: conditionLeaf }, { weight: 1, arbitrary: addedLeaf }),
+);
 
 /**
  * Condition trees over `leaf`: and/or with `conditions` (of the given
@@ -209,6 +327,49 @@ export function holder(
   });
 }
 
+/** Arrays of roles, with odd entries (objects, arrays, holes) and values that are no arrays. */
+const roles = fc.oneof(
+  fc.array(fc.oneof(role, primitive), { maxLength: 6 }),
+  fc.array(role, { minLength: 9, maxLength: 14 }),
+  fc.constantFrom([["admin"]], [{ role: "admin" }], "admin", { 0: "admin", length: 1 }),
+  // An array with a hole, which reads as inherited: not an element.
+  fc.constant(null).map(() => {
+    const holed: unknown[] = [];
+    holed[0] = "viewer";
+    holed[2] = "editor";
+    return holed;
+  }),
+  primitive,
+);
+/** Strings near the affixes and patterns, and values that are no strings. */
+const text = fc.oneof(
+  fc.constantFrom(
+    "admin@acme.com",
+    "x@acme.com",
+    "acme.com",
+    "",
+    "a*b",
+    "a\\b",
+    "adamin",
+    "é@acme.com",
+    "😀x",
+    "\ud83d",
+    "1.2.3",
+  ),
+  fc.array(fc.constantFrom(...PATTERN_PARTS.filter((p) => !p.includes("\\"))), { maxLength: 5 })
+    .map((p) => p.join("").replaceAll("*", "")),
+  fc.string({ maxLength: 6 }),
+  primitive,
+);
+const version = fc.oneof(fc.constantFrom(...VERSIONS, ...NOT_VERSIONS), primitive);
+/** User ids: strings, whole numbers (safe or not), and the rest. */
+const userId = fc.oneof(
+  fc.string({ maxLength: 12, unit: "binary" }),
+  fc.integer(),
+  fc.constantFrom(2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1e21, 1.5, -0, "", "u-1", "ü-1", "😀"),
+  primitive,
+);
+
 /** A context whose keys meet the generated paths, with odd values mixed in. */
 export const context = fc.record(
   {
@@ -219,11 +380,18 @@ export const context = fc.record(
       holder({
         tier: primitive,
         org: fc.oneof(holder({ plan: primitive, seats: primitive }), primitive),
-      }),
+        roles,
+        version,
+        id: userId,
+      }, { plan: "free", tier: 1, seats: 6, roles: ["admin"], version: "1.2.3", id: "u-1" }),
       primitive,
     ),
     flag: fc.boolean(),
     ctx: fc.record({ plan: primitive }),
+    roles,
+    email: text,
+    version,
+    userId,
   },
   { requiredKeys: [] },
 );

@@ -34,6 +34,185 @@ function toNumber(v: unknown): number {
   return NaN;
 }
 
+/** MurmurHash3 x86 32-bit, seed 0, of bytes: written again from the algorithm, byte by byte. */
+function murmur3(bytes: Uint8Array): number {
+  const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
+  const mul = (a: number, b: number) => Number((BigInt(a) * BigInt(b)) & 0xffffffffn);
+  let h = 0;
+  const blocks = Math.floor(bytes.length / 4);
+  for (let b = 0; b < blocks; b++) {
+    let k = bytes[4 * b]! + bytes[4 * b + 1]! * 256 + bytes[4 * b + 2]! * 65536 +
+      bytes[4 * b + 3]! * 16777216;
+    k = mul(rotl(mul(k, 0xcc9e2d51), 15), 0x1b873593);
+    h = (rotl((h ^ k) >>> 0, 13) * 5 + 0xe6546b64) % 4294967296;
+  }
+  let k = 0;
+  const rest = bytes.length % 4;
+  for (let i = rest - 1; i >= 0; i--) k = k * 256 + bytes[4 * blocks + i]!;
+  if (rest > 0) h = (h ^ mul(rotl(mul(k, 0xcc9e2d51), 15), 0x1b873593)) >>> 0;
+  h = (h ^ bytes.length) >>> 0;
+  h = mul((h ^ (h >>> 16)) >>> 0, 0x85ebca6b);
+  h = mul((h ^ (h >>> 13)) >>> 0, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The bucket of a value for a rollout, as docs/bundle-format.md says; null when it has none. */
+export function referenceBucket(node: Obj, value: unknown): number | null {
+  let text: string;
+  if (typeof value === "string" && value !== "") text = value;
+  else if (
+    typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= 2 ** 53 - 1
+  ) text = value === 0 ? "0" : value.toString(10);
+  else return null;
+  const h = murmur3(new TextEncoder().encode(`${node.salt}:${text}`));
+  return node.bucketing === "mod100" ? h % 100 : (h / 2 ** 32) * 100;
+}
+
+const SEMVER =
+  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?$/;
+
+/** SemVer §11 precedence of two version strings (null when one is not a version). */
+function semverOrder(a: string, b: string): number | null {
+  const x = SEMVER.exec(a);
+  const y = SEMVER.exec(b);
+  if (x === null || y === null) return null;
+  for (let i = 1; i <= 3; i++) {
+    const d = BigInt(x[i]!) - BigInt(y[i]!);
+    if (d !== 0n) return d < 0n ? -1 : 1;
+  }
+  if (x[4] === undefined || y[4] === undefined) {
+    return x[4] === y[4] ? 0 : x[4] === undefined ? 1 : -1;
+  }
+  const p = x[4].split(".");
+  const q = y[4].split(".");
+  for (let i = 0; i < Math.max(p.length, q.length); i++) {
+    if (p[i] === undefined) return -1;
+    if (q[i] === undefined) return 1;
+    const pn = /^\d+$/.test(p[i]!);
+    const qn = /^\d+$/.test(q[i]!);
+    if (pn && qn) {
+      const d = BigInt(p[i]!) - BigInt(q[i]!);
+      if (d !== 0n) return d < 0n ? -1 : 1;
+    } else if (pn !== qn) {
+      return pn ? -1 : 1;
+    } else if (p[i] !== q[i]) {
+      return p[i]! < q[i]! ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+/** The tokens of a like pattern (a literal code unit, or STAR), or null when it ends in a lone `\`. */
+const STAR = Symbol("*");
+function likeTokens(pattern: string): (string | symbol)[] | null {
+  const tokens: (string | symbol)[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === "\\") {
+      if (i + 1 === pattern.length) return null;
+      tokens.push(pattern[++i]!);
+    } else tokens.push(pattern[i] === "*" ? STAR : pattern[i]!);
+  }
+  return tokens;
+}
+
+/** Whether the whole text matches the tokens: the textbook table, O(n·m). */
+function likeMatch(tokens: (string | symbol)[], text: string): boolean {
+  let row = [true];
+  for (let j = 1; j <= text.length; j++) row.push(false);
+  for (const token of tokens) {
+    const next = [token === STAR && row[0]!];
+    for (let j = 1; j <= text.length; j++) {
+      next.push(token === STAR ? next[j - 1]! || row[j]! : row[j - 1]! && text[j - 1] === token);
+    }
+    row = next;
+  }
+  return row[text.length]!;
+}
+
+/** Whether a condition of an operator added after the spec's is well formed (else it is false). */
+function wellFormedAdded(node: Obj): boolean {
+  if (typeof node.path !== "string") return false;
+  const percent = (v: unknown) => typeof v === "number" && v >= 0 && v <= 100;
+  switch (node.op) {
+    case "contains":
+      return isPrimitive(node.value);
+    case "containsAny":
+    case "containsAll":
+      return Array.isArray(node.values) && node.values.length > 0 &&
+        node.values.every(isPrimitive);
+    case "startsWith":
+    case "endsWith":
+      return typeof node.value === "string";
+    case "like":
+      return typeof node.pattern === "string" && [...node.pattern].length <= 1024 &&
+        likeTokens(node.pattern) !== null;
+    case "semver":
+      return ["eq", "neq", "gt", "gte", "lt", "lte"].includes(node.cmp as string) &&
+        typeof node.value === "string" && SEMVER.test(node.value);
+    case "rollout": {
+      const from = node.from === undefined ? 0 : node.from;
+      return typeof node.salt === "string" && node.salt !== "" && percent(node.to) &&
+        percent(from) && (from as number) <= (node.to as number) &&
+        [undefined, "fraction", "mod100"].includes(node.bucketing as string);
+    }
+    default:
+      return false;
+  }
+}
+
+const ADDED = [
+  "contains",
+  "containsAny",
+  "containsAll",
+  "startsWith",
+  "endsWith",
+  "like",
+  "semver",
+  "rollout",
+];
+
+/** A condition of an operator added after the spec's, as docs/bundle-format.md's table says. */
+function referenceAdded(node: Obj, context: Obj): boolean {
+  if (!wellFormedAdded(node)) return false;
+  const v = resolve(context, node.path as string);
+  const hasEqual = (list: unknown[], x: unknown) => list.some((item) => item === x);
+  switch (node.op) {
+    case "contains":
+      return Array.isArray(v) && hasEqual(v, node.value);
+    case "containsAny":
+      return Array.isArray(v) && (node.values as unknown[]).some((x) => hasEqual(v, x));
+    case "containsAll":
+      return Array.isArray(v) && (node.values as unknown[]).every((x) => hasEqual(v, x));
+    case "startsWith":
+      return typeof v === "string" && v.slice(0, (node.value as string).length) === node.value;
+    case "endsWith": {
+      const suffix = node.value as string;
+      return typeof v === "string" && v.length >= suffix.length &&
+        v.slice(v.length - suffix.length) === suffix;
+    }
+    case "like":
+      return typeof v === "string" && likeMatch(likeTokens(node.pattern as string)!, v);
+    case "semver": {
+      if (typeof v !== "string") return false;
+      const order = semverOrder(v, node.value as string);
+      if (order === null) return false;
+      return ({
+        eq: order === 0,
+        neq: order !== 0,
+        gt: order > 0,
+        gte: order >= 0,
+        lt: order < 0,
+        lte: order <= 0,
+      } as Record<string, boolean>)[node.cmp as string]!;
+    }
+    default: {
+      const bucket = referenceBucket(node, v);
+      const from = node.from === undefined ? 0 : node.from as number;
+      return bucket !== null && from <= bucket && bucket < (node.to as number);
+    }
+  }
+}
+
 export function referenceCondition(node: unknown, context: Obj): boolean {
   if (!isObj(node)) return false;
   const op = node.op;
@@ -82,7 +261,7 @@ export function referenceCondition(node: unknown, context: Obj): boolean {
       return isObj(child) ? !referenceCondition(child, context) : false;
     }
     default:
-      return false;
+      return ADDED.includes(op as string) && referenceAdded(node, context);
   }
 }
 
@@ -116,7 +295,7 @@ function previewText(v: unknown, depth: number): string {
   if (typeof v !== "object") return typeof v;
   if (Array.isArray(v)) {
     if (depth >= 2) return v.length === 0 ? "[]" : "[…]";
-    return `[${v.map((x) => previewText(x, depth + 1)).join(", ")}]`;
+    return `[${Array.from(v, (x) => previewText(x, depth + 1)).join(", ")}]`;
   }
   if (!isPlain(v)) return "(not a plain object)";
   if (depth >= 2) return "{…}";
@@ -157,7 +336,9 @@ export function referenceExplain(node: unknown, context: Obj): Json {
     const condition = referenceExplain(child, context) as { outcome: boolean };
     return { kind: "not", condition: condition as Json, outcome: !condition.outcome };
   }
-  const known = ["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists"].includes(op);
+  const known = ["eq", "neq", "ne", "gt", "gte", "lt", "lte", "in", "exists", ...ADDED].includes(
+    op,
+  );
   if (typeof node.path !== "string") {
     return invalid(op, known ? `${op} without a string path` : `unknown operator ${op}`);
   }
@@ -197,6 +378,32 @@ export function referenceExplain(node: unknown, context: Obj): Json {
         : leaf(operandOf(node.values), null, problem("values", "not an array", node.values));
     case "exists":
       return leaf(null, null, null);
+    case "contains":
+    case "startsWith":
+    case "endsWith":
+      return leaf(traced(node.value), null, null);
+    case "containsAny":
+    case "containsAll": {
+      const values = node.values as unknown[];
+      return leaf(values.slice(0, MAX_VALUES).map(traced), values.length, null);
+    }
+    case "like":
+      return leaf(traced(node.pattern), null, null);
+    case "semver":
+      return { ...(leaf(traced(node.value), null, null) as Obj), cmp: node.cmp } as Json;
+    case "rollout": {
+      const bucket = referenceBucket(node, read);
+      return {
+        ...(leaf(null, null, null) as Obj),
+        rollout: {
+          salt: traced(node.salt),
+          from: node.from === undefined ? 0 : node.from,
+          to: node.to,
+          bucketing: node.bucketing === undefined ? "fraction" : node.bucketing,
+        },
+        bucket,
+      } as Json;
+    }
     default:
       return leaf(
         operandOf(node.value !== undefined ? node.value : node.values),

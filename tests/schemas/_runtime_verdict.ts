@@ -80,7 +80,8 @@ function thrown(check: () => unknown): Verdict {
 /**
  * Errors of the runtime that the schemas do not express, on purpose: a JSON
  * Schema cannot say that keys are unique across a list, bound the depth of
- * a recursive structure, see numbers JSON cannot hold, or parse a date.
+ * a recursive structure, see numbers JSON cannot hold, parse a date, or
+ * compare two fields (a rollout's `from` and `to`).
  */
 export function isDeliberateDifference(issue: Issue): boolean {
   switch (issue.code) {
@@ -91,7 +92,11 @@ export function isDeliberateDifference(issue: Issue): boolean {
     case "NUMBER_NOT_FINITE":
       return true;
     case "INVALID_FIELD":
-      return issue.path === "/generatedAt"; // a date of the right form that does not exist
+      // A date of the right form that does not exist (docs/schemas.md lists both).
+      return issue.path === "/generatedAt" || issue.path === "/freshness";
+    case "CONDITION_MALFORMED":
+      // A rollout's `from` above its `to`: a schema cannot compare two fields.
+      return issue.path.endsWith("/from") && issue.message.includes(" is above to ");
     default:
       return false;
   }

@@ -19,6 +19,7 @@ import {
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { isDeliberateDifference, runtimeVerdict } from "./_runtime_verdict.ts";
 import {
+  addedLeaf,
   bundle as propertyBundle,
   conditionFrom,
   conditionLeaf,
@@ -257,7 +258,7 @@ function bundleWhen(when: unknown): Record<string, unknown> {
 const WARNED_CONDITIONS: [unknown, string][] = [
   [{ op: "matches", path: "email", value: ".*@acme\\.com$" }, "CONDITION_UNKNOWN_OPERATOR"],
   [
-    { op: "startsWith", path: "plan", value: "pro", caseSensitive: false },
+    { op: "regex", path: "plan", value: "^pro", caseSensitive: false },
     "CONDITION_UNKNOWN_OPERATOR",
   ],
   [
@@ -452,13 +453,80 @@ const VALID: Record<SchemaName, unknown> = {
 };
 
 /**
+ * Conditions of the operators added after the spec's that validation
+ * refuses, each with the field its `CONDITION_MALFORMED` error points at
+ * (docs/bundle-format.md "Conditions"): every malformed payload the table
+ * names, and more.
+ */
+const REFUSED_CONDITIONS: [unknown, string][] = [
+  [{ op: "contains", path: "roles", value: ["admin"] }, "value"],
+  [{ op: "contains", path: "roles" }, "value"],
+  [{ op: "contains", path: 7, value: "admin" }, "path"],
+  [{ op: "containsAny", path: "roles", values: [] }, "values"],
+  [{ op: "containsAll", path: "roles", values: ["a", { b: 1 }] }, "values"],
+  [{ op: "containsAny", path: "roles", values: "admin" }, "values"],
+  [{ op: "startsWith", path: "email", value: 5 }, "value"],
+  [{ op: "endsWith", path: "email" }, "value"],
+  [{ op: "like", path: "email", pattern: "*@acme.com\\" }, "pattern"],
+  [{ op: "like", path: "email", pattern: "x".repeat(1025) }, "pattern"],
+  [{ op: "like", path: "email", pattern: "😀".repeat(1025) }, "pattern"],
+  [{ op: "like", path: "email", pattern: null }, "pattern"],
+  [{ op: "semver", path: "version", cmp: "gte", value: "1.2" }, "value"],
+  [{ op: "semver", path: "version", cmp: "gte", value: "01.2.3" }, "value"],
+  [{ op: "semver", path: "version", cmp: "ge", value: "1.2.3" }, "cmp"],
+  [{ op: "semver", path: "version", value: "1.2.3" }, "cmp"],
+  [{ op: "rollout", path: "userId", salt: "s", to: 101 }, "to"],
+  [{ op: "rollout", path: "userId", salt: "s", to: -1 }, "to"],
+  [{ op: "rollout", path: "userId", salt: "s" }, "to"],
+  [{ op: "rollout", path: "userId", salt: "s", to: "30" }, "to"],
+  [{ op: "rollout", path: "userId", salt: "s", from: 40, to: 30 }, "from"],
+  [{ op: "rollout", path: "userId", salt: "s", from: -5, to: 30 }, "from"],
+  [{ op: "rollout", path: "userId", to: 30 }, "salt"],
+  [{ op: "rollout", path: "userId", salt: "", to: 30 }, "salt"],
+  [{ op: "rollout", path: "userId", salt: "s", to: 30, bucketing: "percent" }, "bucketing"],
+];
+
+Deno.test("a malformed condition of an added operator is an error at its field, and the schemas refuse it (but from above to)", () => {
+  for (const [when, field] of REFUSED_CONDITIONS) {
+    const bundle = bundleWhen(when);
+    const result = validateBundle(bundle);
+    const show = JSON.stringify(when).slice(0, 120);
+    assert.deepEqual(
+      result.errors.map((e) => [e.code, e.path]),
+      [["CONDITION_MALFORMED", `/policies/0/rules/0/when/${field}`]],
+      show,
+    );
+    // Anywhere in a tree too.
+    const nested = validateBundle(
+      bundleWhen({ op: "not", condition: { op: "or", conditions: [when] } }),
+    );
+    assert.deepEqual(
+      nested.errors.map((e) => e.path),
+      [`/policies/0/rules/0/when/condition/conditions/0/${field}`],
+      show,
+    );
+    const deliberate = isDeliberateDifference(result.errors[0]!);
+    assert.equal(deliberate, field === "from" && (when as { from: number }).from > 0, show);
+    const rule = (bundle.policies as { rules: unknown[] }[])[0]!.rules[0];
+    for (const [kind, document] of [["bundle", bundle], ["rule", rule]] as const) {
+      assert.equal(VALIDATORS[kind](document), deliberate, `${kind}, ${show}`);
+    }
+  }
+});
+
+/**
  * Conditions of every kind the runtime reads: well formed, in legacy
  * spellings (`ne`, `args`, `arg`, from the shared leaves and trees), with
  * unknown operators, and malformed, as `when` of a rule and anywhere in a
- * tree.
+ * tree; the operators added after the spec's, well formed and refused.
  */
 const anyCondition = conditionFrom(
-  fc.oneof(conditionLeaf, fc.constantFrom(...WARNED_CONDITIONS.map(([when]) => when))),
+  fc.oneof(
+    conditionLeaf,
+    addedLeaf,
+    fc.constantFrom(...WARNED_CONDITIONS.map(([when]) => when)),
+    fc.constantFrom(...REFUSED_CONDITIONS.map(([when]) => when)),
+  ),
 );
 
 /** The optional top-level fields of a bundle, each present or not, in the forms the runtime accepts. */
@@ -552,6 +620,20 @@ Deno.test(`property (seed ${SEED}): schemas and runtime agree on generated and m
     checkAgreement(kind, document, "generated", tallies.get(kind)!);
   /** The keys of the bundles both accept: every field the bundle schema declares must be among them. */
   const acceptedKeys = new Set<string>();
+  // A condition of each added operator, with every optional field (generated ones are rarer).
+  const added = bundleWhen({
+    op: "and",
+    conditions: [
+      { op: "contains", path: "roles", value: "admin" },
+      { op: "containsAny", path: "roles", values: ["admin", "editor"] },
+      { op: "startsWith", path: "email", value: "admin@" },
+      { op: "like", path: "email", pattern: "*@acme.com" },
+      { op: "semver", path: "version", cmp: "gte", value: "v1.2.0-rc.1+b" },
+      { op: "rollout", path: "userId", salt: "s", from: 10, to: 30, bucketing: "mod100" },
+    ],
+  });
+  assert.equal(check("bundle", added), "accepted");
+  keysIn(added, acceptedKeys);
   fc.assert(
     fc.property(anyBundle.chain((b) => fc.tuple(fc.constant(b), mutated(b))), ([b, m]) => {
       if (check("bundle", b) === "accepted") keysIn(b, acceptedKeys);
@@ -688,7 +770,9 @@ function sample(name: ObjectName, at: string, depth: number, placed: Map<string,
         object[field] = ["x"];
         break;
       case "string":
-        object[field] = type.pattern === undefined
+        object[field] = type.format === "semver"
+          ? "1.0.0"
+          : type.pattern === undefined
           ? "x"
           : type.pattern.startsWith("^sha256:")
           ? "sha256:" + "0".repeat(64)
