@@ -119,8 +119,8 @@ export function keysToTry(
 }
 
 /**
- * The key ids a verified signature or statement reports (SPEC's `keyId`,
- * "identifier recorded at signing"; docs/local-client.md "`status()`"):
+ * The key ids a verified signature or statement reports (`keyId`, the
+ * identifier recorded at signing; docs/local-client.md "`status()`"):
  * when the configured key that verified it has an id, that id, and the id
  * the signature records apart, as `claimedKeyId`, when it differs (the
  * recorded id is not signed: the configured one is the one to go by); when

@@ -181,7 +181,7 @@ Deno.test("verifyBundleSignature() reports the configured key that verified, not
 });
 
 Deno.test("verifyBundleSignature() reports the id recorded at signing as keyId when the configured key has none", async () => {
-  // SPEC.md: signature is {status, algorithm, keyId}, keyId the "identifier recorded at signing".
+  // keyId is the identifier recorded at signing (docs/local-client.md "`status()`").
   for (const verify of [{ algorithm: "HMAC_SHA256" as const, publicKey: SECRET }]) {
     assert.deepEqual(await verifyBundleSignature(hmacSigned, { verify }), {
       status: "verified",
