@@ -20,7 +20,8 @@ export function freePort(): number {
  */
 export function freeFixedPort(): number {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    // Not a test input: drawn from the system so parallel workers pick apart (no seed to share).
+    const port = 20_000 + crypto.getRandomValues(new Uint32Array(1))[0]! % 12_000;
     try {
       Deno.listen({ hostname: "127.0.0.1", port }).close();
       return port;
