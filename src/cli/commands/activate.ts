@@ -26,64 +26,65 @@ import {
   verifyLicenseText,
 } from "../kit/license.ts";
 import { plural } from "../kit/describe.ts";
+import type { CommandSpec } from "../kit/command_spec.ts";
+
+/** The declaration of `activate`. */
+export const ACTIVATE_SPEC: CommandSpec = {
+  name: "activate",
+  usage: "activate --key <activation key> | --license-file <path> | --status",
+  summary: [
+    "Activates the toolkit licence that build and sign need once the 30-day grace period",
+    "is over.",
+    "  --key <activation key>  sends the key to the activation endpoint",
+    "                          (POST <POLICY_API_URL>/v1/licenses/activate), verifies the",
+    "                          licence it answers and stores it in $POLICY_HOME/license.json.",
+    "                          Needs network access to the endpoint: run the policy:activate",
+    "                          task, or add --allow-net=<host> to deno run.",
+    "  --license-file <path>   verifies a licence document you were given (path from the",
+    "                          current folder) and stores it the same way; no network.",
+    "  --status                shows the licence in force, or the days left of the grace",
+    "                          period; changes nothing. Exits 3 when build and sign are refused.",
+    "POLICY_LICENSE (the document) and POLICY_LICENSE_FILE (its path) take precedence over the",
+    "stored licence.",
+  ].join("\n"),
+  flags: {
+    key: {
+      type: "string",
+      value: "<activation key>",
+      description: "activation key from your account (never printed)",
+    },
+    "license-file": {
+      type: "string",
+      value: "<path>",
+      description: "install this licence document instead (from the current folder)",
+    },
+    status: { type: "boolean", description: "show the licence or grace period; write nothing" },
+  },
+  examples: [
+    "policy activate --status",
+    "policy activate --key ACT-7F3K-99QX",
+    "policy activate --license-file license.json",
+  ],
+};
 
 /** Activates the toolkit licence. */
-export const runActivate = defineCommand(
-  {
-    name: "activate",
-    usage: "activate --key <activation key> | --license-file <path> | --status",
-    summary: [
-      "Activates the toolkit licence that build and sign need once the 30-day grace period",
-      "is over.",
-      "  --key <activation key>  sends the key to the activation endpoint",
-      "                          (POST <POLICY_API_URL>/v1/licenses/activate), verifies the",
-      "                          licence it answers and stores it in $POLICY_HOME/license.json.",
-      "                          Needs network access to the endpoint: run the policy:activate",
-      "                          task, or add --allow-net=<host> to deno run.",
-      "  --license-file <path>   verifies a licence document you were given (path from the",
-      "                          current folder) and stores it the same way; no network.",
-      "  --status                shows the licence in force, or the days left of the grace",
-      "                          period; changes nothing. Exits 3 when build and sign are refused.",
-      "POLICY_LICENSE (the document) and POLICY_LICENSE_FILE (its path) take precedence over the",
-      "stored licence.",
-    ].join("\n"),
-    flags: {
-      key: {
-        type: "string",
-        value: "<activation key>",
-        description: "activation key from your account (never printed)",
-      },
-      "license-file": {
-        type: "string",
-        value: "<path>",
-        description: "install this licence document instead (from the current folder)",
-      },
-      status: { type: "boolean", description: "show the licence or grace period; write nothing" },
-    },
-    examples: [
-      "policy activate --status",
-      "policy activate --key ACT-7F3K-99QX",
-      "policy activate --license-file license.json",
-    ],
-  },
-  async (session) => {
-    const modes = ["key", "license-file", "status"].filter((f) => session.has(f));
-    if (modes.length !== 1) {
-      throw usageError(
-        modes.length === 0
-          ? "'policy activate' needs --key <activation key>, --license-file <path> or --status"
-          : `--${modes[0]} and --${modes[1]} cannot be combined`,
-        "run 'policy activate --help'",
-      );
-    }
-    if (session.has("status")) return await status(session);
-    const key = session.has("key") ? session.requireString("key") : undefined;
-    const licenseFile = session.has("license-file")
-      ? session.requireString("license-file")
-      : undefined;
-    return await install(session, key, licenseFile);
-  },
-);
+export const runActivate = defineCommand(ACTIVATE_SPEC, async (session) => {
+  const modes = ["key", "license-file", "status"].filter((f) => session.has(f));
+  if (modes.length !== 1) {
+    throw usageError(
+      modes.length === 0
+        ? "'policy activate' needs --key <activation key>, --license-file <path> or --status"
+        : `--${modes[0]} and --${modes[1]} cannot be combined`,
+      "run 'policy activate --help'",
+    );
+  }
+  if (session.has("status")) return await status(session);
+  const key = session.has("key") ? session.requireString("key") : undefined;
+  const licenseFile = session.has("license-file")
+    ? session.requireString("license-file")
+    : undefined;
+  return await install(session, key, licenseFile);
+});
 
 /** A licence as the JSON document shows it. */
 function licenseView(license: VerifiedLicense) {

@@ -27,6 +27,7 @@ import { bundleDocument, draftDocument } from "../kit/documents.ts";
 import { isRecord } from "../../_internal/guards.ts";
 import { inspectBundleFile } from "../kit/bundle.ts";
 import { describeTarget, plural } from "../kit/describe.ts";
+import type { CommandSpec } from "../kit/command_spec.ts";
 
 /** A warning of the JSON document: position fields are null when the warning is not about a place. */
 interface LocatedWarning {
@@ -44,256 +45,256 @@ interface Comparison {
   policies: KnownPolicy[];
 }
 
-/** Scans source code for evaluation points, lists them, writes the first draft. */
-export const runAnalyze = defineCommand(
-  {
-    name: "analyze",
-    usage: "analyze [--source <dir>] [--check]",
-    summary: [
-      "Scans source code (.ts, .tsx, .mts, .cts, .js, .jsx, .mjs, .cjs) for evaluation points,",
-      "x.evaluate({ target: { service, resource, action }, ... }) calls with literal targets,",
-      "and lists each target with its status: present when the existing draft (else the",
-      "bundle) has a policy naming it, missing otherwise, with every file:line:column.",
-      "Without --check, writes the first draft (one policy per target, no rules) to",
-      "draft.path; an existing draft is never overwritten (DRAFT_EXISTS, exit 2): --merge adds",
-      "a policy for each target it lacks and changes nothing else. With --check, writes",
-      "nothing and exits 1 when a target has no policy. Targets that cannot be resolved from",
-      "the file alone, and rules whose target is close to but not one the code evaluates, are",
-      "warnings; --strict makes them failures.",
-    ].join("\n"),
-    flags: {
-      source: {
-        type: "string",
-        value: "<dir>",
-        description:
-          "folder (or file) to scan, relative to the working folder (else analyze.source, else the working folder)",
-      },
-      check: {
-        type: "boolean",
-        description: "write nothing; exit 1 when an evaluation point has no policy",
-      },
-      merge: {
-        type: "boolean",
-        description: "add to the existing draft a policy for each target it lacks",
-      },
+/** The declaration of `analyze`. */
+export const ANALYZE_SPEC: CommandSpec = {
+  name: "analyze",
+  usage: "analyze [--source <dir>] [--check]",
+  summary: [
+    "Scans source code (.ts, .tsx, .mts, .cts, .js, .jsx, .mjs, .cjs) for evaluation points,",
+    "x.evaluate({ target: { service, resource, action }, ... }) calls with literal targets,",
+    "and lists each target with its status: present when the existing draft (else the",
+    "bundle) has a policy naming it, missing otherwise, with every file:line:column.",
+    "Without --check, writes the first draft (one policy per target, no rules) to",
+    "draft.path; an existing draft is never overwritten (DRAFT_EXISTS, exit 2): --merge adds",
+    "a policy for each target it lacks and changes nothing else. With --check, writes",
+    "nothing and exits 1 when a target has no policy. Targets that cannot be resolved from",
+    "the file alone, and rules whose target is close to but not one the code evaluates, are",
+    "warnings; --strict makes them failures.",
+  ].join("\n"),
+  flags: {
+    source: {
+      type: "string",
+      value: "<dir>",
+      description:
+        "folder (or file) to scan, relative to the working folder (else analyze.source, else the working folder)",
     },
-    examples: [
-      "policy analyze --source src",
-      "policy analyze --check --strict",
-      "policy analyze --merge",
-    ],
+    check: {
+      type: "boolean",
+      description: "write nothing; exit 1 when an evaluation point has no policy",
+    },
+    merge: {
+      type: "boolean",
+      description: "add to the existing draft a policy for each target it lacks",
+    },
   },
-  async (session) => {
-    const out = session.out;
-    const config = await session.config();
-    const workingFolder = (await session.workingFolder()).path;
-    const early = out.warnings.length;
-    const settings = analyzeSettings(config.analyze, config.file);
-    const check = session.has("check");
-    const merge = session.has("merge");
-    if (check && merge) {
-      throw usageError("--check writes nothing; it cannot be combined with --merge");
-    }
-    const strict = session.global.strict;
+  examples: [
+    "policy analyze --source src",
+    "policy analyze --check --strict",
+    "policy analyze --merge",
+  ],
+};
 
-    const sourceFlag = session.string("source");
-    if (sourceFlag === "") throw usageError("--source needs a folder");
-    const { path } = session.files;
-    const source = path.resolve(workingFolder, sourceFlag ?? settings.source ?? ".");
-    const sourceIsFile = await sourceKind(session.files, source);
-    out.note(`source: ${source}`);
+/** Scans source code for evaluation points, lists them, writes the first draft. */
+export const runAnalyze = defineCommand(ANALYZE_SPEC, async (session) => {
+  const out = session.out;
+  const config = await session.config();
+  const workingFolder = (await session.workingFolder()).path;
+  const early = out.warnings.length;
+  const settings = analyzeSettings(config.analyze, config.file);
+  const check = session.has("check");
+  const merge = session.has("merge");
+  if (check && merge) {
+    throw usageError("--check writes nothing; it cannot be combined with --merge");
+  }
+  const strict = session.global.strict;
 
-    const { file: draftFile } = await draftDocument(session);
-    const hasDraft = await exists(session.files, draftFile);
-    if (!check && !merge && hasDraft) throw draftExists(draftFile);
+  const sourceFlag = session.string("source");
+  if (sourceFlag === "") throw usageError("--source needs a folder");
+  const { path } = session.files;
+  const source = path.resolve(workingFolder, sourceFlag ?? settings.source ?? ".");
+  const sourceIsFile = await sourceKind(session.files, source);
+  out.note(`source: ${source}`);
 
-    const scan = await scanSourceTree(source, {
-      maxFileBytes: config.maxFileBytes,
-      skipDirectories: settings.skipDirectories,
+  const { file: draftFile } = await draftDocument(session);
+  const hasDraft = await exists(session.files, draftFile);
+  if (!check && !merge && hasDraft) throw draftExists(draftFile);
+
+  const scan = await scanSourceTree(source, {
+    maxFileBytes: config.maxFileBytes,
+    skipDirectories: settings.skipDirectories,
+  });
+  out.note(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
+
+  // Paths are printed relative to the working folder, so they can be opened from there.
+  const base = sourceIsFile ? path.dirname(source) : source;
+  const display = (file: string) =>
+    toPosix(path, path.relative(workingFolder, path.join(base, file)));
+  const points = scan.points.map((p) => ({ ...p, file: display(p.file) }));
+
+  const located: LocatedWarning[] = [];
+  const warnAt = (code: string, message: string, at: SourceLocation | null) => {
+    out.warn(code, at === null ? message : `${at.file}:${at.line}:${at.column}: ${message}`);
+    located.push({
+      code,
+      message,
+      file: at?.file ?? null,
+      line: at?.line ?? null,
+      column: at?.column ?? null,
     });
-    out.note(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
+  };
+  for (const w of scan.warnings) {
+    warnAt(w.code, w.message, { ...locationOf(w), file: display(w.file) });
+  }
+  if (points.length === 0) {
+    warnAt(
+      "ANALYZE_NO_EVALUATION_POINTS",
+      `no evaluation points found in ${plural(scan.filesScanned, "source file")} under ${source}${
+        check ? "" : "; no draft was written"
+      } (check --source, or start an empty draft with 'policy working-folder init')`,
+      null,
+    );
+  }
 
-    // Paths are printed relative to the working folder, so they can be opened from there.
-    const base = sourceIsFile ? path.dirname(source) : source;
-    const display = (file: string) =>
-      toPosix(path, path.relative(workingFolder, path.join(base, file)));
-    const points = scan.points.map((p) => ({ ...p, file: display(p.file) }));
-
-    const located: LocatedWarning[] = [];
-    const warnAt = (code: string, message: string, at: SourceLocation | null) => {
-      out.warn(code, at === null ? message : `${at.file}:${at.line}:${at.column}: ${message}`);
-      located.push({
-        code,
-        message,
-        file: at?.file ?? null,
-        line: at?.line ?? null,
-        column: at?.column ?? null,
-      });
-    };
-    for (const w of scan.warnings) {
-      warnAt(w.code, w.message, { ...locationOf(w), file: display(w.file) });
-    }
-    if (points.length === 0) {
+  const comparison = await compareWith(session, check || merge ? draftFile : null);
+  if (comparison !== null) out.note(`compared with the ${comparison.type} ${comparison.path}`);
+  const listing = listDiscoveredPolicies(points, comparison?.policies ?? []);
+  const missing = listing.policies.filter((p) => p.status === "missing");
+  if (comparison !== null) {
+    for (const near of nearMisses(comparison.policies, listing.policies)) {
       warnAt(
-        "ANALYZE_NO_EVALUATION_POINTS",
-        `no evaluation points found in ${plural(scan.filesScanned, "source file")} under ${source}${
-          check ? "" : "; no draft was written"
-        } (check --source, or start an empty draft with 'policy working-folder init')`,
+        "ANALYZE_RULE_TARGET_UNUSED",
+        `rule ${
+          JSON.stringify(near.ruleId)
+        } of policy ${near.policyKey} in the ${comparison.type} targets ${near.target}, which no evaluation point uses; did you mean ${near.closest}?`,
         null,
       );
     }
-
-    const comparison = await compareWith(session, check || merge ? draftFile : null);
-    if (comparison !== null) out.note(`compared with the ${comparison.type} ${comparison.path}`);
-    const listing = listDiscoveredPolicies(points, comparison?.policies ?? []);
-    const missing = listing.policies.filter((p) => p.status === "missing");
-    if (comparison !== null) {
-      for (const near of nearMisses(comparison.policies, listing.policies)) {
-        warnAt(
-          "ANALYZE_RULE_TARGET_UNUSED",
-          `rule ${
-            JSON.stringify(near.ruleId)
-          } of policy ${near.policyKey} in the ${comparison.type} targets ${near.target}, which no evaluation point uses; did you mean ${near.closest}?`,
-          null,
-        );
-      }
-      for (const entry of listing.policies) {
-        if (entry.status !== "present" || hasRuleFor(comparison.policies, entry)) continue;
-        const t = entry.target;
-        warnAt(
-          "ANALYZE_TARGET_WITHOUT_RULES",
-          `${t.service}/${t.resource}/${t.action} has policy ${
-            entry.matchedPolicyKeys.join(", ")
-          } in the ${comparison.type}, but no rule targets it yet: until one does, its evaluations end in deny by default`,
-          entry.evaluationPoints[0] ?? null,
-        );
-      }
+    for (const entry of listing.policies) {
+      if (entry.status !== "present" || hasRuleFor(comparison.policies, entry)) continue;
+      const t = entry.target;
+      warnAt(
+        "ANALYZE_TARGET_WITHOUT_RULES",
+        `${t.service}/${t.resource}/${t.action} has policy ${
+          entry.matchedPolicyKeys.join(", ")
+        } in the ${comparison.type}, but no rule targets it yet: until one does, its evaluations end in deny by default`,
+        entry.evaluationPoints[0] ?? null,
+      );
     }
-    const warningCount = located.length;
+  }
+  const warningCount = located.length;
 
-    const passed = check
-      ? missing.length === 0 && !(strict && warningCount > 0)
-      : !(strict && warningCount > 0);
+  const passed = check
+    ? missing.length === 0 && !(strict && warningCount > 0)
+    : !(strict && warningCount > 0);
 
-    let draftPath: string | null = null;
-    let added: string[] = [];
-    if (!check && passed && points.length > 0) {
-      const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
-      added = await session.exclusive(async () => {
-        if (!hasDraft || !merge) {
-          await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {
-            overwrite: false,
-            createParents: true,
-            onExists: draftExists,
-          });
-          return fresh.policies.map((p) => p.policyKey);
-        }
-        // Merge: the draft as it is now (under the lock), plus the policies it lacks.
-        const edit = await readDraftForEdit(session);
-        const known = listDiscoveredPolicies(points, edit.draft.policies as KnownPolicy[]);
-        const lacking = new Set(
-          known.policies.filter((p) => p.status === "missing").map((p) => p.policyKey),
-        );
-        const taken = new Set(edit.draft.policies.map((p) => p?.policyKey));
-        const extra = fresh.policies.filter((p) => lacking.has(p.policyKey));
-        const clash = extra.find((p) => taken.has(p.policyKey));
-        if (clash !== undefined) {
-          throw new CliError(
-            "DRAFT_INVALID",
-            `the draft already has a policy ${clash.policyKey} that does not name the target ${
+  let draftPath: string | null = null;
+  let added: string[] = [];
+  if (!check && passed && points.length > 0) {
+    const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
+    added = await session.exclusive(async () => {
+      if (!hasDraft || !merge) {
+        await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {
+          overwrite: false,
+          createParents: true,
+          onExists: draftExists,
+        });
+        return fresh.policies.map((p) => p.policyKey);
+      }
+      // Merge: the draft as it is now (under the lock), plus the policies it lacks.
+      const edit = await readDraftForEdit(session);
+      const known = listDiscoveredPolicies(points, edit.draft.policies as KnownPolicy[]);
+      const lacking = new Set(
+        known.policies.filter((p) => p.status === "missing").map((p) => p.policyKey),
+      );
+      const taken = new Set(edit.draft.policies.map((p) => p?.policyKey));
+      const extra = fresh.policies.filter((p) => lacking.has(p.policyKey));
+      const clash = extra.find((p) => taken.has(p.policyKey));
+      if (clash !== undefined) {
+        throw new CliError(
+          "DRAFT_INVALID",
+          `the draft already has a policy ${clash.policyKey} that does not name the target ${
+            describeTarget(clash.discoveredTarget)
+          }; nothing was merged`,
+          {
+            hint: `give that policy a discoveredTarget or a rule for ${
               describeTarget(clash.discoveredTarget)
-            }; nothing was merged`,
-            {
-              hint: `give that policy a discoveredTarget or a rule for ${
-                describeTarget(clash.discoveredTarget)
-              }, or rename it`,
-            },
-          );
-        }
-        if (extra.length > 0) {
-          edit.draft.policies.push(...extra as unknown as typeof edit.draft.policies);
-          await saveDraft(session, edit);
-        }
-        return extra.map((p) => p.policyKey);
-      });
-      draftPath = added.length > 0 || !hasDraft || !merge ? draftFile : null;
-    }
+            }, or rename it`,
+          },
+        );
+      }
+      if (extra.length > 0) {
+        edit.draft.policies.push(...extra as unknown as typeof edit.draft.policies);
+        await saveDraft(session, edit);
+      }
+      return extra.map((p) => p.policyKey);
+    });
+    draftPath = added.length > 0 || !hasDraft || !merge ? draftFile : null;
+  }
 
-    const allWarnings: LocatedWarning[] = [
-      ...out.warnings.slice(0, early).map((w) => ({ ...w, file: null, line: null, column: null })),
-      ...located,
-    ];
-    out.result(
-      {
-        source,
-        check,
-        passed,
-        filesScanned: scan.filesScanned,
-        comparedWith: comparison === null ? null : { type: comparison.type, path: comparison.path },
-        draftPath,
-        added,
-        policies: listing.policies,
-        summary: listing.summary,
-        warnings: allWarnings,
-      },
-      () => {
-        out.info(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
-        out.info(
-          comparison === null
-            ? `no ${check ? "draft or bundle" : "bundle"} to compare with: every target is missing`
-            : `compared with the ${comparison.type} ${comparison.path}`,
-        );
-        if (listing.policies.length > 0) out.info();
-        const width = Math.max(0, ...listing.policies.map((p) => p.policyKey.length));
-        for (const entry of listing.policies) printEntry(session, entry, width);
-        if (listing.policies.length > 0) out.info();
-        const { summary } = listing;
-        out.info(
-          `${plural(summary.targets, "target")}, ${
-            plural(summary.evaluationPoints, "evaluation point")
-          }: ${summary.present} present, ${summary.missing} missing; ${
-            plural(warningCount, "warning")
-          }`,
-        );
-        if (check) {
-          if (passed) {
-            out.info("check passed: every evaluation point has a policy");
-          } else if (missing.length > 0) {
-            out.line(
-              `check failed: ${plural(missing.length, "target")} without a policy: ${
-                missing.map(describeMissing).join(", ")
-              }`,
-            );
-          } else {
-            out.line(`check failed: ${plural(warningCount, "warning")} with --strict`);
-          }
-        } else if (!passed) {
+  const allWarnings: LocatedWarning[] = [
+    ...out.warnings.slice(0, early).map((w) => ({ ...w, file: null, line: null, column: null })),
+    ...located,
+  ];
+  out.result(
+    {
+      source,
+      check,
+      passed,
+      filesScanned: scan.filesScanned,
+      comparedWith: comparison === null ? null : { type: comparison.type, path: comparison.path },
+      draftPath,
+      added,
+      policies: listing.policies,
+      summary: listing.summary,
+      warnings: allWarnings,
+    },
+    () => {
+      out.info(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
+      out.info(
+        comparison === null
+          ? `no ${check ? "draft or bundle" : "bundle"} to compare with: every target is missing`
+          : `compared with the ${comparison.type} ${comparison.path}`,
+      );
+      if (listing.policies.length > 0) out.info();
+      const width = Math.max(0, ...listing.policies.map((p) => p.policyKey.length));
+      for (const entry of listing.policies) printEntry(session, entry, width);
+      if (listing.policies.length > 0) out.info();
+      const { summary } = listing;
+      out.info(
+        `${plural(summary.targets, "target")}, ${
+          plural(summary.evaluationPoints, "evaluation point")
+        }: ${summary.present} present, ${summary.missing} missing; ${
+          plural(warningCount, "warning")
+        }`,
+      );
+      if (check) {
+        if (passed) {
+          out.info("check passed: every evaluation point has a policy");
+        } else if (missing.length > 0) {
           out.line(
-            `no draft written: ${plural(warningCount, "warning")} with --strict`,
+            `check failed: ${plural(missing.length, "target")} without a policy: ${
+              missing.map(describeMissing).join(", ")
+            }`,
           );
-        } else if (merge && hasDraft) {
-          out.info(
-            added.length === 0
-              ? `the draft ${draftFile} already has a policy for every target; nothing was added`
-              : `added ${plural(added.length, "policy", "policies")} to the draft ${draftFile}: ${
-                added.join(", ")
-              } (no rules yet)`,
-          );
-        } else if (draftPath !== null) {
-          out.info(
-            `wrote the draft ${draftPath} (${
-              plural(listing.policies.length, "policy", "policies")
-            }, no rules yet)`,
-          );
-          out.info(
-            "next: add rules with 'policy policies add-rule' (and defaults with 'policy policies update-policy'), then 'policy build'",
-          );
+        } else {
+          out.line(`check failed: ${plural(warningCount, "warning")} with --strict`);
         }
-      },
-    );
-    return passed ? 0 : exitCodeFor("ANALYZE_FAILED");
-  },
-);
+      } else if (!passed) {
+        out.line(
+          `no draft written: ${plural(warningCount, "warning")} with --strict`,
+        );
+      } else if (merge && hasDraft) {
+        out.info(
+          added.length === 0
+            ? `the draft ${draftFile} already has a policy for every target; nothing was added`
+            : `added ${plural(added.length, "policy", "policies")} to the draft ${draftFile}: ${
+              added.join(", ")
+            } (no rules yet)`,
+        );
+      } else if (draftPath !== null) {
+        out.info(
+          `wrote the draft ${draftPath} (${
+            plural(listing.policies.length, "policy", "policies")
+          }, no rules yet)`,
+        );
+        out.info(
+          "next: add rules with 'policy policies add-rule' (and defaults with 'policy policies update-policy'), then 'policy build'",
+        );
+      }
+    },
+  );
+  return passed ? 0 : exitCodeFor("ANALYZE_FAILED");
+});
 
 function printEntry(session: Session, entry: DiscoveredPolicy, width: number): void {
   const { target } = entry;

@@ -13,109 +13,110 @@ import { CliError, usageError } from "../kit/errors.ts";
 import { defineCommand, defineGroup } from "../kit/session.ts";
 import { writeFileAtomic } from "../kit/atomic_write.ts";
 import { exists } from "../kit/read_document.ts";
+import type { CommandSpec } from "../kit/command_spec.ts";
 
 /** File names written by `keys generate --algorithm ECDSA_SHA_256`. */
 export const PRIVATE_KEY_FILE = "private-key.pem";
 /** The public half, SPKI PEM. */
 export const PUBLIC_KEY_FILE = "public-key.pem";
 
-/** Generates an ECDSA P-256 key pair or an HMAC secret. */
-export const runKeysGenerate = defineCommand(
-  {
-    name: "keys generate",
-    usage: "keys generate --algorithm ECDSA_SHA_256 --out-dir <dir> | --algorithm HMAC_SHA256",
-    summary: [
-      `ECDSA_SHA_256: writes a new P-256 key pair to <dir> (relative to the working folder):`,
-      `${PRIVATE_KEY_FILE} (PKCS#8 PEM, file mode 0600) and ${PUBLIC_KEY_FILE} (SPKI PEM).`,
-      "Existing key files are never replaced. HMAC_SHA256: prints a new 256-bit secret as",
-      "64 hex characters; store it in an environment variable (POLICY_HMAC_SECRET).",
-    ].join("\n"),
-    flags: {
-      algorithm: {
-        type: "string",
-        value: "<alg>",
-        choices: ["ECDSA_SHA_256", "HMAC_SHA256"],
-        description: "ECDSA_SHA_256 or HMAC_SHA256",
-      },
-      "out-dir": {
-        type: "string",
-        value: "<dir>",
-        description: "ECDSA_SHA_256: folder for the key files (created if missing)",
-      },
+/** The declaration of `keys generate`. */
+export const KEYS_SPEC: CommandSpec = {
+  name: "keys generate",
+  usage: "keys generate --algorithm ECDSA_SHA_256 --out-dir <dir> | --algorithm HMAC_SHA256",
+  summary: [
+    `ECDSA_SHA_256: writes a new P-256 key pair to <dir> (relative to the working folder):`,
+    `${PRIVATE_KEY_FILE} (PKCS#8 PEM, file mode 0600) and ${PUBLIC_KEY_FILE} (SPKI PEM).`,
+    "Existing key files are never replaced. HMAC_SHA256: prints a new 256-bit secret as",
+    "64 hex characters; store it in an environment variable (POLICY_HMAC_SECRET).",
+  ].join("\n"),
+  flags: {
+    algorithm: {
+      type: "string",
+      value: "<alg>",
+      choices: ["ECDSA_SHA_256", "HMAC_SHA256"],
+      description: "ECDSA_SHA_256 or HMAC_SHA256",
     },
-    examples: [
-      "policy keys generate --algorithm ECDSA_SHA_256 --out-dir keys",
-      "policy keys generate --algorithm HMAC_SHA256 --format json",
-    ],
+    "out-dir": {
+      type: "string",
+      value: "<dir>",
+      description: "ECDSA_SHA_256: folder for the key files (created if missing)",
+    },
   },
-  async (session) => {
-    const out = session.out;
-    const algorithm: SignatureAlgorithm | undefined = session.choice(
-      "algorithm",
-      SIGNATURE_ALGORITHMS,
+  examples: [
+    "policy keys generate --algorithm ECDSA_SHA_256 --out-dir keys",
+    "policy keys generate --algorithm HMAC_SHA256 --format json",
+  ],
+};
+
+/** Generates an ECDSA P-256 key pair or an HMAC secret. */
+export const runKeysGenerate = defineCommand(KEYS_SPEC, async (session) => {
+  const out = session.out;
+  const algorithm: SignatureAlgorithm | undefined = session.choice(
+    "algorithm",
+    SIGNATURE_ALGORITHMS,
+  );
+  if (algorithm === undefined) {
+    throw usageError(
+      "'policy keys generate' needs --algorithm ECDSA_SHA_256 or --algorithm HMAC_SHA256",
     );
-    if (algorithm === undefined) {
-      throw usageError(
-        "'policy keys generate' needs --algorithm ECDSA_SHA_256 or --algorithm HMAC_SHA256",
-      );
-    }
-    if (algorithm === "HMAC_SHA256") {
-      if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
-      const secret = generateHmacSecret();
-      out.result({
-        algorithm,
-        secret,
-        privateKeyPath: null,
-        publicKeyPath: null,
-        warnings: out.warnings,
-      }, () => {
-        out.line(secret);
-        out.aside(
-          "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
-        );
-      });
-      return 0;
-    }
-    const dir = await session.fromWorkingFolder(
-      session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
-    );
-    const privateKeyPath = session.files.path.join(dir, PRIVATE_KEY_FILE);
-    const publicKeyPath = session.files.path.join(dir, PUBLIC_KEY_FILE);
-    const refuse = (target: string) =>
-      new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
-        hint: "choose another --out-dir, or move the existing keys away first",
-      });
-    for (const target of [privateKeyPath, publicKeyPath]) {
-      if (await exists(session.files, target)) throw refuse(target);
-    }
-    const pair = await generateEcdsaKeyPair();
-    await writeFileAtomic(privateKeyPath, pair.privateKey, {
-      mode: 0o600,
-      overwrite: false,
-      createParents: true,
-      onExists: refuse,
-    });
-    await writeFileAtomic(publicKeyPath, pair.publicKey, {
-      overwrite: false,
-      onExists: refuse,
-    });
-    out.note(`wrote ${privateKeyPath} (private key, mode 0600) and ${publicKeyPath}`);
+  }
+  if (algorithm === "HMAC_SHA256") {
+    if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
+    const secret = generateHmacSecret();
     out.result({
       algorithm,
-      secret: null,
-      privateKeyPath,
-      publicKeyPath,
+      secret,
+      privateKeyPath: null,
+      publicKeyPath: null,
       warnings: out.warnings,
     }, () => {
-      out.info(`wrote ${privateKeyPath} (private key, PKCS#8, mode 0600)`);
-      out.info(`wrote ${publicKeyPath} (public key, SPKI)`);
-      out.info(
-        "sign with --ecdsa-private-key (or ecdsaPrivateKeyPath); verify with --public-key (or signature.publicKeyPath)",
+      out.line(secret);
+      out.aside(
+        "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
       );
     });
     return 0;
-  },
-);
+  }
+  const dir = await session.fromWorkingFolder(
+    session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
+  );
+  const privateKeyPath = session.files.path.join(dir, PRIVATE_KEY_FILE);
+  const publicKeyPath = session.files.path.join(dir, PUBLIC_KEY_FILE);
+  const refuse = (target: string) =>
+    new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
+      hint: "choose another --out-dir, or move the existing keys away first",
+    });
+  for (const target of [privateKeyPath, publicKeyPath]) {
+    if (await exists(session.files, target)) throw refuse(target);
+  }
+  const pair = await generateEcdsaKeyPair();
+  await writeFileAtomic(privateKeyPath, pair.privateKey, {
+    mode: 0o600,
+    overwrite: false,
+    createParents: true,
+    onExists: refuse,
+  });
+  await writeFileAtomic(publicKeyPath, pair.publicKey, {
+    overwrite: false,
+    onExists: refuse,
+  });
+  out.note(`wrote ${privateKeyPath} (private key, mode 0600) and ${publicKeyPath}`);
+  out.result({
+    algorithm,
+    secret: null,
+    privateKeyPath,
+    publicKeyPath,
+    warnings: out.warnings,
+  }, () => {
+    out.info(`wrote ${privateKeyPath} (private key, PKCS#8, mode 0600)`);
+    out.info(`wrote ${publicKeyPath} (public key, SPKI)`);
+    out.info(
+      "sign with --ecdsa-private-key (or ecdsaPrivateKeyPath); verify with --public-key (or signature.publicKeyPath)",
+    );
+  });
+  return 0;
+});
 
 /** Dispatches `keys generate`. */
 export const runKeys = defineGroup({

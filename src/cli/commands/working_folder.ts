@@ -21,6 +21,7 @@ import { emptyDraft } from "../../_authoring/draft.ts";
 import { didYouMean } from "../../_internal/suggest.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 import { describeValue } from "../../_internal/check_options.ts";
+import type { CommandSpec } from "../kit/command_spec.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
@@ -29,53 +30,53 @@ const ACTIONS = ["set", "reset", "init"] as const;
  * `reset` persist it in `$POLICY_HOME/config.json`; `init` creates an empty
  * draft in it and refuses to overwrite one.
  */
-export const runWorkingFolder = defineCommand(
-  {
-    name: "working-folder",
-    usage: "working-folder [set <path> | reset | init]",
-    summary: [
-      "Shows the working folder and its source (--working-folder, POLICY_WORKING_FOLDER,",
-      "the persisted folder, the current folder, in that order).",
-      "  set <path>  persists <path> (resolved from the current folder) in $POLICY_HOME/config.json",
-      "  reset       removes the persisted folder",
-      "  init        creates an empty draft (draft.path) in the working folder; never overwrites",
-    ].join("\n"),
-    flags: {},
-    maxPositionals: 2,
-    positionals: ["set", "reset", "init"],
-    examples: [
-      "policy working-folder",
-      "policy working-folder set ~/projects/shop",
-      "policy working-folder init",
-    ],
-  },
-  async (session) => {
-    const [action, argument] = session.positionals;
-    if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
-      throw usageError(
-        `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
-          didYouMean(action, ACTIONS)
-        }`,
-        "run 'policy working-folder --help'",
-      );
-    }
-    if (action !== "set" && argument !== undefined) {
-      throw usageError(
-        `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
-      );
-    }
-    switch (action) {
-      case "set":
-        return await set(session, argument);
-      case "reset":
-        return await reset(session);
-      case "init":
-        return await init(session);
-      default:
-        return await show(session, "show", await resolve(session), null);
-    }
-  },
-);
+/** The declaration of `working-folder`. */
+export const WORKING_FOLDER_SPEC: CommandSpec = {
+  name: "working-folder",
+  usage: "working-folder [set <path> | reset | init]",
+  summary: [
+    "Shows the working folder and its source (--working-folder, POLICY_WORKING_FOLDER,",
+    "the persisted folder, the current folder, in that order).",
+    "  set <path>  persists <path> (resolved from the current folder) in $POLICY_HOME/config.json",
+    "  reset       removes the persisted folder",
+    "  init        creates an empty draft (draft.path) in the working folder; never overwrites",
+  ].join("\n"),
+  flags: {},
+  maxPositionals: 2,
+  positionals: ["set", "reset", "init"],
+  examples: [
+    "policy working-folder",
+    "policy working-folder set ~/projects/shop",
+    "policy working-folder init",
+  ],
+};
+
+export const runWorkingFolder = defineCommand(WORKING_FOLDER_SPEC, async (session) => {
+  const [action, argument] = session.positionals;
+  if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
+    throw usageError(
+      `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
+        didYouMean(action, ACTIONS)
+      }`,
+      "run 'policy working-folder --help'",
+    );
+  }
+  if (action !== "set" && argument !== undefined) {
+    throw usageError(
+      `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
+    );
+  }
+  switch (action) {
+    case "set":
+      return await set(session, argument);
+    case "reset":
+      return await reset(session);
+    case "init":
+      return await init(session);
+    default:
+      return await show(session, "show", await resolve(session), null);
+  }
+});
 
 async function resolve(session: Session): Promise<WorkingFolder> {
   const folder = await resolveWorkingFolder(session.global.workingFolder, session.io);

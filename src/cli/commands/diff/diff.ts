@@ -26,78 +26,79 @@ import {
   describeRanking,
   shortJson,
 } from "../../../_authoring/describe_change.ts";
+import type { CommandSpec } from "../../kit/command_spec.ts";
+
+/** The declaration of `diff`. */
+export const DIFF_SPEC: CommandSpec = {
+  name: "diff",
+  usage: "diff <old> <new> [--requests <file.jsonl> | --suite <file>] [--fail-on-change]",
+  summary: [
+    "Lists what changed from <old> to <new> (bundles or drafts, in any mix) by meaning:",
+    "policies and rules added, removed or changed field by field, defaults, and the",
+    "targets whose ranking changed. Key order and formatting never show as changes.",
+    "--requests evaluates recorded requests (JSON Lines of {target, context}) against both,",
+    "--suite the scenarios of a simulation suite, and lists every request whose decision",
+    "changes, with counts per target. --fail-on-change exits 1 when a decision changes (with",
+    "--requests or --suite), or else when anything changed. Paths resolve from the working",
+    "folder.",
+  ].join("\n"),
+  flags: {
+    requests: {
+      type: "string",
+      value: "<file.jsonl>",
+      description: "replay recorded requests (one JSON request a line)",
+    },
+    suite: {
+      type: "string",
+      value: "<file>",
+      description: "replay the scenarios of a simulation suite",
+    },
+    "fail-on-change": {
+      type: "boolean",
+      description: "exit 1 when a decision (or, without requests, anything) changes",
+    },
+  },
+  maxPositionals: 2,
+  positionals: "files",
+  examples: [
+    "policy diff old-bundle.json policy-drafts.json",
+    "policy diff policy-bundle.json policy-drafts.json --requests decisions.jsonl --fail-on-change",
+    "policy diff old.json new.json --suite policy/suite.json",
+  ],
+};
 
 /** Compares two bundles or drafts. */
-export const runDiff = defineCommand(
-  {
-    name: "diff",
-    usage: "diff <old> <new> [--requests <file.jsonl> | --suite <file>] [--fail-on-change]",
-    summary: [
-      "Lists what changed from <old> to <new> (bundles or drafts, in any mix) by meaning:",
-      "policies and rules added, removed or changed field by field, defaults, and the",
-      "targets whose ranking changed. Key order and formatting never show as changes.",
-      "--requests evaluates recorded requests (JSON Lines of {target, context}) against both,",
-      "--suite the scenarios of a simulation suite, and lists every request whose decision",
-      "changes, with counts per target. --fail-on-change exits 1 when a decision changes (with",
-      "--requests or --suite), or else when anything changed. Paths resolve from the working",
-      "folder.",
-    ].join("\n"),
-    flags: {
-      requests: {
-        type: "string",
-        value: "<file.jsonl>",
-        description: "replay recorded requests (one JSON request a line)",
-      },
-      suite: {
-        type: "string",
-        value: "<file>",
-        description: "replay the scenarios of a simulation suite",
-      },
-      "fail-on-change": {
-        type: "boolean",
-        description: "exit 1 when a decision (or, without requests, anything) changes",
-      },
-    },
-    maxPositionals: 2,
-    positionals: "files",
-    examples: [
-      "policy diff old-bundle.json policy-drafts.json",
-      "policy diff policy-bundle.json policy-drafts.json --requests decisions.jsonl --fail-on-change",
-      "policy diff old.json new.json --suite policy/suite.json",
-    ],
-  },
-  async (session) => {
-    const out = session.out;
-    const [oldArgument, newArgument] = session.positionals;
-    if (newArgument === undefined) {
-      throw usageError(
-        "'policy diff' needs two files: <old> <new>",
-        "policy diff old.json new.json",
-      );
-    }
-    if (session.has("requests") && session.has("suite")) {
-      throw usageError("--requests cannot be combined with --suite");
-    }
-    const before = await readComparable(session, oldArgument!);
-    const after = await readComparable(session, newArgument);
-    const diff = diffBundles(before.bundle, after.bundle, {
-      compareScope: before.type === "bundle" && after.type === "bundle",
-    });
-    const decisions = await replay(session, before.bundle, after.bundle);
-    const failed = session.has("fail-on-change") &&
-      (decisions === null ? diff.changed : decisions.changed > 0);
-    out.result(
-      {
-        old: { path: before.file, type: before.type },
-        new: { path: after.file, type: after.type },
-        ...diff,
-        decisions,
-      },
-      () => printDiff(out, before, after, diff, decisions),
+export const runDiff = defineCommand(DIFF_SPEC, async (session) => {
+  const out = session.out;
+  const [oldArgument, newArgument] = session.positionals;
+  if (newArgument === undefined) {
+    throw usageError(
+      "'policy diff' needs two files: <old> <new>",
+      "policy diff old.json new.json",
     );
-    return failed ? exitCodeFor("CHANGE_DETECTED") : 0;
-  },
-);
+  }
+  if (session.has("requests") && session.has("suite")) {
+    throw usageError("--requests cannot be combined with --suite");
+  }
+  const before = await readComparable(session, oldArgument!);
+  const after = await readComparable(session, newArgument);
+  const diff = diffBundles(before.bundle, after.bundle, {
+    compareScope: before.type === "bundle" && after.type === "bundle",
+  });
+  const decisions = await replay(session, before.bundle, after.bundle);
+  const failed = session.has("fail-on-change") &&
+    (decisions === null ? diff.changed : decisions.changed > 0);
+  out.result(
+    {
+      old: { path: before.file, type: before.type },
+      new: { path: after.file, type: after.type },
+      ...diff,
+      decisions,
+    },
+    () => printDiff(out, before, after, diff, decisions),
+  );
+  return failed ? exitCodeFor("CHANGE_DETECTED") : 0;
+});
 
 /** One side of the comparison: a valid bundle, or a valid draft read as the bundle it builds. */
 interface Side {

@@ -37,6 +37,7 @@ import { unifiedDiff } from "./line_diff.ts";
 import { plural } from "../../kit/describe.ts";
 import { withSchema } from "../../kit/schema.ts";
 import { isSuiteFileName } from "../../kit/suite.ts";
+import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** What a file is, for `policy fmt`. */
 type FmtKind = "draft" | "config" | "rule" | "suite" | "document" | "bundle";
@@ -55,101 +56,101 @@ interface FmtFile {
   diff: string | null;
 }
 
-/** Formats the draft, rule files, suites and config. */
-export const runFmt = defineCommand(
-  {
-    name: "fmt",
-    usage: "fmt [<file|folder>…] [--check] [--diff]",
-    summary: [
-      "Writes the documents people edit in the layout the CLI writes the draft in (two-space",
-      "indent, one member a line), keeping their comments. Without arguments: the draft",
-      "(draft.path), the project config, and every *.rule.json, *.suite.json and suite.json",
-      "below the working folder (not in hidden, dependency or build folders). A file argument",
-      "is formatted whatever its name; a folder adds those files in it.",
-      "Bundles are never rewritten (build writes them compact, and clients reload them), nor",
-      "is anything that is not a regular file. --check writes nothing and exits 1 when a file",
-      "is not formatted, listing it; --diff writes nothing and shows each change as a diff.",
-    ].join("\n"),
-    flags: {
-      check: {
-        type: "boolean",
-        description: "write nothing; exit 1 and list the files that are not formatted",
-      },
-      diff: { type: "boolean", description: "write nothing; print the changes as unified diffs" },
+/** The declaration of `fmt`. */
+export const FMT_SPEC: CommandSpec = {
+  name: "fmt",
+  usage: "fmt [<file|folder>…] [--check] [--diff]",
+  summary: [
+    "Writes the documents people edit in the layout the CLI writes the draft in (two-space",
+    "indent, one member a line), keeping their comments. Without arguments: the draft",
+    "(draft.path), the project config, and every *.rule.json, *.suite.json and suite.json",
+    "below the working folder (not in hidden, dependency or build folders). A file argument",
+    "is formatted whatever its name; a folder adds those files in it.",
+    "Bundles are never rewritten (build writes them compact, and clients reload them), nor",
+    "is anything that is not a regular file. --check writes nothing and exits 1 when a file",
+    "is not formatted, listing it; --diff writes nothing and shows each change as a diff.",
+  ].join("\n"),
+  flags: {
+    check: {
+      type: "boolean",
+      description: "write nothing; exit 1 and list the files that are not formatted",
     },
-    maxPositionals: Number.MAX_SAFE_INTEGER,
-    positionals: "files",
-    examples: ["policy fmt", "policy fmt --check", "policy fmt policy/rules --diff"],
+    diff: { type: "boolean", description: "write nothing; print the changes as unified diffs" },
   },
-  async (session) => {
-    const out = session.out;
-    const check = session.has("check");
-    const showDiff = session.has("diff");
-    const wf = (await session.workingFolder()).path;
-    const targets = await chosenFiles(session);
-    const planned = async () => {
-      const plans = [];
-      for (const target of targets) plans.push(await plan(session, target, showDiff));
-      return plans;
-    };
-    const files: FmtFile[] = [];
-    if (check || showDiff) {
-      for (const p of await planned()) {
-        files.push({ ...p.file, status: p.text === null ? p.file.status : "unformatted" });
-      }
-    } else {
-      await session.exclusive(async () => {
-        // Everything formatted first: a file that does not parse stops the command before any write.
-        const plans = await planned();
-        for (const p of plans) {
-          if (p.text !== null) {
-            await session.writeDocument(p.file.path, documentKind(p.file.kind), p.text);
-            files.push({ ...p.file, status: "formatted" });
-          } else {
-            files.push(p.file);
-          }
-        }
-      });
+  maxPositionals: Number.MAX_SAFE_INTEGER,
+  positionals: "files",
+  examples: ["policy fmt", "policy fmt --check", "policy fmt policy/rules --diff"],
+};
+
+/** Formats the draft, rule files, suites and config. */
+export const runFmt = defineCommand(FMT_SPEC, async (session) => {
+  const out = session.out;
+  const check = session.has("check");
+  const showDiff = session.has("diff");
+  const wf = (await session.workingFolder()).path;
+  const targets = await chosenFiles(session);
+  const planned = async () => {
+    const plans = [];
+    for (const target of targets) plans.push(await plan(session, target, showDiff));
+    return plans;
+  };
+  const files: FmtFile[] = [];
+  if (check || showDiff) {
+    for (const p of await planned()) {
+      files.push({ ...p.file, status: p.text === null ? p.file.status : "unformatted" });
     }
-    const count = (status: FmtFile["status"]) => files.filter((f) => f.status === status).length;
-    const changed = count("formatted") + count("unformatted");
-    const passed = !check || changed === 0;
-    const show = (file: string) => session.files.path.relative(wf, file) || file;
-    out.result(
-      {
-        check,
-        diff: showDiff,
-        passed,
-        files,
-        summary: {
-          files: files.length,
-          changed,
-          unchanged: count("unchanged"),
-          skipped: count("skipped"),
-        },
-        warnings: out.warnings,
-      },
-      () => {
-        for (const f of files) {
-          if (f.status === "unformatted" && f.diff !== null) out.lines(f.diff.trimEnd());
-          else if (f.status === "unformatted") out.line(`not formatted: ${show(f.path)}`);
-          else if (f.status === "formatted") out.line(`formatted ${show(f.path)}`);
-          else if (f.status === "skipped") out.info(`skipped ${show(f.path)}: ${f.reason}`);
-          else out.note(`already formatted: ${show(f.path)}`);
-        }
-        const summary = `${plural(files.length, "file")}: ${changed} ${
-          check || showDiff ? "not formatted" : "formatted"
-        }, ${count("unchanged")} already formatted, ${count("skipped")} skipped`;
-        if (check && changed > 0) {
-          out.line(`${summary}; run 'policy fmt' to format them`);
+  } else {
+    await session.exclusive(async () => {
+      // Everything formatted first: a file that does not parse stops the command before any write.
+      const plans = await planned();
+      for (const p of plans) {
+        if (p.text !== null) {
+          await session.writeDocument(p.file.path, documentKind(p.file.kind), p.text);
+          files.push({ ...p.file, status: "formatted" });
         } else {
-          out.info(files.length === 0 ? "no files to format" : summary);
+          files.push(p.file);
         }
+      }
+    });
+  }
+  const count = (status: FmtFile["status"]) => files.filter((f) => f.status === status).length;
+  const changed = count("formatted") + count("unformatted");
+  const passed = !check || changed === 0;
+  const show = (file: string) => session.files.path.relative(wf, file) || file;
+  out.result(
+    {
+      check,
+      diff: showDiff,
+      passed,
+      files,
+      summary: {
+        files: files.length,
+        changed,
+        unchanged: count("unchanged"),
+        skipped: count("skipped"),
       },
-    );
-    return passed ? 0 : exitCodeFor("FORMAT_CHECK_FAILED");
-  },
-);
+      warnings: out.warnings,
+    },
+    () => {
+      for (const f of files) {
+        if (f.status === "unformatted" && f.diff !== null) out.lines(f.diff.trimEnd());
+        else if (f.status === "unformatted") out.line(`not formatted: ${show(f.path)}`);
+        else if (f.status === "formatted") out.line(`formatted ${show(f.path)}`);
+        else if (f.status === "skipped") out.info(`skipped ${show(f.path)}: ${f.reason}`);
+        else out.note(`already formatted: ${show(f.path)}`);
+      }
+      const summary = `${plural(files.length, "file")}: ${changed} ${
+        check || showDiff ? "not formatted" : "formatted"
+      }, ${count("unchanged")} already formatted, ${count("skipped")} skipped`;
+      if (check && changed > 0) {
+        out.line(`${summary}; run 'policy fmt' to format them`);
+      } else {
+        out.info(files.length === 0 ? "no files to format" : summary);
+      }
+    },
+  );
+  return passed ? 0 : exitCodeFor("FORMAT_CHECK_FAILED");
+});
 
 /** A file to format and what it is known to be from where it is. */
 interface Target {

@@ -16,6 +16,7 @@ import { folderOutside, isSuiteFileName, suiteFiles } from "../../kit/suite.ts";
 import { findFiles, FindFilesError } from "../../../_io/find_files.ts";
 import { isPolicyError } from "../../../public/policy_error.ts";
 import type { FileLayer } from "../../../_io/file_layer.ts";
+import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** The port when `--port` is not given. */
 export const DEFAULT_PORT = 4010;
@@ -29,134 +30,134 @@ export const MAX_SUITES = 50;
 /** The most entries of the working folder looked through for suites (a folder of build output). */
 const MAX_FOLDER_ENTRIES = 20_000;
 
-/** Serves the playground. */
-export const runPlayground = defineCommand(
-  {
-    name: "playground",
-    usage: "playground [file] [--port <n>] [--suite <path>] [--open]",
-    summary: [
-      "Serves the playground page on http://127.0.0.1:<port>/ (default 4010), preloaded with",
-      "the working folder's draft (else its bundle; or the file named) and its suites",
-      "(suite.json and *.suite.json up to three folders deep; or --suite <file or folder>, a",
-      "folder's *.suite.json), and pushes them to the page whenever one changes. Only this machine can",
-      "reach it; it never writes. --open starts the system's browser on it. Runs until",
-      "stopped (Ctrl-C).",
-    ].join("\n"),
-    flags: {
-      port: {
-        type: "string",
-        value: "<n>",
-        description: `port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 for any free port)`,
-      },
-      suite: {
-        type: "string",
-        value: "<path>",
-        multiple: true,
-        description:
-          "the suites to follow: a file, or every *.suite.json below a folder (repeatable)",
-      },
-      open: { type: "boolean", description: "open the page in the system's browser" },
+/** The declaration of `playground`. */
+export const PLAYGROUND_SPEC: CommandSpec = {
+  name: "playground",
+  usage: "playground [file] [--port <n>] [--suite <path>] [--open]",
+  summary: [
+    "Serves the playground page on http://127.0.0.1:<port>/ (default 4010), preloaded with",
+    "the working folder's draft (else its bundle; or the file named) and its suites",
+    "(suite.json and *.suite.json up to three folders deep; or --suite <file or folder>, a",
+    "folder's *.suite.json), and pushes them to the page whenever one changes. Only this machine can",
+    "reach it; it never writes. --open starts the system's browser on it. Runs until",
+    "stopped (Ctrl-C).",
+  ].join("\n"),
+  flags: {
+    port: {
+      type: "string",
+      value: "<n>",
+      description: `port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 for any free port)`,
     },
-    maxPositionals: 1,
-    examples: [
-      "policy playground --open",
-      "policy playground release/policy-bundle.json --port 0",
-      "policy playground --suite policy/suites --suite smoke.suite.json",
-    ],
+    suite: {
+      type: "string",
+      value: "<path>",
+      multiple: true,
+      description:
+        "the suites to follow: a file, or every *.suite.json below a folder (repeatable)",
+    },
+    open: { type: "boolean", description: "open the page in the system's browser" },
   },
-  async (session) => {
-    const port = portOf(session.string("port"));
-    const page = await loadPage(session);
-    const folder = (await session.workingFolder()).path;
-    const config = await session.config();
-    const [argument] = session.positionals;
-    const documents = argument === undefined
-      ? [{ file: config.draftPath, kind: "draft" as const }, {
-        file: config.bundlePath,
-        kind: "bundle" as const,
-      }]
-      : [{ file: await session.fromWorkingFolder(argument), kind: "document" as const }];
-    const suitePaths = await Promise.all(
-      session.strings("suite").map((p) => session.fromWorkingFolder(p)),
-    );
-    const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
-      readLiveFile(session.files, folder, file, kind, config.maxFileBytes);
-    const readState = async (): Promise<LiveState> => {
-      let document: LiveFile | null = null;
-      for (const { file, kind } of documents) {
-        if (documents.length > 1 && !(await exists(session.files, file))) continue;
-        document = await read(file, kind);
-        break;
-      }
-      const suites = await findSuites(session.files, folder, suitePaths);
-      return {
-        version: 1,
-        workingFolder: folder,
-        document,
-        suites: await Promise.all(suites.map((file) => read(file, "suite"))),
-      };
-    };
+  maxPositionals: 1,
+  examples: [
+    "policy playground --open",
+    "policy playground release/policy-bundle.json --port 0",
+    "policy playground --suite policy/suites --suite smoke.suite.json",
+  ],
+};
 
-    let lastError = "";
-    // The server (node:http, which loads Deno's Node compatibility layer) loads when the command
-    // runs, not when the CLI starts (docs/performance.md, "Start-up").
-    const { startPlaygroundServer } = await import("./playground_server.ts");
-    let server: PlaygroundServer;
+/** Serves the playground. */
+export const runPlayground = defineCommand(PLAYGROUND_SPEC, async (session) => {
+  const port = portOf(session.string("port"));
+  const page = await loadPage(session);
+  const folder = (await session.workingFolder()).path;
+  const config = await session.config();
+  const [argument] = session.positionals;
+  const documents = argument === undefined
+    ? [{ file: config.draftPath, kind: "draft" as const }, {
+      file: config.bundlePath,
+      kind: "bundle" as const,
+    }]
+    : [{ file: await session.fromWorkingFolder(argument), kind: "document" as const }];
+  const suitePaths = await Promise.all(
+    session.strings("suite").map((p) => session.fromWorkingFolder(p)),
+  );
+  const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
+    readLiveFile(session.files, folder, file, kind, config.maxFileBytes);
+  const readState = async (): Promise<LiveState> => {
+    let document: LiveFile | null = null;
+    for (const { file, kind } of documents) {
+      if (documents.length > 1 && !(await exists(session.files, file))) continue;
+      document = await read(file, kind);
+      break;
+    }
+    const suites = await findSuites(session.files, folder, suitePaths);
+    return {
+      version: 1,
+      workingFolder: folder,
+      document,
+      suites: await Promise.all(suites.map((file) => read(file, "suite"))),
+    };
+  };
+
+  let lastError = "";
+  // The server (node:http, which loads Deno's Node compatibility layer) loads when the command
+  // runs, not when the CLI starts (docs/performance.md, "Start-up").
+  const { startPlaygroundServer } = await import("./playground_server.ts");
+  let server: PlaygroundServer;
+  try {
+    server = await startPlaygroundServer({
+      page,
+      port,
+      readState,
+      intervalMs: POLL_INTERVAL_MS,
+      clock: session.io.clock,
+      onReadError: (error) => {
+        const message = (error as Error).message;
+        if (message !== lastError) {
+          session.out.aside(`could not read the working folder: ${message}`);
+        }
+        lastError = message;
+      },
+    });
+  } catch (error) {
+    throw listenError(error, port);
+  }
+  if (session.has("open")) {
+    const { openBrowser } = await import("../../../_io/open_browser.ts");
     try {
-      server = await startPlaygroundServer({
-        page,
-        port,
-        readState,
-        intervalMs: POLL_INTERVAL_MS,
-        clock: session.io.clock,
-        onReadError: (error) => {
-          const message = (error as Error).message;
-          if (message !== lastError) {
-            session.out.aside(`could not read the working folder: ${message}`);
-          }
-          lastError = message;
-        },
-      });
+      await openBrowser(server.url);
     } catch (error) {
-      throw listenError(error, port);
+      session.out.warn(
+        "BROWSER_NOT_OPENED",
+        `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
+      );
     }
-    if (session.has("open")) {
-      const { openBrowser } = await import("../../../_io/open_browser.ts");
-      try {
-        await openBrowser(server.url);
-      } catch (error) {
-        session.out.warn(
-          "BROWSER_NOT_OPENED",
-          `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
-        );
-      }
-    }
-    const state = await readState();
-    const out = session.out;
-    out.result(
-      {
-        url: server.url,
-        port: server.port,
-        workingFolder: folder,
-        document: state.document?.path ?? null,
-        suites: state.suites.map((s) => s.path),
-        warnings: out.warnings,
-      },
-      () => {
-        out.line(`policy playground: ${server.url}`);
-        out.info(
-          `  following ${state.document?.path ?? `${documents[0]!.file} (not there yet)`}${
-            state.suites.length === 0 ? "" : ` and ${plural(state.suites.length, "suite")}`
-          }`,
-        );
-        out.info("  only this machine can open it; it reads and never writes. Ctrl-C stops it.");
-      },
-    );
-    await stopped(session.io.signal);
-    await server.close();
-    return 0;
-  },
-);
+  }
+  const state = await readState();
+  const out = session.out;
+  out.result(
+    {
+      url: server.url,
+      port: server.port,
+      workingFolder: folder,
+      document: state.document?.path ?? null,
+      suites: state.suites.map((s) => s.path),
+      warnings: out.warnings,
+    },
+    () => {
+      out.line(`policy playground: ${server.url}`);
+      out.info(
+        `  following ${state.document?.path ?? `${documents[0]!.file} (not there yet)`}${
+          state.suites.length === 0 ? "" : ` and ${plural(state.suites.length, "suite")}`
+        }`,
+      );
+      out.info("  only this machine can open it; it reads and never writes. Ctrl-C stops it.");
+    },
+  );
+  await stopped(session.io.signal);
+  await server.close();
+  return 0;
+});
 
 /** `--port`: a whole number from 0 to 65535. */
 function portOf(text: string | undefined): number {

@@ -43,111 +43,112 @@ import {
   simulationSource,
 } from "./_simulate_source.ts";
 import { type FileStates, fileStates, waitForChange } from "./watch.ts";
+import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** Flags of one request; they cannot be combined with `--suite`. */
 const REQUEST_FLAGS = ["service", "resource", "action", "context", "trace"];
 /** Flags that only apply with `--suite`. */
 const SUITE_ONLY_FLAGS = ["junit", "run", "coverage-threshold"];
 
-/** Evaluates requests against the bundle or the draft. */
-export const runSimulate = defineCommand(
-  {
-    name: "simulate",
-    usage: [
-      "simulate --service <s> --resource <r> --action <a> [--context <json>] [--trace full]",
-      "       policy simulate --suite <file|folder>… [--run <regex>] [--coverage-threshold <percent>]",
-      "                       [--junit <path>]",
-      "       common: [--draft | --bundle <path>] [--public-key <path> | --skip-verify] [--watch]",
-    ].join("\n"),
-    summary: [
-      "Evaluates a request with the same engine as the SDK and prints the decision, reason,",
-      "policy and rule; --trace full also lists the rules seen, each rule's outcome with its",
-      "condition explained leaf by leaf (the value read, the comparison, the outcome), and the",
-      "candidates. --suite runs simulation suites (a file, or every *.suite.json below a",
-      "folder; repeatable), prints each scenario's result, a summary and the active rules no",
-      "scenario exercised. --draft evaluates the draft as the bundle built from it would decide",
-      "(nothing is built or written). With a verification key (found as 'policy inspect' finds",
-      "it) the bundle's signature is verified first; without one a signed bundle is evaluated",
-      "unverified, with a warning (--strict: refused). Exit 1: a scenario failed; 2: the run",
-      "could not happen (bundle, key, suite file, flags); 4: below --coverage-threshold.",
-      "--watch runs again whenever a file it read changes, until interrupted. Paths resolve",
-      "from the working folder, --public-key from the current folder.",
-    ].join("\n"),
-    exitCodeOf: exitCodeWhenNotRun,
-    flags: {
-      service: { type: "string", value: "<service>", description: "target service" },
-      resource: { type: "string", value: "<resource>", description: "target resource" },
-      action: { type: "string", value: "<action>", description: "target action" },
-      context: {
-        type: "string",
-        value: "<json>",
-        description: "context object as JSON (default {})",
-      },
-      trace: {
-        type: "string",
-        value: "full",
-        choices: ["full"],
-        bare: "full",
-        description: "print the full evaluation trace, conditions included (bare --trace: full)",
-      },
-      suite: {
-        type: "string",
-        value: "<path>",
-        multiple: true,
-        description: "run a suite file, or every *.suite.json below a folder (repeatable)",
-      },
-      run: {
-        type: "string",
-        value: "<regex>",
-        description: "with --suite: run only the scenarios whose name matches",
-      },
-      "coverage-threshold": {
-        type: "string",
-        value: "<percent>",
-        description: "with --suite: exit 4 when fewer active rules were exercised",
-      },
-      junit: {
-        type: "string",
-        value: "<path>",
-        description: "with --suite: also write JUnit XML to <path>",
-      },
-      draft: {
-        type: "boolean",
-        description: "evaluate the draft as the bundle built from it would decide",
-      },
-      bundle: {
-        type: "string",
-        value: "<path>",
-        description:
-          "bundle to evaluate, relative to the working folder (default: the configured one)",
-      },
-      "public-key": {
-        type: "string",
-        value: "<path>",
-        description: "verification key file, relative to the current folder",
-      },
-      "skip-verify": {
-        type: "boolean",
-        description: "do not verify the signature even when a key is configured",
-      },
-      ...VERIFY_ALGORITHM_FLAG,
-      watch: {
-        type: "boolean",
-        description: "run again whenever the draft, bundle, suites, keys or config change",
-      },
+/** The declaration of `simulate`. */
+export const SIMULATE_SPEC: CommandSpec = {
+  name: "simulate",
+  usage: [
+    "simulate --service <s> --resource <r> --action <a> [--context <json>] [--trace full]",
+    "       policy simulate --suite <file|folder>… [--run <regex>] [--coverage-threshold <percent>]",
+    "                       [--junit <path>]",
+    "       common: [--draft | --bundle <path>] [--public-key <path> | --skip-verify] [--watch]",
+  ].join("\n"),
+  summary: [
+    "Evaluates a request with the same engine as the SDK and prints the decision, reason,",
+    "policy and rule; --trace full also lists the rules seen, each rule's outcome with its",
+    "condition explained leaf by leaf (the value read, the comparison, the outcome), and the",
+    "candidates. --suite runs simulation suites (a file, or every *.suite.json below a",
+    "folder; repeatable), prints each scenario's result, a summary and the active rules no",
+    "scenario exercised. --draft evaluates the draft as the bundle built from it would decide",
+    "(nothing is built or written). With a verification key (found as 'policy inspect' finds",
+    "it) the bundle's signature is verified first; without one a signed bundle is evaluated",
+    "unverified, with a warning (--strict: refused). Exit 1: a scenario failed; 2: the run",
+    "could not happen (bundle, key, suite file, flags); 4: below --coverage-threshold.",
+    "--watch runs again whenever a file it read changes, until interrupted. Paths resolve",
+    "from the working folder, --public-key from the current folder.",
+  ].join("\n"),
+  exitCodeOf: exitCodeWhenNotRun,
+  flags: {
+    service: { type: "string", value: "<service>", description: "target service" },
+    resource: { type: "string", value: "<resource>", description: "target resource" },
+    action: { type: "string", value: "<action>", description: "target action" },
+    context: {
+      type: "string",
+      value: "<json>",
+      description: "context object as JSON (default {})",
     },
-    examples: [
-      'policy simulate --draft --service billing --resource invoice --action create --context \'{"plan":"free","seats":12}\' --trace full',
-      "policy simulate --draft --suite policy/suites --run '^free plan' --coverage-threshold 80",
-      "policy simulate --suite policy/suite.json --junit report.xml",
-    ],
+    trace: {
+      type: "string",
+      value: "full",
+      choices: ["full"],
+      bare: "full",
+      description: "print the full evaluation trace, conditions included (bare --trace: full)",
+    },
+    suite: {
+      type: "string",
+      value: "<path>",
+      multiple: true,
+      description: "run a suite file, or every *.suite.json below a folder (repeatable)",
+    },
+    run: {
+      type: "string",
+      value: "<regex>",
+      description: "with --suite: run only the scenarios whose name matches",
+    },
+    "coverage-threshold": {
+      type: "string",
+      value: "<percent>",
+      description: "with --suite: exit 4 when fewer active rules were exercised",
+    },
+    junit: {
+      type: "string",
+      value: "<path>",
+      description: "with --suite: also write JUnit XML to <path>",
+    },
+    draft: {
+      type: "boolean",
+      description: "evaluate the draft as the bundle built from it would decide",
+    },
+    bundle: {
+      type: "string",
+      value: "<path>",
+      description:
+        "bundle to evaluate, relative to the working folder (default: the configured one)",
+    },
+    "public-key": {
+      type: "string",
+      value: "<path>",
+      description: "verification key file, relative to the current folder",
+    },
+    "skip-verify": {
+      type: "boolean",
+      description: "do not verify the signature even when a key is configured",
+    },
+    ...VERIFY_ALGORITHM_FLAG,
+    watch: {
+      type: "boolean",
+      description: "run again whenever the draft, bundle, suites, keys or config change",
+    },
   },
-  async (session) => {
-    const options = simulationOptions(session);
-    if (session.has("watch")) return await watch(session, options);
-    return await runOnce(session, options);
-  },
-);
+  examples: [
+    'policy simulate --draft --service billing --resource invoice --action create --context \'{"plan":"free","seats":12}\' --trace full',
+    "policy simulate --draft --suite policy/suites --run '^free plan' --coverage-threshold 80",
+    "policy simulate --suite policy/suite.json --junit report.xml",
+  ],
+};
+
+/** Evaluates requests against the bundle or the draft. */
+export const runSimulate = defineCommand(SIMULATE_SPEC, async (session) => {
+  const options = simulationOptions(session);
+  if (session.has("watch")) return await watch(session, options);
+  return await runOnce(session, options);
+});
 
 /** What the flags ask for, checked before anything is read. */
 interface SimulationOptions {
