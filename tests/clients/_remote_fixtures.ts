@@ -4,7 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type RuntimeBundleV1, signBundle } from "../../mod.ts";
+import { type RuntimeBundleV1, signBundle, signFreshness } from "../../mod.ts";
 import type { PollResult, RemoteClientOptions } from "../../src/clients/create_remote_client.ts";
 import type { PolicyError } from "../../src/public/policy_error.ts";
 
@@ -29,6 +29,38 @@ export const ecdsa = await (async () => {
     publicKeyPem: `-----BEGIN PUBLIC KEY-----\n${base64}-----END PUBLIC KEY-----\n`,
   };
 })();
+
+/** Signing options with the control plane's key, key id `cp-1`. */
+export const CP_KEY = {
+  algorithm: "ECDSA_SHA_256" as const,
+  key: ecdsa.privateKey,
+  keyId: "cp-1",
+};
+
+/** The trusted key for {@link CP_KEY}, with its key id. */
+export const CP_VERIFY = {
+  algorithm: "ECDSA_SHA_256" as const,
+  publicKey: ecdsa.publicKeyPem,
+  keyId: "cp-1",
+};
+
+/**
+ * `bundle` signed with {@link CP_KEY}, with a freshness statement (signed
+ * with it too) issued at `issuedAt` (wall ms) and lasting `lifetime` ms.
+ */
+export async function withStatement(
+  bundle: RuntimeBundleV1,
+  issuedAt: number,
+  lifetime: number,
+): Promise<RuntimeBundleV1> {
+  const signed = await signBundle(bundle, CP_KEY);
+  const freshness = await signFreshness(signed, {
+    ...CP_KEY,
+    issuedAt,
+    expiresAt: issuedAt + lifetime,
+  });
+  return { ...signed, freshness };
+}
 
 /** Another key pair: bundles it signs do not verify. */
 export const otherEcdsa = await crypto.subtle.generateKey(

@@ -11,13 +11,19 @@ import {
   createRemoteClient,
   type RemoteClientOptions,
   type RuntimeBundleV1,
-  signBundle,
-  signFreshness,
 } from "../../mod.ts";
 
 import { hmacSecret, signedText, test, writeAtomic } from "./_helpers.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { bundleOf, DRIVEN_BY_REFRESH, ecdsa, remoteOptions, V1, V2 } from "./_remote_fixtures.ts";
+import {
+  bundleOf,
+  CP_VERIFY,
+  DRIVEN_BY_REFRESH,
+  remoteOptions,
+  V1,
+  V2,
+  withStatement,
+} from "./_remote_fixtures.ts";
 import { answer, ok, type Reply, StubFetch } from "./_stub_fetch.ts";
 
 const READ = { service: "docs", resource: "page", action: "read" };
@@ -264,15 +270,8 @@ test("a remote client started degraded tells only what changes after subscribing
 });
 
 test("both clients send expired, with the BUNDLE_EXPIRED error evaluate then throws, when the statement in force expires", async () => {
-  const key = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "k" };
-  const fresh = async (at: number) => {
-    const bundle = await signBundle(bundleOf(1), key);
-    return JSON.stringify({
-      ...bundle,
-      freshness: await signFreshness(bundle, { ...key, issuedAt: at, expiresAt: at + 60_000 }),
-    });
-  };
-  const verify = { algorithm: "ECDSA_SHA_256" as const, publicKey: ecdsa.publicKeyPem };
+  const fresh = async (at: number) => JSON.stringify(await withStatement(bundleOf(1), at, 60_000));
+  const verify = CP_VERIFY;
   const clock = new FakeClock();
   await withTempDir(async (dir) => {
     const path = `${dir}/bundle.json`;

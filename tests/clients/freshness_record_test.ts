@@ -5,50 +5,32 @@
 // there but cannot be read fails closed. Time is a fake clock.
 import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import {
-  createRemoteClient,
-  type RemoteClientOptions,
-  type RuntimeBundleV1,
-  signBundle,
-  signFreshness,
-} from "../../mod.ts";
+import { createRemoteClient, type RemoteClientOptions, signBundle } from "../../mod.ts";
 import { withTempDir } from "../_temp_dir.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import {
   bundleOf,
+  CP_KEY,
+  CP_VERIFY,
   DRIVEN_BY_REFRESH,
-  ecdsa,
   remoteOptions,
   SCOPE,
   test,
+  withStatement,
 } from "./_remote_fixtures.ts";
 import { ok, StubFetch } from "./_stub_fetch.ts";
 
 const HOUR = 3_600_000;
-const KEY = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "cp-1" };
-const VERIFY = {
-  algorithm: "ECDSA_SHA_256" as const,
-  publicKey: ecdsa.publicKeyPem,
-  keyId: "cp-1",
-};
 const clock = new FakeClock();
 
-async function signed(version: number, statement: boolean): Promise<RuntimeBundleV1> {
-  const bundle = await signBundle(bundleOf(version), KEY);
-  if (!statement) return bundle;
-  const issuedAt = clock.wallNow();
-  const freshness = await signFreshness(bundle, { ...KEY, issuedAt, expiresAt: issuedAt + HOUR });
-  return { ...bundle, freshness };
-}
-
-const WITH_STATEMENT = JSON.stringify(await signed(2, true));
-const WITHOUT = JSON.stringify(await signed(3, false));
+const WITH_STATEMENT = JSON.stringify(await withStatement(bundleOf(2), clock.wallNow(), HOUR));
+const WITHOUT = JSON.stringify(await signBundle(bundleOf(3), CP_KEY));
 
 function options(cachePath: string, body: string, extra: Partial<RemoteClientOptions> = {}) {
   return remoteOptions("https://cp.test", {
     ...DRIVEN_BY_REFRESH,
-    verify: VERIFY,
+    verify: CP_VERIFY,
     clock,
     cachePath,
     fetch: new StubFetch(ok(body, '"e"')).fetch,

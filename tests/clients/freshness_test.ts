@@ -15,22 +15,24 @@ import {
   type RemoteClientOptions,
   type RuntimeBundleV1,
   signBundle,
-  signFreshness,
 } from "../../mod.ts";
 import { BundleSlot, EXPIRY_RECHECK_MS } from "../../src/clients/_bundle_slot.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 
 import { FakeClock } from "../_fake_clock.ts";
-import { bundleOf, ecdsa, Recorder, remoteOptions, TARGET, test } from "./_remote_fixtures.ts";
+import {
+  bundleOf,
+  CP_KEY as KEY,
+  CP_VERIFY as VERIFY,
+  Recorder,
+  remoteOptions,
+  TARGET,
+  test,
+  withStatement,
+} from "./_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "./_stub_fetch.ts";
 
 const HOUR = 3_600_000;
-const KEY = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "cp-1" };
-const VERIFY = {
-  algorithm: "ECDSA_SHA_256" as const,
-  publicKey: ecdsa.publicKeyPem,
-  keyId: "cp-1",
-};
 
 /** `bundle` signed, with a statement issued at `issuedAt` (wall ms) lasting `lifetime`. */
 async function freshText(
@@ -38,13 +40,7 @@ async function freshText(
   issuedAt: number,
   lifetime: number,
 ): Promise<string> {
-  const signed = await signBundle(bundle, KEY);
-  const freshness = await signFreshness(signed, {
-    ...KEY,
-    issuedAt,
-    expiresAt: issuedAt + lifetime,
-  });
-  return JSON.stringify({ ...signed, freshness });
+  return JSON.stringify(await withStatement(bundle, issuedAt, lifetime));
 }
 
 function decision(client: { evaluate(r: { target: typeof TARGET }): { decision: string } }) {

@@ -15,34 +15,28 @@ import {
   isPolicyError,
   loadBundle,
   type RuntimeBundleV1,
-  signBundle,
-  signFreshness,
 } from "../../mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
 
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { bundleOf, ecdsa, remoteOptions, TARGET, test } from "../clients/_remote_fixtures.ts";
+import {
+  bundleOf,
+  CP_VERIFY,
+  remoteOptions,
+  TARGET,
+  test,
+  withStatement,
+} from "../clients/_remote_fixtures.ts";
 import { answer, ok, StubFetch } from "../clients/_stub_fetch.ts";
 
 const HOUR = 3_600_000;
-const KEY = { algorithm: "ECDSA_SHA_256" as const, key: ecdsa.privateKey, keyId: "cp-1" };
-const VERIFY = {
-  algorithm: "ECDSA_SHA_256" as const,
-  publicKey: ecdsa.publicKeyPem,
-  keyId: "cp-1",
-};
+const VERIFY = CP_VERIFY;
 const clock = new FakeClock();
 const NOW = clock.wallNow();
 
 /** Version 1 allows TARGET; every later version denies it (bundleOf). */
-async function published(version: number, issuedAt = NOW, lifetime = HOUR) {
-  const signed = await signBundle(bundleOf(version), KEY);
-  const freshness = await signFreshness(signed, {
-    ...KEY,
-    issuedAt,
-    expiresAt: issuedAt + lifetime,
-  });
-  return { ...signed, freshness };
+function published(version: number, issuedAt = NOW, lifetime = HOUR) {
+  return withStatement(bundleOf(version), issuedAt, lifetime);
 }
 
 const OLD = await published(1); // allowed what a later bundle revoked

@@ -18,13 +18,18 @@ import {
   createRemoteClient,
   type RuntimeBundleV1,
   signBundle,
-  signFreshness,
 } from "../../mod.ts";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 
 import { freePort } from "../_loopback.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { DRIVEN_BY_REFRESH, ecdsa, remoteOptions, SCOPE } from "../clients/_remote_fixtures.ts";
+import {
+  DRIVEN_BY_REFRESH,
+  ecdsa,
+  remoteOptions,
+  SCOPE,
+  withStatement,
+} from "../clients/_remote_fixtures.ts";
 import { writeAtomic } from "../clients/_helpers.ts";
 import { CASES, FLAGS_BUNDLE } from "./_cases.ts";
 
@@ -382,15 +387,8 @@ test("the statement in force expires: ERROR with BUNDLE_EXPIRED at once, with no
   await withTempDir(async (dir) => {
     const path = `${dir}/bundle.json`;
     const clock = new FakeClock();
-    const issued = async (at: number) => {
-      const bundle = await signBundle(FLAGS_BUNDLE, KEY);
-      const freshness = await signFreshness(bundle, {
-        ...KEY,
-        issuedAt: at,
-        expiresAt: at + 60_000,
-      });
-      return JSON.stringify({ ...bundle, freshness });
-    };
+    const issued = async (at: number) =>
+      JSON.stringify(await withStatement(FLAGS_BUNDLE, at, 60_000));
     await Deno.writeTextFile(path, await issued(clock.wallNow()));
     const { flags, check } = await watchedFlags(path, clock);
     try {
