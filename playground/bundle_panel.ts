@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The Bundle panel: the editor (paste, type, drop or open a bundle or a
- * draft, or pick a sample), what the document reads as, and its issues and
+ * draft, or pick a sample; Format lays it out as `policy fmt` does, a pasted
+ * one-line bundle included), what the document reads as, and its issues and
  * dead-rule findings; a click on one selects its place in the editor.
  *
  * @module
@@ -11,6 +12,7 @@ import { byId, download, h, readUserFile, show, wireFileInput } from "./_dom.ts"
 import { locatePointer } from "./pointer_offset.ts";
 import type { DocumentIssue, DocumentModel } from "./document_model.ts";
 import { type Sample, samplesOf } from "./samples.ts";
+import { formatKeepingMeaning } from "../src/_authoring/format_jsonc.ts";
 
 /** The largest file the page opens: the CLI's default `limits.maxFileBytes` (8 MiB). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -53,6 +55,28 @@ export function bundlePanel(app: App): void {
     },
     app.announce,
   );
+  const format = byId<HTMLButtonElement>("format-document");
+  format.addEventListener("click", () => {
+    const text = app.state.documentText;
+    let formatted: string | null;
+    try {
+      formatted = formatKeepingMeaning(text);
+    } catch (error) {
+      app.announce(
+        error instanceof RangeError
+          ? "The document is nested too deeply to format."
+          : `Only JSON can be formatted: ${(error as Error).message}.`,
+      );
+      return;
+    }
+    if (formatted === null) {
+      app.announce(
+        "Formatting would change what the document holds (a number JSON cannot write back as it is): it was left as it is.",
+      );
+    } else if (formatted !== text) {
+      void app.setDocument(formatted);
+    }
+  });
   byId("save-document").addEventListener("click", () => {
     const kind = app.state.model.kind;
     download(
@@ -65,10 +89,14 @@ export function bundlePanel(app: App): void {
 
   app.subscribe((changed) => {
     if (changed.has("documentText") && editor.value !== app.state.documentText) {
+      // Another text (a sample, a file, Format, the working folder's): shown from its start.
       editor.value = app.state.documentText;
+      editor.scrollLeft = 0;
     }
     if (changed.has("model")) {
       const { model } = app.state;
+      // Only what reads as JSON can be laid out.
+      format.disabled = model.kind === "empty" || model.kind === "unreadable";
       status.textContent = describeModel(model);
       show(issues, ...model.issues.map((issue) => issueItem(issue, editor)));
       if (model.issues.length === 0 && model.kind !== "empty") {

@@ -487,6 +487,51 @@ describe("the page opened as a file", { skip }, () => {
     }
   });
 
+  test("a one-line document gets a Format button that lays it out, meaning and comments kept", async () => {
+    const { tab } = await openFile();
+    const status = () => tab.locator("#document-status").textContent();
+    try {
+      const { privateKey } = await verify.generateEcdsaKeyPair();
+      const signed = await verify.signBundle(JSON.parse(example("bundle.json")), {
+        algorithm: "ECDSA_SHA_256",
+        key: privateKey,
+        keyId: "release-7",
+      });
+      await setText(tab, "#document", JSON.stringify(signed));
+      await tab.waitForFunction(() =>
+        document.querySelector("#document-status").textContent.startsWith("A valid bundle")
+      );
+      const format = tab.getByRole("button", { name: "Format", exact: true });
+      await format.click();
+      assert.equal(
+        await tab.locator("#document").inputValue(),
+        `${JSON.stringify(signed, null, 2)}\n`,
+      );
+      await documentRead(tab);
+      assert.match(await status(), /^A valid bundle/);
+      // Only the layout changed: the checksum still matches.
+      assert.doesNotMatch(await tab.locator("#issues").textContent(), /CHECKSUM_MISMATCH/);
+      // A draft's comments are kept, in place.
+      const draft = '{"schemaVersion": "1.0", /* from analyze */ "policies": []}';
+      await setText(tab, "#document", draft);
+      await documentRead(tab);
+      await format.click();
+      const formatted = await tab.locator("#document").inputValue();
+      assert.ok(formatted.includes("/* from analyze */"), formatted);
+      assert.ok(formatted.startsWith('{\n  "schemaVersion": "1.0",'), formatted);
+      assert.deepEqual(
+        JSON.parse(formatted.replace("/* from analyze */", "")),
+        JSON.parse(draft.replace("/* from analyze */", "")),
+      );
+      // Text that is not JSON cannot be laid out: the button says so by being unavailable.
+      await setText(tab, "#document", '{"schemaVersion": 1, "policies": [');
+      await documentRead(tab);
+      assert.equal(await format.isDisabled(), true);
+    } finally {
+      await tab.close();
+    }
+  });
+
   test("axe-core finds no serious or critical accessibility violation in any view", async () => {
     const { tab } = await openFile();
     try {

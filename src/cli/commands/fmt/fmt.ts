@@ -13,7 +13,7 @@
  *   for (`inspect` shows them for people).
  * - Only regular files are rewritten: a symbolic link, a pipe or a device is
  *   left as it is and reported as skipped.
- * - Comments are kept (`format_jsonc.ts`): a draft without comments is
+ * - Comments are kept (`src/_authoring/format_jsonc.ts`): a draft without comments is
  *   written exactly as `draftText` writes it (`$schema` first), everything
  *   else with the same layout.
  * - Every file is read and formatted before anything is written, so a file
@@ -32,7 +32,7 @@ import { defineCommand, type Session } from "../../kit/session.ts";
 import { type DocumentKind, exists, parseDocumentText } from "../../kit/read_document.ts";
 import { detectDocumentType } from "../../../_authoring/document_type.ts";
 import { asEditableDraft, draftText } from "../../kit/draft.ts";
-import { commentsOf, formatJsonc, hasComments } from "./format_jsonc.ts";
+import { commentsOf, formatJsonc, hasComments } from "../../../_authoring/format_jsonc.ts";
 import { unifiedDiff } from "./line_diff.ts";
 import { plural } from "../../kit/describe.ts";
 import { withSchema } from "../../kit/schema.ts";

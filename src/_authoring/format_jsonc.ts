@@ -1,5 +1,6 @@
 /**
- * Canonical formatting of JSON with comments (`policy fmt`, docs/cli.md):
+ * Canonical formatting of JSON with comments (`policy fmt`, docs/cli.md; the
+ * playground's Format button, docs/playground.md):
  * the layout of `JSON.stringify(value, null, 2)` — two-space indent, one
  * member or element a line, `{}` and `[]` when empty, no trailing commas,
  * strings and numbers written as `JSON.stringify` writes them — with every
@@ -12,11 +13,13 @@
  * one winning).
  *
  * The text must already have parsed (`parseJson` with `comments`); the
- * caller checks that the result parses to the same value.
+ * caller checks that the result parses to the same value
+ * ({@link formatKeepingMeaning} does both).
  *
  * @module
  */
-import { parseJson } from "../../../engine/parse_json.ts";
+import { parseJson } from "../engine/parse_json.ts";
+import { canonicalJson } from "../engine/canonical_payload.ts";
 
 /** A token of a JSONC text. */
 interface Token {
@@ -54,6 +57,24 @@ export function hasComments(text: string): boolean {
 /** The comments of `text`, in order (for checking that formatting kept them all). */
 export function commentsOf(text: string): string[] {
   return tokenize(text).filter((t) => t.kind === "comment").map((t) => t.text);
+}
+
+/**
+ * The canonical text of a JSONC document ({@link formatJsonc}), or `null`
+ * when that text would not hold the same value with the same comments (a
+ * number JSON cannot write back as it is).
+ *
+ * @throws {JsonParseError} When `text` is not JSON with comments.
+ * @throws {RangeError} When it is nested too deeply to format.
+ */
+export function formatKeepingMeaning(text: string): string | null {
+  const value = canonicalJson(parseJson(text, { comments: true }));
+  const formatted = formatJsonc(text);
+  const before = commentsOf(text);
+  const after = commentsOf(formatted);
+  const same = canonicalJson(parseJson(formatted, { comments: true })) === value &&
+    after.length === before.length && after.every((comment, i) => comment === before[i]);
+  return same ? formatted : null;
 }
 
 /** The canonical text of a JSONC document that parses, with a final newline. */
