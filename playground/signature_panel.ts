@@ -3,7 +3,8 @@
  * The Signature view: the bundle in the editor through the library's load
  * pipeline (`inspectBundle`, WebCrypto) with the key pasted here, or with
  * none, and which of the four verification states of docs/errors.md
- * ("Loading a bundle") a client given the same key would see, with the
+ * ("Loading a bundle") a client given the same key would see (the verdict
+ * first, above the key, so that it is in sight as the view opens), with the
  * checksum and the key id. The key stays in memory: it is not part of a
  * share link and never leaves the page.
  *
@@ -36,6 +37,8 @@ export function signaturePanel(app: App): void {
   const key = byId<HTMLTextAreaElement>("sig-key");
   const label = byId("sig-key-label");
   const warning = byId("sig-hmac-warning");
+  // The verdict above the key, in sight as the view opens; the facts and the four states below.
+  const verdictBox = byId("signature-verdict-box");
   const result = byId("signature-result");
   let generation = 0;
 
@@ -59,15 +62,16 @@ export function signaturePanel(app: App): void {
     const { model, documentText } = app.state;
     if (model.kind !== "bundle" || model.compiled === null) {
       show(
-        result,
+        verdictBox,
         h(
           "p",
-          null,
+          { class: "verdict" },
           model.kind === "draft"
             ? "A draft is not signed: 'policy build --signed' signs the bundle it builds."
             : "No bundle to verify: the editor holds no valid bundle.",
         ),
       );
+      show(result);
       return;
     }
     const keyText = key.value.trim();
@@ -91,33 +95,24 @@ export function signaturePanel(app: App): void {
     if (mine !== generation) return;
     const bundle = model.bundle!;
     const signature = bundle.signature;
+    const refused = verdict.state === "invalid" || verdict.state === "none";
     show(
-      result,
-      h(
-        "ul",
-        { class: "states", attrs: { "aria-label": "Verification states" } },
-        ...STATES.map(([state, meaning]) =>
-          h(
-            "li",
-            { attrs: verdict.state === state ? { "aria-current": "true" } : {} },
-            h("strong", null, state),
-            meaning,
-          )
-        ),
-      ),
+      verdictBox,
       h(
         "p",
-        { attrs: { id: "signature-verdict" } },
-        h(
-          "strong",
-          null,
-          verdict.state === "invalid" || verdict.state === "none"
-            ? "Refused: "
-            : `${verdict.state}: `,
-        ),
+        {
+          class: `verdict verdict-${
+            verdict.state === "verified" || verdict.state === "unsigned" ? verdict.state : "refused"
+          }`,
+          attrs: { id: "signature-verdict" },
+        },
+        h("strong", null, refused ? "Refused: " : `${verdict.state}: `),
         verdict.message,
         verdict.code === null ? "" : ` (${verdict.code})`,
       ),
+    );
+    show(
+      result,
       h(
         "dl",
         { class: "facts" },
@@ -129,6 +124,18 @@ export function signaturePanel(app: App): void {
         h("dd", null, signature?.algorithm ?? "(not signed)"),
         h("dt", null, "key id"),
         h("dd", { attrs: { id: "signature-key-id" } }, signature?.keyId ?? "(not signed)"),
+      ),
+      h(
+        "ul",
+        { class: "states", attrs: { "aria-label": "Verification states" } },
+        ...STATES.map(([state, meaning]) =>
+          h(
+            "li",
+            { attrs: verdict.state === state ? { "aria-current": "true" } : {} },
+            h("strong", null, state),
+            meaning,
+          )
+        ),
       ),
     );
   }

@@ -168,6 +168,39 @@ export function examplesDocuments() {
   return found.sort();
 }
 
+/**
+ * Text of the page that does not fit the box it is in: every text node whose right edge passes
+ * the content edge of the closest box that clips it (a scrolling box, a button, a panel). Text
+ * read by screen readers only is left out.
+ */
+export function overflowingText(tab) {
+  return tab.evaluate(() => {
+    const found = [];
+    const walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      if (node.textContent.trim() === "" || node.parentElement.closest(".sr-only")) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const text = range.getBoundingClientRect();
+      if (text.width === 0) continue;
+      let box = node.parentElement;
+      while (
+        !box.classList.contains("panel") && box.tagName !== "BUTTON" &&
+        getComputedStyle(box).overflowX === "visible"
+      ) box = box.parentElement;
+      const edge = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+      if (text.right > edge + 1) {
+        found.push(
+          `${Math.round(text.right - edge)}px past ${box.tagName.toLowerCase()}${
+            box.id ? `#${box.id}` : ""
+          }: ${node.textContent.slice(0, 60)}`,
+        );
+      }
+    }
+    return found;
+  });
+}
+
 /** The decision the Request panel shows, as JSON. */
 export async function shownDecision(tab) {
   const text = await tab.locator("#decision-json").textContent();

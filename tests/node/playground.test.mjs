@@ -18,6 +18,7 @@ import {
   examplesDocuments,
   fileUrl,
   openFile,
+  overflowingText,
   page,
   rowsOf,
   setText,
@@ -527,6 +528,59 @@ describe("the page opened as a file", { skip }, () => {
       await setText(tab, "#document", '{"schemaVersion": 1, "policies": [');
       await documentRead(tab);
       assert.equal(await format.isDisabled(), true);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the signature verdict is in sight when its view opens, and long values wrap in their boxes", async () => {
+    const { tab } = await openFile();
+    try {
+      const { privateKey, publicKey } = await verify.generateEcdsaKeyPair();
+      const signed = await verify.signBundle(JSON.parse(example("bundle.json")), {
+        algorithm: "ECDSA_SHA_256",
+        key: privateKey,
+        keyId: "release-2026-11-21-with-a-rather-long-key-identifier-for-the-billing-team",
+      });
+      const edited = structuredClone(signed);
+      edited.policies[0].rules[0].priority += 1; // the checksum no longer matches
+      await tab.getByRole("tab", { name: "Diff" }).click();
+      await setText(tab, "#document", JSON.stringify(signed));
+      await documentRead(tab);
+      await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
+      await setText(tab, "#document", JSON.stringify(edited));
+      await tab.waitForSelector("#diff-meaning");
+      await tab.getByRole("tab", { name: "Signature" }).click();
+      await setText(tab, "#sig-key", publicKey);
+      await tab.waitForFunction(() =>
+        /CHECKSUM_MISMATCH/.test(document.querySelector("#signature-verdict")?.textContent)
+      );
+      const verdictInSight = () =>
+        tab.evaluate(() => {
+          const box = document.querySelector("#signature-verdict").getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= innerHeight;
+        });
+      // A laptop screen (two columns): the page as it opens, unscrolled.
+      for (const viewport of [{ width: 1366, height: 768 }, { width: 1280, height: 720 }]) {
+        await tab.setViewportSize(viewport);
+        await tab.evaluate(() => scrollTo(0, 0));
+        assert.equal(await verdictInSight(), true, `${viewport.width}×${viewport.height}`);
+      }
+      // One column: the views are below the bundle; scrolled to the tabs, the verdict is in sight,
+      // with the HMAC warning shown too.
+      await tab.setViewportSize({ width: 1024, height: 768 });
+      await tab.selectOption("#sig-algorithm", "HMAC_SHA256");
+      await tab.evaluate(() => document.querySelector('[role="tablist"]').scrollIntoView());
+      assert.equal(await verdictInSight(), true, "1024×768, HMAC");
+      await tab.selectOption("#sig-algorithm", "ECDSA_SHA_256");
+      // Checksums, key ids and messages that hold them stay inside their boxes in every view.
+      for (const viewport of [{ width: 1366, height: 768 }, { width: 1024, height: 768 }]) {
+        await tab.setViewportSize(viewport);
+        for (const view of ["Signature", "Diff", "Why"]) {
+          await tab.getByRole("tab", { name: view }).click();
+          assert.deepEqual(await overflowingText(tab), [], `${view} at ${viewport.width}px`);
+        }
+      }
     } finally {
       await tab.close();
     }
