@@ -18,8 +18,22 @@ export interface AppState {
   /** What {@link AppState.documentText} reads as. */
   model: DocumentModel;
   target: Target;
+  /**
+   * The target was typed into the Request panel's fields (or came with a
+   * share link naming one the document does not): a document that does not
+   * name it keeps it. A target taken from the document is replaced by the
+   * document's first when the document changes to one without it.
+   */
+  targetTyped: boolean;
   /** The context, as typed (JSON text). */
   contextText: string;
+  /**
+   * A request whose trace the Why view shows instead of the Request panel's:
+   * a matrix cell of a saved context, or a scenario, opened. Opening it never
+   * changes what is typed in the Request panel; editing the request there
+   * ends it.
+   */
+  traced: TracedRequest | null;
   /** Contexts saved for the matrix. */
   contexts: SavedContext[];
   /** The simulation suite, as text. */
@@ -32,6 +46,15 @@ export interface AppState {
 
 /** The name of a field of {@link AppState}. */
 export type Field = keyof AppState;
+
+/** A request shown in the Why view without being put in the Request panel. */
+export interface TracedRequest {
+  target: Target;
+  /** The context, as JSON text. */
+  contextText: string;
+  /** Where it comes from, for people: `the saved context "free team"`, `scenario "…"`. */
+  source: string;
+}
 
 /** A listener: told which fields changed. */
 export type Listener = (changed: ReadonlySet<Field>) => void;
@@ -56,7 +79,9 @@ export class App {
     documentText: "",
     model: EMPTY_MODEL,
     target: { service: "", resource: "", action: "" },
+    targetTyped: false,
     contextText: "{}",
+    traced: null,
     contexts: [],
     suiteText: "",
     baselineText: "",
@@ -100,9 +125,16 @@ export class App {
     const model = await readDocument(text);
     if (generation !== this.#documentGeneration) return;
     const patch: Partial<AppState> = { model };
-    // A request for no target yet: the first target the bundle names.
-    if (this.#state.target.service === "" && model.targets.length > 0) {
-      patch.target = model.targets[0]!;
+    // A request for no target yet, or for a target taken from a document that this one does not
+    // name: the first target this one names. A typed target is the user's, and stays. A document
+    // that does not read (yet) names nothing and changes nothing.
+    const { target, targetTyped } = this.#state;
+    const first = model.targets[0];
+    if (
+      first !== undefined && !names(model, target) && (!targetTyped || target.service === "")
+    ) {
+      patch.target = first;
+      patch.targetTyped = false;
     }
     this.set(patch);
   }
@@ -119,11 +151,16 @@ export class App {
   async restore(shared: SharedState): Promise<void> {
     this.set({
       target: shared.target,
+      // Kept while the link's document is read; typed after it only if that document does not
+      // name it (whoever made the link typed it).
+      targetTyped: true,
       contextText: shared.context,
+      traced: null,
       contexts: shared.contexts,
       suiteText: shared.suite,
     });
     await Promise.all([this.setDocument(shared.document), this.setBaseline(shared.baseline)]);
+    this.set({ targetTyped: !names(this.#state.model, this.#state.target) });
   }
 
   /** The state a share link carries. */
@@ -141,16 +178,49 @@ export class App {
 
   /** The request of the Request panel. */
   request(): RequestResult {
-    const context = parseContext(this.#state.contextText);
-    if (typeof context === "string") return { request: null, error: context };
-    return { request: { target: this.#state.target, context }, error: null };
+    return requestOf(this.#state.target, this.#state.contextText);
   }
 
-  /** Shows the trace of a request: puts it in the Request panel and opens the Why view. */
-  openTrace(target: Target, contextText: string): void {
-    this.set({ target, contextText });
+  /**
+   * Shows the trace of a request in the Why view. With the context of the
+   * Request panel, the target is put there (the context stays as typed);
+   * with another context (a saved one, a scenario's), the trace is shown
+   * as {@link AppState.traced} and the Request panel is left as it is.
+   */
+  openTrace(target: Target, contextText: string, source: string): void {
+    if (contextText === this.#state.contextText) {
+      this.set({ target, targetTyped: !names(this.#state.model, target), traced: null });
+    } else {
+      this.set({ traced: { target, contextText, source } });
+    }
     this.showView("why");
   }
+
+  /** Puts the request of the Why view ({@link AppState.traced}) in the Request panel. */
+  editTraced(): void {
+    const traced = this.#state.traced;
+    if (traced === null) return;
+    this.set({
+      target: traced.target,
+      targetTyped: !names(this.#state.model, traced.target),
+      contextText: traced.contextText,
+      traced: null,
+    });
+  }
+}
+
+/** True when the document names `target` (a rule of it does). */
+function names(model: DocumentModel, target: Target): boolean {
+  return model.targets.some((t) =>
+    t.service === target.service && t.resource === target.resource && t.action === target.action
+  );
+}
+
+/** The request of a target and a context as JSON text, or why it cannot be evaluated. */
+export function requestOf(target: Target, contextText: string): RequestResult {
+  const context = parseContext(contextText);
+  if (typeof context === "string") return { request: null, error: context };
+  return { request: { target, context }, error: null };
 }
 
 /** A context typed as JSON text: the object, or what is wrong with it. */

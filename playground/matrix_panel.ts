@@ -2,7 +2,8 @@
 /**
  * The Matrix view: every target the bundle names against the current
  * context and the saved ones, each cell the engine's decision in its
- * kind's colour and in words. A cell opens its request's trace.
+ * kind's colour and in words. A cell opens its request's trace (leaving the
+ * context typed in the Request panel as it is).
  *
  * @module
  */
@@ -89,7 +90,12 @@ export function matrixPanel(app: App): void {
         },
         label,
       );
-      button.addEventListener("click", () => app.openTrace(target, columns[column]!.context));
+      button.addEventListener("click", () =>
+        app.openTrace(
+          target,
+          columns[column]!.context,
+          `the saved context "${columns[column]!.name}"`,
+        ));
       return h("td", null, button);
     };
     show(

@@ -48,9 +48,10 @@ export function requestPanel(app: App): void {
   const output = byId("decision");
   const json = byId("decision-json");
 
+  // Editing the request here ends a trace the Why view showed instead (app_state.ts, `traced`).
   pick.addEventListener("change", () => {
     const target = app.state.model.targets[Number(pick.value)];
-    if (target !== undefined) app.set({ target });
+    if (target !== undefined) app.set({ target, targetTyped: false, traced: null });
   });
   for (const input of Object.values(fields)) {
     input.addEventListener("input", () =>
@@ -60,9 +61,11 @@ export function requestPanel(app: App): void {
           resource: fields.resource.value,
           action: fields.action.value,
         },
+        targetTyped: true,
+        traced: null,
       }));
   }
-  context.addEventListener("input", () => app.set({ contextText: context.value }));
+  context.addEventListener("input", () => app.set({ contextText: context.value, traced: null }));
 
   const name = byId<HTMLInputElement>("context-name");
   byId("save-context").addEventListener("click", () => {

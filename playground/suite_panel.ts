@@ -111,7 +111,12 @@ export function suitePanel(app: App): SuitePanel {
       const scenario = checked.scenarios[i]!;
       const open = linkButton(
         r.name,
-        () => app.openTrace(scenario.target, JSON.stringify(scenario.context, null, 2)),
+        () =>
+          app.openTrace(
+            scenario.target,
+            JSON.stringify(scenario.context, null, 2),
+            `scenario "${r.name}"`,
+          ),
         "(open its trace)",
       );
       return h(

@@ -4,7 +4,9 @@
  * candidates strongest first, each rule naming the target with its outcome,
  * and each rule's condition as the trace explains it, leaf by leaf (the
  * path, the value read, the outcome), and which leaf made a `when` false; a
- * disabled rule's condition, which nothing tested, as written.
+ * disabled rule's condition, which nothing tested, as written. The request
+ * is the Request panel's, or one opened from the matrix or the suite
+ * (`traced`), which a note names.
  *
  * @module
  */
@@ -15,7 +17,7 @@ import {
   type RuleTrace,
   traceEvaluation,
 } from "../src/engine/mod.ts";
-import type { App } from "./app_state.ts";
+import { type App, requestOf } from "./app_state.ts";
 import { byId, h, linkButton, show, table } from "./_dom.ts";
 import { ruleKey, type RuleSite, ruleSites } from "./document_model.ts";
 import { decisionBadge, targetText } from "./request_panel.ts";
@@ -25,17 +27,34 @@ import { type ConditionNode, tracedConditionNode, writtenConditionNode } from ".
 /** Wires the Why view to the app. */
 export function whyPanel(app: App): void {
   const root = byId("why");
+  const pinned = byId("why-pinned");
+  const pinnedText = byId("why-pinned-text");
+  byId("why-unpin").addEventListener("click", () => app.set({ traced: null }));
+  byId("why-edit").addEventListener("click", () => app.editTraced());
   app.subscribe((changed) => {
-    if (changed.has("model") || changed.has("target") || changed.has("contextText")) render();
+    if (
+      changed.has("model") || changed.has("target") || changed.has("contextText") ||
+      changed.has("traced")
+    ) {
+      render();
+    }
   });
 
   function render(): void {
-    const { model, target } = app.state;
+    const { model, traced } = app.state;
+    // A trace opened from the matrix or the suite, or else the Request panel's request.
+    pinned.hidden = traced === null;
+    if (traced !== null) {
+      pinnedText.textContent = `The trace of ${
+        targetText(traced.target)
+      } with ${traced.source}; the Request panel keeps what you typed.`;
+    }
+    const target = traced?.target ?? app.state.target;
     if (model.compiled === null) {
       show(root, h("p", null, "Nothing to explain: the document cannot be evaluated yet."));
       return;
     }
-    const result = app.request();
+    const result = traced === null ? app.request() : requestOf(traced.target, traced.contextText);
     if (result.request === null) {
       show(root, h("p", null, "Nothing to explain: the context is not a JSON object."));
       return;

@@ -168,6 +168,13 @@ export function examplesDocuments() {
   return found.sort();
 }
 
+/** The target the Request panel's fields hold: `[service, resource, action]`. */
+export function targetFields(tab) {
+  return tab.evaluate(() =>
+    ["#service", "#resource", "#action"].map((id) => document.querySelector(id).value)
+  );
+}
+
 /**
  * Text of the page that does not fit the box it is in: every text node whose right edge passes
  * the content edge of the closest box that clips it (a scrolling box, a button, a panel). Text

@@ -24,6 +24,7 @@ import {
   setText,
   shownDecision,
   skip,
+  targetFields,
   testNoRequestLeft,
   usePlayground,
   verify,
@@ -190,16 +191,48 @@ describe("the page opened as a file", { skip }, () => {
       }
       const outage = rows.find((r) => r.target === "search/catalog/query").cells[2];
       assert.deepEqual(outage, { text: "kill switch", kind: "kind-kill_switch" });
+      // A cell of a saved context opens its trace and leaves the context being typed as it is.
+      const typing = '{"plan": "pro", "seats": ';
+      await setText(tab, "#context", typing);
       await tab.getByRole("button", { name: /search\/catalog\/query with eu outage/ }).click();
       assert.equal(
         await tab.getByRole("tab", { name: "Why" }).getAttribute("aria-selected"),
         "true",
       );
-      assert.deepEqual(JSON.parse(await tab.locator("#context").inputValue()), saved[1][1]);
+      assert.equal(await tab.locator("#context").inputValue(), typing, "the context typed");
+      assert.deepEqual(await targetFields(tab), ["billing", "invoice", "create"]);
       assert.match(
         await tab.locator("#why").textContent(),
-        /kill switch by incident\.search\/search-outage/,
+        /search\/catalog\/query: kill switch by incident\.search\/search-outage/,
       );
+      assert.match(await tab.locator("#why-pinned").textContent(), /saved context "eu outage"/);
+      // Back to the Request panel's request: the Why view explains what is typed again.
+      await tab.getByRole("button", { name: "Show the Request panel's request" }).click();
+      assert.equal(await tab.locator("#why-pinned").isVisible(), false);
+      assert.match(await tab.locator("#why").textContent(), /context is not a JSON object/);
+      // Editing the request ends a pinned trace too.
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      await tab.getByRole("button", { name: /search\/catalog\/query with free team/ }).click();
+      assert.equal(await tab.locator("#why-pinned").isVisible(), true);
+      await setText(tab, "#context", "{}");
+      assert.equal(await tab.locator("#why-pinned").isVisible(), false);
+      assert.match(await tab.locator("#why").textContent(), /^billing\/invoice\/create: /);
+      // The cell's request can be put in the Request panel, on demand.
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      await tab.getByRole("button", { name: /search\/catalog\/query with eu outage/ }).click();
+      await tab.getByRole("button", { name: "Put this request in the Request panel" }).click();
+      assert.deepEqual(JSON.parse(await tab.locator("#context").inputValue()), saved[1][1]);
+      assert.deepEqual(await targetFields(tab), ["search", "catalog", "query"]);
+      assert.equal(await tab.locator("#why-pinned").isVisible(), false);
+      // A cell of the current context's column asks for that context: its target is put in the
+      // Request panel, and the context stays.
+      await setText(tab, "#context", '{"region": "eu"}');
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      await tab.getByRole("button", { name: /billing\/invoice\/create with current context/ })
+        .click();
+      assert.deepEqual(await targetFields(tab), ["billing", "invoice", "create"]);
+      assert.equal(await tab.locator("#context").inputValue(), '{"region": "eu"}');
+      assert.equal(await tab.locator("#why-pinned").isVisible(), false);
     } finally {
       await tab.close();
     }
@@ -239,13 +272,16 @@ describe("the page opened as a file", { skip }, () => {
       assert.deepEqual(await tab.locator("#suite-unreached li").allTextContents(), [
         "billing.refund.create/finance-only",
       ]);
-      // A scenario opens its trace.
+      // A scenario opens its trace, and the Request panel keeps what was typed there.
+      await setText(tab, "#context", '{"role": "finance"}');
       await tab.getByRole("button", { name: "free plan, 12 seats, is refused (open its trace)" })
         .click();
-      assert.deepEqual(JSON.parse(await tab.locator("#context").inputValue()), {
-        plan: "free",
-        seats: 12,
-      });
+      assert.equal(await tab.locator("#context").inputValue(), '{"role": "finance"}');
+      assert.match(
+        await tab.locator("#why-pinned").textContent(),
+        /scenario "free plan, 12 seats, is refused"/,
+      );
+      assert.match(await tab.locator("#why").textContent(), /billing\/invoice\/create: deny/);
     } finally {
       await tab.close();
     }
@@ -483,6 +519,57 @@ describe("the page opened as a file", { skip }, () => {
         );
         assert.ok(overflow <= 0, `${viewport.width}px wide: ${overflow}px scroll sideways`);
       }
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("the target follows the document: one without it resets it to its first, a typed one stays", async () => {
+    const { tab } = await openFile();
+    const readAs = (kind) =>
+      tab.waitForFunction(
+        (k) => document.querySelector("#document-status").textContent.startsWith(`A valid ${k}`),
+        kind,
+      );
+    const picked = () =>
+      tab.locator("#target-pick").evaluate((select) => select.selectedOptions[0].textContent);
+    try {
+      await tab.selectOption("#sample", "bundle.json");
+      await readAs("bundle");
+      await tab.selectOption("#target-pick", { label: "search/catalog/query" });
+      // A document that does not name the target: its first target is taken.
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await readAs("draft");
+      assert.deepEqual(await targetFields(tab), ["billing", "invoice", "create"]);
+      assert.equal(await picked(), "billing/invoice/create");
+      // Likewise for a document pasted or typed into the editor (a one-line bundle here).
+      await tab.selectOption("#target-pick", { label: "billing/refund/create" });
+      await setText(tab, "#document", example("bundle.json").replace(/\n\s*/g, ""));
+      await readAs("bundle");
+      assert.deepEqual(await targetFields(tab), ["billing", "invoice", "create"]);
+      const compiled = engine.compileBundle(JSON.parse(example("bundle.json")));
+      const request = {
+        target: { service: "billing", resource: "invoice", action: "create" },
+        context: {},
+      };
+      assert.deepEqual(await shownDecision(tab), engine.evaluate(compiled, request));
+      // A document that does not read yet (typing) leaves the target alone; so does one that
+      // names it.
+      await tab.selectOption("#target-pick", { label: "search/catalog/query" });
+      await setText(tab, "#document", '{"schemaVersion": 1, "policies": [');
+      await documentRead(tab);
+      assert.deepEqual(await targetFields(tab), ["search", "catalog", "query"]);
+      await setText(tab, "#document", example("bundle.json"));
+      await readAs("bundle");
+      assert.deepEqual(await targetFields(tab), ["search", "catalog", "query"]);
+      // A target typed by hand is the user's: it stays whatever the document names.
+      await setText(tab, "#service", "nobody");
+      await setText(tab, "#resource", "names");
+      await setText(tab, "#action", "this");
+      await tab.selectOption("#sample", "playground/billing-draft.json");
+      await readAs("draft");
+      assert.deepEqual(await targetFields(tab), ["nobody", "names", "this"]);
+      assert.equal(await picked(), "(typed)");
     } finally {
       await tab.close();
     }
