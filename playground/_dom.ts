@@ -102,12 +102,12 @@ export function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-/** Wires a button to a hidden file input; `onText` gets the chosen file's text. */
+/** Wires a button to a hidden file input; `onText` gets the chosen file's text (and is awaited). */
 export function wireFileInput(
   button: HTMLButtonElement,
   input: HTMLInputElement,
   maxBytes: number,
-  onText: (text: string, name: string) => void,
+  onText: (text: string, name: string) => void | Promise<void>,
   onError: (message: string) => void,
 ): void {
   button.addEventListener("click", () => input.click());
@@ -116,7 +116,7 @@ export function wireFileInput(
     input.value = "";
     if (file === undefined) return;
     try {
-      onText(await readUserFile(file, maxBytes), file.name);
+      await onText(await readUserFile(file, maxBytes), file.name);
     } catch (error) {
       onError((error as Error).message);
     }

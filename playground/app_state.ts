@@ -1,8 +1,9 @@
 /**
  * The playground's state and the one place that changes it: the document in
  * the editor (and what it reads as), the request, the saved contexts, the
- * suite and the old document of the diff. Panels subscribe and redraw what
- * they show when the fields they use change. No DOM.
+ * suite and the old document of the diff, and what the page says about
+ * them. Panels subscribe and redraw what they show when the fields they use
+ * change. No DOM.
  *
  * @module
  */
@@ -95,8 +96,10 @@ export class App {
   showView: (view: string) => void = () => {};
   /** Set by the Bundle panel: selects the place a JSON Pointer names in the editor. */
   revealPointer: (pointer: string) => void = () => {};
-  /** Set by the page: says something in the page's status line. */
-  announce: (message: string) => void = () => {};
+  /** Set by the page: shows a message in the page's status line (empty: none). */
+  onAnnounce: (message: string) => void = () => {};
+  /** The state an announcement was made in, while it is shown. */
+  #announcedIn: SharedState | null = null;
 
   get state(): Readonly<AppState> {
     return this.#state;
@@ -116,7 +119,23 @@ export class App {
     const changed = new Set(Object.keys(patch) as Field[]);
     this.#state = { ...this.#state, ...patch };
     for (const listener of this.#listeners) listener(changed);
+    if (this.#announcedIn !== null && !sameShared(this.#announcedIn, this.shared())) {
+      // What was said was about a state that is gone (a link made, a context saved, a fix
+      // asked for): it no longer applies.
+      this.#announcedIn = null;
+      this.onAnnounce("");
+    }
   }
+
+  /**
+   * Says something in the page's status line, until the state it was said
+   * in changes (the document, the request, the saved contexts, the suite or
+   * the old side of the diff); an empty message clears it.
+   */
+  readonly announce = (message: string): void => {
+    this.#announcedIn = message === "" ? null : this.shared();
+    this.onAnnounce(message);
+  };
 
   /** Puts a text in the editor and reads it; resolves when it is read. */
   async setDocument(text: string): Promise<void> {
@@ -214,6 +233,12 @@ function names(model: DocumentModel, target: Target): boolean {
   return model.targets.some((t) =>
     t.service === target.service && t.resource === target.resource && t.action === target.action
   );
+}
+
+/** True when two shared states are the same (each field the same value, or the same object). */
+export function sameShared(a: SharedState, b: SharedState): boolean {
+  return a.document === b.document && a.target === b.target && a.context === b.context &&
+    a.contexts === b.contexts && a.suite === b.suite && a.baseline === b.baseline;
 }
 
 /** The request of a target and a context as JSON text, or why it cannot be evaluated. */

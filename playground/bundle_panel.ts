@@ -49,8 +49,8 @@ export function bundlePanel(app: App): void {
     byId<HTMLButtonElement>("open-document"),
     byId<HTMLInputElement>("document-file"),
     MAX_FILE_BYTES,
-    (text, name) => {
-      void app.setDocument(text);
+    async (text, name) => {
+      await app.setDocument(text);
       app.announce(`Opened ${name}.`);
     },
     app.announce,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { App } from "./app_state.ts";
+import { App, sameShared } from "./app_state.ts";
 import { byId } from "./_dom.ts";
 import { bundlePanel } from "./bundle_panel.ts";
 import { requestPanel } from "./request_panel.ts";
@@ -25,13 +25,14 @@ import {
   LONG_LINK_CHARS,
   MAX_LINK_CHARS,
   SHARE_PREFIX,
+  type SharedState,
 } from "./share_link.ts";
 import { connectLive, liveEventsPath } from "./live_updates.ts";
 import type { LiveState } from "../src/_authoring/live_state.ts";
 
 const app = new App();
 const status = byId("page-status");
-app.announce = (message) => {
+app.onAnnounce = (message) => {
   status.textContent = message;
 };
 app.showView = setUpTabs(document.querySelector<HTMLElement>('[role="tablist"]')!);
@@ -46,8 +47,18 @@ app.refresh();
 
 // Sharing: the state into the fragment, never anywhere else.
 const shareLink = byId<HTMLInputElement>("share-link");
+/** The state the link in the box holds: once the page's state differs, the box goes. */
+let linked: SharedState | null = null;
+app.subscribe(() => {
+  if (linked !== null && !sameShared(linked, app.shared())) {
+    linked = null;
+    shareLink.hidden = true;
+    shareLink.value = "";
+  }
+});
 byId("share").addEventListener("click", async () => {
-  const fragment = await encodeShareFragment(app.shared());
+  const state = app.shared();
+  const fragment = await encodeShareFragment(state);
   if (fragment.length > MAX_LINK_CHARS) {
     app.announce(
       `The state is too large for a link (${fragment.length} characters; browsers take at most ${MAX_LINK_CHARS}): save the files and share them instead.`,
@@ -55,6 +66,7 @@ byId("share").addEventListener("click", async () => {
     return;
   }
   history.replaceState(null, "", `#${fragment}`);
+  linked = state;
   shareLink.hidden = false;
   shareLink.value = location.href;
   shareLink.select();
@@ -74,23 +86,54 @@ byId("share").addEventListener("click", async () => {
   );
 });
 
-async function restoreFromFragment(): Promise<boolean> {
-  if (!location.hash.startsWith(`#${SHARE_PREFIX}`)) return false;
+/**
+ * Restores the state of the link in the URL's fragment, if it holds one:
+ * `restored`, or `failed` with what the page says about it (said once the
+ * page shows what it opens instead).
+ */
+async function restoreFromFragment(): Promise<"none" | "restored" | { failed: string }> {
+  if (!location.hash.startsWith(`#${SHARE_PREFIX}`)) return "none";
   try {
     await app.restore(await decodeShareFragment(location.hash));
     app.announce("Restored the state of the link.");
-    return true;
+    return "restored";
   } catch (error) {
-    app.announce(`This link could not be opened: ${(error as Error).message}.`);
-    return false;
+    return { failed: `This link could not be opened: ${(error as Error).message}.` };
   }
 }
-addEventListener("hashchange", () => void restoreFromFragment());
+addEventListener("hashchange", async () => {
+  const outcome = await restoreFromFragment();
+  if (typeof outcome === "object") app.announce(outcome.failed);
+});
 
 /** Live mode: the last texts the server pushed, to tell the user's edits from the file's. */
 let lastPushed: string | null = null;
 let lastSuites: string | null = null;
-function onLiveState(state: LiveState, first: boolean, restored: boolean): void {
+/** The file's text the live notice offers to load; null while the notice is hidden. */
+let offered: string | null = null;
+const notice = byId("live-notice");
+function offer(message: string, text: string): void {
+  byId("live-notice-text").textContent = message;
+  notice.hidden = false;
+  offered = text;
+}
+function withdrawOffer(): void {
+  notice.hidden = true;
+  offered = null;
+}
+byId("live-load").addEventListener("click", () => {
+  const text = offered;
+  withdrawOffer();
+  if (text !== null) void app.setDocument(text);
+});
+// The offer stands while the editor holds something else than the file: not once they agree.
+app.subscribe((changed) => {
+  if (changed.has("documentText") && offered !== null && app.state.documentText === offered) {
+    withdrawOffer();
+  }
+});
+/** Shows a pushed state; resolves when a document it puts in the editor is read. */
+function onLiveState(state: LiveState, first: boolean, restored: boolean): Promise<void> {
   const mode = byId("mode");
   const file = state.document;
   mode.className = "mode live";
@@ -109,32 +152,41 @@ function onLiveState(state: LiveState, first: boolean, restored: boolean): void 
   }
   lastSuites = firstSuite;
   const text = file?.text ?? null;
-  if (text === null) return;
-  const notice = byId("live-notice");
+  if (text === null) {
+    // Nothing on disk to load (any more).
+    withdrawOffer();
+    return Promise.resolve();
+  }
   const untouched = app.state.documentText === lastPushed || app.state.documentText === "";
-  if ((first && !restored) || (!first && untouched)) {
-    notice.hidden = true;
-    void app.setDocument(text);
-  } else if (text !== app.state.documentText) {
-    byId("live-notice-text").textContent = `${
-      file!.path
-    } changed on disk; the editor has your edits.`;
-    notice.hidden = false;
-    byId("live-load").onclick = () => {
-      notice.hidden = true;
-      void app.setDocument(text);
-    };
+  let loading = Promise.resolve();
+  if (text === app.state.documentText) {
+    withdrawOffer();
+  } else if ((first && !restored) || (!first && untouched)) {
+    withdrawOffer();
+    loading = app.setDocument(text);
+  } else if (first) {
+    // A share link opened in the served page: the link's document is shown; the file is only
+    // different, it did not change.
+    offer(`${file!.path} on disk differs from the link's document shown here.`, text);
+  } else {
+    offer(`${file!.path} changed on disk; the editor has your edits.`, text);
   }
   lastPushed = text;
+  return loading;
 }
 
 async function start(): Promise<void> {
-  const restored = await restoreFromFragment();
+  const outcome = await restoreFromFragment();
+  const restored = outcome === "restored";
   const live = liveEventsPath();
   if (live !== null) {
     let first = true;
     connectLive(live, (state) => {
-      onLiveState(state, first, restored);
+      const loading = onLiveState(state, first, restored);
+      // A link that could not be opened: said once the working folder's document is shown.
+      if (first && typeof outcome === "object") {
+        void loading.then(() => app.announce(outcome.failed));
+      }
       first = false;
     }, (connected, message) => {
       if (!connected) {
@@ -153,6 +205,8 @@ async function start(): Promise<void> {
       byId<HTMLSelectElement>("sample").value = first.path;
     }
   }
+  // Said after the page opened what it shows instead: the message is about that state.
+  if (typeof outcome === "object" && live === null) app.announce(outcome.failed);
   // When the page became usable, in milliseconds since navigation started (docs/playground.md).
   document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
   document.documentElement.dataset.ready = "true";

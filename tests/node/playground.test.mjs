@@ -575,6 +575,42 @@ describe("the page opened as a file", { skip }, () => {
     }
   });
 
+  test("a status or notice goes away once it no longer applies", async () => {
+    const { tab } = await openFile();
+    const status = () => tab.locator("#page-status").textContent();
+    try {
+      await documentRead(tab);
+      await setText(tab, "#context", "{oops");
+      await tab.getByRole("button", { name: "Save context" }).click();
+      assert.match(await status(), /Fix the context first/);
+      await setText(tab, "#context", '{"plan": "pro"}');
+      assert.equal(await status(), "", "fixed: the request to fix it goes");
+      await tab.getByRole("button", { name: "Save context" }).click();
+      assert.match(await status(), /Saved the context as "context 1"/);
+      // Looking at another view changes nothing: it stays.
+      await tab.getByRole("tab", { name: "Matrix" }).click();
+      assert.match(await status(), /Saved the context as "context 1"/);
+      await setText(tab, "#context", '{"plan": "free"}');
+      assert.equal(await status(), "");
+      // A share link is the state it was made of: once the state changes, the link and what was
+      // said about it go.
+      await tab.getByRole("button", { name: "Make a share link" }).click();
+      await tab.waitForFunction(() => document.querySelector("#share-link").value.includes("#s="));
+      assert.equal(await tab.locator("#share-link").isVisible(), true);
+      assert.match(await status(), /^Link/);
+      await setText(tab, "#context", '{"plan": "pro"}');
+      assert.equal(await tab.locator("#share-link").isVisible(), false);
+      assert.equal(await status(), "");
+      await tab.getByRole("tab", { name: "Diff" }).click();
+      await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
+      assert.match(await status(), /now the old side/);
+      await setText(tab, "#document", example("playground/billing-draft.json"));
+      assert.equal(await status(), "");
+    } finally {
+      await tab.close();
+    }
+  });
+
   test("a one-line document gets a Format button that lays it out, meaning and comments kept", async () => {
     const { tab } = await openFile();
     const status = () => tab.locator("#document-status").textContent();

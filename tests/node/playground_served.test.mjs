@@ -153,6 +153,45 @@ for (const [name, command] of servers) {
             (text) => document.querySelector("#document").value === text,
             example("playground/billing-draft.json"),
           );
+          assert.equal(await tab.locator("#live-notice").isVisible(), false);
+          // The notice goes as soon as it no longer applies: here the editor's text made the
+          // file's.
+          const onDisk = example("playground/billing-draft.json").replace(
+            '"value": 5',
+            '"value": 6',
+          );
+          await setText(tab, "#document", edited);
+          writeFileSync(draftPath, onDisk);
+          await tab.waitForSelector("#live-notice:not([hidden])", { timeout: 15_000 });
+          await setText(tab, "#document", onDisk);
+          assert.equal(await tab.locator("#live-notice").isVisible(), false);
+          // A share link opened in the served page shows the link's document, and says only that
+          // the file differs: nothing changed on disk.
+          const linked = onDisk.replace('"priority": 20', '"priority": 40');
+          await setText(tab, "#document", linked);
+          await tab.getByRole("button", { name: "Make a share link" }).click();
+          await tab.waitForFunction(() =>
+            document.querySelector("#share-link").value.includes("#s=")
+          );
+          const link = await tab.locator("#share-link").inputValue();
+          const shared = await browser.context.newPage();
+          try {
+            shared.on("pageerror", (error) => errors.push(error.message));
+            await shared.goto(link);
+            await shared.waitForSelector("html[data-ready=true]");
+            await shared.waitForFunction(() =>
+              /^Live: /.test(document.querySelector("#mode").textContent)
+            );
+            assert.equal(await shared.locator("#document").inputValue(), linked);
+            const notice = await shared.locator("#live-notice").textContent();
+            assert.doesNotMatch(notice, /changed on disk/);
+            assert.match(notice, /policy-drafts\.json on disk differs from the link's document/);
+            await shared.getByRole("button", { name: "Load it" }).click();
+            assert.equal(await shared.locator("#document").inputValue(), onDisk);
+            assert.equal(await shared.locator("#live-notice").isVisible(), false);
+          } finally {
+            await shared.close();
+          }
           assert.deepEqual(errors, []);
           assert.ok(
             network.requests.includes(`${origin}/events`),

@@ -1,8 +1,9 @@
 // The playground's state (playground/app_state.ts), without a page: which target a new document
-// leaves in the Request panel, and what opening a trace from the matrix or the suite changes. The browser tests (tests/node/playground.test.mjs) check
+// leaves in the Request panel, what opening a trace from the matrix or the suite changes, and how
+// long something the page said stays. The browser tests (tests/node/playground.test.mjs) check
 // the same through the page.
 import assert from "node:assert/strict";
-import { App } from "../../playground/app_state.ts";
+import { App, sameShared } from "../../playground/app_state.ts";
 
 const read = (path: string) =>
   Deno.readTextFile(new URL(`../../examples/${path}`, import.meta.url));
@@ -76,4 +77,21 @@ Deno.test("a trace opened with another context leaves the Request panel as typed
   app.openTrace(target("billing", "invoice", "create"), outage, "the current context");
   assert.deepEqual(app.state.target, target("billing", "invoice", "create"));
   assert.equal(app.state.traced, null);
+});
+
+Deno.test("what the page says stays until the state it was said in changes", async () => {
+  const app = new App();
+  const said: string[] = [];
+  app.onAnnounce = (message) => said.push(message);
+  await app.setDocument(await read("bundle.json"));
+  app.announce("Saved the context.");
+  // Reading the document again, pinning a trace: the shared state is the same.
+  app.set({ traced: null, targetTyped: false });
+  assert.deepEqual(said, ["Saved the context."]);
+  app.set({ contextText: '{"plan": "pro"}' });
+  assert.deepEqual(said, ["Saved the context.", ""]);
+  // Said once: a later change does not clear it again.
+  app.set({ contextText: "{}" });
+  assert.deepEqual(said, ["Saved the context.", ""]);
+  assert.equal(sameShared(app.shared(), app.shared()), true);
 });
