@@ -258,6 +258,10 @@ class WebPolicyProvider implements Provider {
       checksum: loaded.status.checksum,
       bundleVersion: loaded.status.bundleVersion,
     };
+    // A provider initialized again watches the new bundle alone, and tells its expiry afresh.
+    this.#stopWatching();
+    this.#stopWatching = () => {};
+    this.#failedClosed = false;
     const freshness = loaded.status.freshness;
     if (freshness === null || this.#closed) return;
     // The clients' expiry timer: past it, the evaluator throws BUNDLE_EXPIRED (flags resolve to
