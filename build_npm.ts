@@ -58,7 +58,7 @@ const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
 /**
  * Peer dependencies that one export needs and imports statically (the
  * OpenFeature SDKs of `./openfeature` and `./openfeature/web`,
- * docs/openfeature.md): listed in `package.json` as optional peers with the
+ * docs/openfeature.md; OpenTelemetry's API of `./otel`, docs/observability.md): listed in `package.json` as optional peers with the
  * versions the tests pin (deno.json "imports") as the lowest supported, and
  * imported only by modules the exports named here reach, never by another
  * export's modules, so that importing the root or `./engine` never loads
@@ -68,6 +68,9 @@ const EXPORT_PEERS: Readonly<Record<string, { range: string; exports: readonly s
   "@openfeature/server-sdk": { range: "^1.23.0", exports: ["./openfeature"] },
   "@openfeature/web-sdk": { range: "^1.10.0", exports: ["./openfeature/web"] },
   "@openfeature/core": { range: "^1.12.0", exports: ["./openfeature", "./openfeature/web"] },
+  // 1.9 has no logs API: `./otel` then emits events only to a loggerProvider it is given
+  // (docs/observability.md); the tests pin 1.10.
+  "@opentelemetry/api": { range: "^1.9.0", exports: ["./otel"] },
 };
 
 /**

@@ -9,8 +9,8 @@
  *   declared in a `_` file;
  * - the layers, lowest first: the kernel (`public`, then `_internal`, which may
  *   import `public`), then `_io` beside it → `engine` → `verify`,
- *   `lint`, `diff` → `clients`, `analyze` → `enforce`, `decision_log`,
- *   `license`, `openfeature` → `cli` → `cli.ts`; a module imports only from its own
+ *   `lint`, `diff`, `telemetry` → `clients`, `analyze` → `enforce`, `decision_log`,
+ *   `license`, `openfeature`, `otel` → `cli` → `cli.ts`; a module imports only from its own
  *   folder, from its own layer's folders it is allowed to, and from layers
  *   below, never from above;
  * - `public` (what users import: errors, codes, Clock, Issue, the vocabulary)
@@ -122,9 +122,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["public", "_internal"],
   ["_io"],
   ["engine"],
-  ["verify", "lint", "diff"],
+  ["verify", "lint", "diff", "telemetry"],
   ["clients", "analyze", "_authoring"],
-  ["enforce", "decision_log", "license", "openfeature"],
+  ["enforce", "decision_log", "license", "openfeature", "otel"],
   ["cli"],
   ["."],
 ];

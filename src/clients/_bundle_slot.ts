@@ -10,6 +10,7 @@ import { watchExpiry } from "../verify/watch_expiry.ts";
 import type { Clock } from "../public/clock.ts";
 import { type DecisionHookEnv, withDecisionLog } from "./_decision_hook.ts";
 import { FreshnessMemory } from "./_freshness_memory.ts";
+import { withTelemetry } from "./_client_telemetry.ts";
 import type { ClientOptions, RollbackRefusal } from "./types.ts";
 
 export { EXPIRY_RECHECK_MS } from "../verify/watch_expiry.ts";
@@ -181,9 +182,11 @@ export class BundleSlot {
     this.#stopWatching = watchExpiry(freshness, skew, this.#clock, () => {
       const live = this.#live;
       const error = expiredError(freshness, skew, "the bundle in force");
+      const telemetry = this.#options.telemetry;
       this.#expired = true;
       this.#current = Object.freeze({
         evaluate: () => {
+          telemetry?.recordEvaluationError("BUNDLE_EXPIRED");
           throw expiredError(freshness, skew, "the bundle in force");
         },
         status: live.status,
@@ -200,8 +203,12 @@ export class BundleSlot {
       ...(this.#options.contextPolicy !== undefined &&
         { contextPolicy: this.#options.contextPolicy }),
     });
+    const counted = withTelemetry(evaluate, loaded.status, this.#options.telemetry, {
+      random: () => this.#env.random(),
+      clock: this.#clock,
+    });
     return Object.freeze({
-      evaluate: withDecisionLog(evaluate, loaded.status, this.#options, this.#env),
+      evaluate: withDecisionLog(counted, loaded.status, this.#options, this.#env),
       status: loaded.status,
       loaded,
     });

@@ -14,6 +14,7 @@ import {
 import { importVerifyKey } from "../verify/import_key.ts";
 import { verifyField, verifyKeyList, type VerifyKeyOptions } from "../verify/verify_keys.ts";
 import { FRESHNESS_FIELDS } from "../verify/verify_freshness.ts";
+import { telemetryField } from "../telemetry/telemetry_field.ts";
 
 /** The most context keys `decisionLog.maskContextKeys` may list. */
 export const MAX_MASKED_KEYS = 256;
@@ -37,6 +38,7 @@ export const COMMON_FIELDS: Fields = {
     },
     maskContextKeys: stringListField(MAX_MASKED_KEYS),
   }, "{ sampleRate?, maskContextKeys? }"),
+  telemetry: telemetryField,
 };
 
 /**

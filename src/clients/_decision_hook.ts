@@ -34,6 +34,7 @@ export function withDecisionLog(
   const onDecision = options.onDecision;
   if (onDecision === undefined) return evaluate;
   const sampleRate = options.decisionLog?.sampleRate ?? 1;
+  const telemetry = options.telemetry;
   const mask = maskTree(options.decisionLog?.maskContextKeys ?? []);
   const about = Object.freeze({ checksum: bundle.checksum, bundleVersion: bundle.bundleVersion });
   // toISOString costs about ten times Date.now: format once per millisecond.
@@ -41,7 +42,10 @@ export function withDecisionLog(
   let lastIso = "";
   return (request) => {
     const decision = evaluate(request);
-    if (sampleRate < 1 && !(env.random() < sampleRate)) return decision;
+    if (sampleRate < 1 && !(env.random() < sampleRate)) {
+      telemetry?.recordDecisionLogDropped("sampling", 1);
+      return decision;
+    }
     const ms = env.now();
     if (ms !== lastMs) {
       lastMs = ms;

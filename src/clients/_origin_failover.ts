@@ -11,6 +11,8 @@ import { sameBytes } from "./_same_bytes.ts";
 import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
 import { isPermissionDenial } from "../_io/system_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from "../telemetry/names.ts";
+import { startTimedSpan, type TimedSpan } from "../telemetry/timed_span.ts";
 
 /** A failed request to one origin. */
 export interface OriginFailure {
@@ -56,6 +58,8 @@ export interface PollContext {
   /** Registers the request in flight, so that close() can abort it. */
   track(controller: AbortController | null): void;
   closed(): boolean;
+  /** The poll's `policy.bundle.load` span, which each request's span is part of, or null. */
+  span: TimedSpan | null;
 }
 
 /** Polls the origins in order until one succeeds. Never rejects. */
@@ -85,6 +89,7 @@ async function requestOrigin(
     controller.abort(new Error(`no answer within ${requestTimeoutMs} ms`));
   }, requestTimeoutMs);
   const conditional = context.etagOf(origin);
+  const fetched = fetchTelemetry(context, origin);
   let answer: BundleAnswer;
   try {
     answer = await requestBundle({
@@ -95,8 +100,9 @@ async function requestOrigin(
       maxFileBytes: context.config.maxFileBytes,
     });
   } catch (error) {
+    let failure: OriginFailure;
     if (timedOut) {
-      return failed(
+      failure = failed(
         origin,
         new PolicyError(
           "REMOTE_UNAVAILABLE",
@@ -104,15 +110,68 @@ async function requestOrigin(
         ),
         null,
       );
+    } else if (context.closed()) {
+      fetched(null, null);
+      return "aborted";
+    } else if (error instanceof PolicyError) {
+      failure = failed(origin, error, 200);
+    } else {
+      failure = failed(origin, networkError(origin, error), null);
     }
-    if (context.closed()) return "aborted";
-    if (error instanceof PolicyError) return failed(origin, error, 200);
-    return failed(origin, networkError(origin, error), null);
+    fetched(failure.httpStatus, failure.error);
+    return failure;
   } finally {
     clock.clearTimeout(timer);
     context.track(null);
   }
+  fetched(answer.status, null);
   return await classify(context, origin, answer, conditional);
+}
+
+/**
+ * With telemetry, starts the `policy.bundle.fetch` span of a request to
+ * `origin` and returns what ends it and records its duration: with the
+ * HTTP status (null when no answer came) and the error that failed it
+ * (an answer other than 200 and 304 fails it by its status), or with
+ * neither for a request aborted by `close()` (ended, not recorded).
+ */
+function fetchTelemetry(
+  context: PollContext,
+  origin: Origin,
+): (status: number | null, error: PolicyError | null) => void {
+  const { telemetry, clock } = context.config;
+  if (telemetry === null) return () => {};
+  const url = new URL(origin.url);
+  const serverAddress = url.hostname;
+  const serverPort = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  const span = startTimedSpan(telemetry, clock, SPAN_NAMES.bundleFetch, {
+    kind: "client",
+    attributes: {
+      [SPAN_ATTRIBUTES.httpRequestMethod]: "GET",
+      [SPAN_ATTRIBUTES.urlFull]: origin.url,
+      [SPAN_ATTRIBUTES.serverAddress]: serverAddress,
+      [SPAN_ATTRIBUTES.serverPort]: serverPort,
+    },
+    ...(context.span !== null && { parent: context.span }),
+  });
+  return (status, error) => {
+    if (status === null && error === null) return span.end();
+    const errorType = error !== null
+      ? error.code
+      : status === 200 || status === 304
+      ? null
+      : String(status);
+    if (status !== null) span.setAttributes({ [SPAN_ATTRIBUTES.httpStatusCode]: status });
+    if (errorType !== null) span.fail(error ?? new Error(`HTTP ${status}`), errorType);
+    span.end();
+    telemetry.recordBundleFetch({
+      seconds: span.elapsedSeconds(),
+      serverAddress,
+      serverPort,
+      statusCode: status,
+      errorType,
+    });
+  };
 }
 
 async function classify(

@@ -33,6 +33,7 @@ import type { ClientOptions, FetchFunction } from "./types.ts";
 import type { PollResult, RemoteClientOptions } from "./create_remote_client.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
+import type { Telemetry } from "../telemetry/types.ts";
 
 /** One origin of `baseUrl`. */
 export interface Origin {
@@ -70,7 +71,9 @@ export interface RemoteConfig {
   fetch: FetchFunction;
   clock: Clock;
   random: () => number;
-  /** What the bundle slot reads: parseCustomEffect, contextPolicy, the decision log. */
+  /** Where the client reports (docs/observability.md), or null. */
+  telemetry: Telemetry | null;
+  /** What the bundle slot reads: parseCustomEffect, contextPolicy, the decision log, telemetry. */
   slotOptions: ClientOptions;
 }
 
@@ -200,6 +203,7 @@ export async function resolveRemoteOptions(options: RemoteClientOptions): Promis
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     clock: options.clock ?? SYSTEM_CLOCK,
     random: options.random ?? Math.random,
+    telemetry: options.telemetry ?? null,
     // A copy: changing the caller's object later changes nothing.
     slotOptions: { ...options },
   };

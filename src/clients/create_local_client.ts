@@ -38,6 +38,8 @@ import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } f
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
+import { clientState, failureOutcome, type LoadAttempt, startLoad } from "./_client_telemetry.ts";
+import type { Telemetry } from "../telemetry/types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
 export const DEFAULT_WATCH_INTERVAL_MS = 1000;
@@ -175,8 +177,18 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
     ...(options.requireFreshness !== undefined && { requireFreshness: options.requireFreshness }),
     ...(options.clockSkewMs !== undefined && { clockSkewMs: options.clockSkewMs }),
   };
-  const file = await readBundleFile(bundlePath, maxFileBytes);
-  const loaded = await loadBundle(file.bytes, loadOptions);
+  const telemetry = options.telemetry;
+  const load = startLoad(telemetry, clock, "local");
+  let file: BundleFile;
+  let loaded: LoadedBundle;
+  try {
+    file = await readBundleFile(bundlePath, maxFileBytes);
+    loaded = await loadBundle(file.bytes, loadOptions);
+  } catch (error) {
+    load.failed(error);
+    throw error;
+  }
+  load.succeeded("updated", loaded.status);
   // A copy: changing the caller's object later changes nothing, reloads included.
   const slot = new BundleSlot(loaded, { ...options }, {
     now: () => clock.wallNow(),
@@ -192,6 +204,7 @@ export async function createLocalClient(options: LocalClientOptions): Promise<Lo
     intervalMs,
     clock,
     onError: options.onError ?? defaultOnError(bundlePath),
+    telemetry,
   });
 }
 
@@ -215,6 +228,7 @@ interface LocalClientInit {
   intervalMs: number | null;
   clock: Clock;
   onError: (error: PolicyError) => void;
+  telemetry: Telemetry | undefined;
 }
 
 /** `error` itself, or, should anything else ever be thrown, a PolicyError wrapping it. */
@@ -251,6 +265,10 @@ class LocalClientImpl implements LocalClient {
   #polling: Promise<void> | undefined;
   #closed = false;
   readonly #events = new ClientEvents();
+  /** Failed reloads since the last successful one (for the telemetry's gauges). */
+  #failures = 0;
+  /** Removes this client from the telemetry's gauges. */
+  readonly #unobserve: () => void;
 
   constructor(init: LocalClientInit) {
     this.#init = init;
@@ -260,6 +278,9 @@ class LocalClientImpl implements LocalClient {
     this.#slot.onExpired = (error) => {
       this.#events.emit(() => ({ type: "expired", error, status: this.status() }));
     };
+    this.#unobserve =
+      init.telemetry?.observeClient(() => clientState(this.status(), init.clock, this.#failures)) ??
+        (() => {});
     this.#schedule();
   }
 
@@ -286,6 +307,7 @@ class LocalClientImpl implements LocalClient {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#unobserve();
     this.#slot.close();
     this.#events.close();
     if (this.#timer !== undefined) {
@@ -331,6 +353,7 @@ class LocalClientImpl implements LocalClient {
       return;
     }
     let file: BundleFile;
+    let load: LoadAttempt;
     if (version === this.#seen) {
       const racy = this.#racy;
       if (racy === null) return;
@@ -345,8 +368,10 @@ class LocalClientImpl implements LocalClient {
         this.#racy = racyBytes(file, this.#init.clock.wallNow());
         return;
       }
+      load = this.#startLoad();
     } else {
       this.#seen = version;
+      load = this.#startLoad();
       try {
         file = await readBundleFile(bundlePath, maxFileBytes);
       } catch (error) {
@@ -354,7 +379,7 @@ class LocalClientImpl implements LocalClient {
         // way, and must not report it a second time.
         const code = systemErrorCode(isPolicyError(error) ? error.cause : undefined);
         if (code === "ENOENT" || code === "ENOTDIR") this.#seen = `unreadable:${code}`;
-        this.#report(asPolicyError(error, bundlePath));
+        this.#report(asPolicyError(error, bundlePath), load);
         return;
       }
     }
@@ -369,17 +394,42 @@ class LocalClientImpl implements LocalClient {
       const refusal = this.#slot.refuse(loaded.status, `the bundle file "${bundlePath}"`);
       if (refusal !== null) throw refusal;
     } catch (error) {
-      this.#report(asPolicyError(error, bundlePath));
+      this.#report(asPolicyError(error, bundlePath), load);
       return;
     }
-    if (this.#closed) return;
+    if (this.#closed) return load.abandoned();
     const previous = this.#slot.replace(loaded);
+    this.#failures = 0;
+    load.succeeded(
+      previous.status.checksum === loaded.status.checksum &&
+        previous.status.bundleVersion === loaded.status.bundleVersion
+        ? "unchanged"
+        : "updated",
+      loaded.status,
+    );
     this.#events.reloaded(previous, loaded, () => this.status());
   }
 
-  /** A failed reload: `onError`, then the `reload-failed` event. */
-  #report(error: PolicyError): void {
-    if (this.#closed) return;
+  /** A reload of a changed file starts (its span and update record, with telemetry). */
+  #startLoad(): LoadAttempt {
+    return startLoad(this.#init.telemetry, this.#init.clock, "local");
+  }
+
+  /**
+   * A failed reload: the telemetry's count of it (and its load span, if one
+   * started), `onError`, then the `reload-failed` event.
+   */
+  #report(error: PolicyError, load?: LoadAttempt): void {
+    if (this.#closed) return load?.abandoned();
+    this.#failures++;
+    if (load !== undefined) load.failed(error);
+    else {
+      this.#init.telemetry?.recordBundleUpdate({
+        outcome: failureOutcome(error.code),
+        origin: "local",
+        errorType: error.code,
+      });
+    }
     callSafely(this.#init.onError, error);
     this.#events.emit(() => ({ type: "reload-failed", error, status: this.status() }));
   }

@@ -54,6 +54,7 @@ import type {
 } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import type { Clock } from "../public/clock.ts";
+import { clientState, type LoadAttempt, startLoad } from "./_client_telemetry.ts";
 
 // The library's one clock (src/public/clock.ts), public with the option that takes it.
 export type { Clock };
@@ -279,6 +280,10 @@ class RemoteClientImpl implements RemoteClient {
   #told = { degraded: false, stale: false };
   /** With listeners and `maxStalenessMs`: fires when the bundle in force goes stale. */
   readonly #staleTimer: PollTimer;
+  /** The poll in progress, for the telemetry (its span and update record). */
+  #load: LoadAttempt | null = null;
+  /** Removes this client from the telemetry's gauges. */
+  #unobserve: () => void = () => {};
 
   constructor(config: RemoteConfig) {
     this.#config = config;
@@ -288,7 +293,10 @@ class RemoteClientImpl implements RemoteClient {
   }
 
   evaluate(request: EvaluationRequest): Decision {
-    if (this.#config.maxStalenessMs !== null && this.#stale()) throw this.#staleError();
+    if (this.#config.maxStalenessMs !== null && this.#stale()) {
+      this.#config.telemetry?.recordEvaluationError("BUNDLE_STALE");
+      throw this.#staleError();
+    }
     return this.#slot!.current.evaluate(request);
   }
 
@@ -344,6 +352,8 @@ class RemoteClientImpl implements RemoteClient {
 
   async #shutdown(): Promise<void> {
     this.#closed = true;
+    this.#unobserve();
+    this.#load?.abandoned();
     this.#timer.cancel();
     this.#slot?.close();
     this.#events.close();
@@ -366,6 +376,7 @@ class RemoteClientImpl implements RemoteClient {
     try {
       await Promise.race([work, deadline]);
     } catch (error) {
+      this.#load?.failed(error);
       this.#closed = true;
       this.#timer.cancel();
       this.#slot?.close();
@@ -375,6 +386,12 @@ class RemoteClientImpl implements RemoteClient {
     } finally {
       clock.clearTimeout(deadlineHandle);
       this.#starting = null;
+    }
+    const { telemetry } = this.#config;
+    if (telemetry !== null && !this.#closed) {
+      this.#unobserve = telemetry.observeClient(() =>
+        clientState(this.status(), clock, this.#failures)
+      );
     }
   }
 
@@ -501,7 +518,9 @@ class RemoteClientImpl implements RemoteClient {
   }
 
   #pollOrigins(): Promise<PollAttempt> {
+    this.#load = startLoad(this.#config.telemetry ?? undefined, this.#config.clock, "remote");
     return pollOrigins({
+      span: this.#load.span,
       config: this.#config,
       bytesInForce: this.#bytes,
       etagOf: (origin) => this.#etags.get(origin) ?? null,
@@ -659,6 +678,10 @@ class RemoteClientImpl implements RemoteClient {
     );
     for (const { error } of attempt.failures) callSafely(this.#config.onError, error);
     const status = this.status();
+    const load = this.#load;
+    this.#load = null;
+    if (attempt.kind === "failed") load?.failed(first!.error);
+    else load?.succeeded(attempt.success.kind, this.#slot!.current.status);
     const result: PollResult = attempt.kind === "failed"
       ? {
         outcome: "failed",

@@ -21,3 +21,5 @@ export * from "./types.ts";
 export * from "./create_local_client.ts";
 export * from "./create_remote_client.ts";
 export * from "./remote_defaults.ts";
+// The telemetry interface of the `telemetry` option (docs/observability.md).
+export type * from "../telemetry/types.ts";

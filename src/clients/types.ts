@@ -8,6 +8,7 @@ import type { ContextPolicy, Decision, EvaluationRequest, Target } from "../engi
 import type { ErrorCode, PolicyError } from "../public/policy_error.ts";
 import type { BundleStatus } from "../verify/load_bundle.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
+import type { Telemetry } from "../telemetry/types.ts";
 
 /** The `fetch` the remote client calls (the global one unless injected). */
 export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
@@ -58,6 +59,13 @@ export interface ClientOptions {
   onDecision?: (record: DecisionRecord) => void;
   /** How decisions are given to `onDecision`. Needs `onDecision`. */
   decisionLog?: DecisionLogOptions;
+  /**
+   * Where the client reports its metrics and spans (docs/observability.md):
+   * decisions and evaluation errors, bundle loads and updates, its state
+   * as gauges; `createTelemetry()` of `@policy/runtime/otel`. Default:
+   * none, and `evaluate` does no telemetry work.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Options of the decision log (`ClientOptions.decisionLog`). */

@@ -32,6 +32,8 @@ import {
 } from "../_internal/check_options.ts";
 import { callSafely } from "../_internal/call_safely.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
+import { telemetryField } from "../telemetry/telemetry_field.ts";
+import type { DecisionLogDropReason, Telemetry } from "../telemetry/types.ts";
 
 /** Default `flushBytes`: a write starts once 64 KiB are buffered. */
 export const DEFAULT_FLUSH_BYTES = 64 * 1024;
@@ -76,6 +78,13 @@ export interface DecisionLogWriterOptions {
    * Default: the system clock.
    */
   clock?: Clock;
+  /**
+   * Where the lines written and lost are counted
+   * (`policy.decision_log.records`, `policy.decision_log.dropped` by
+   * reason: docs/observability.md); `createTelemetry()` of
+   * `@policy/runtime/otel`. Default: none.
+   */
+  telemetry?: Telemetry;
 }
 
 /** What {@link DecisionLogWriter.stats} reports. */
@@ -114,6 +123,7 @@ const FIELDS: Record<string, Field> = {
   writeTimeoutMs: durationField,
   onError: functionField,
   clock: clockField,
+  telemetry: telemetryField,
 };
 
 /**
@@ -211,6 +221,7 @@ class JsonLinesWriter implements DecisionLogWriter {
   readonly #writeTimeoutMs: number;
   readonly #onError: ((error: PolicyError) => void) | null;
   readonly #clock: Clock;
+  readonly #telemetry: Telemetry | null;
   readonly #encoder = new TextEncoder();
   #chunks: Uint8Array[] = [];
   #bufferedBytes = 0;
@@ -231,11 +242,18 @@ class JsonLinesWriter implements DecisionLogWriter {
     this.#writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
     this.#onError = options.onError ?? null;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#telemetry = options.telemetry ?? null;
+  }
+
+  /** Counts lost lines, in `stats()` and in the telemetry. */
+  #drop(reason: DecisionLogDropReason, count: number): void {
+    this.#dropped += count;
+    this.#telemetry?.recordDecisionLogDropped(reason, count);
   }
 
   readonly onDecision = (record: DecisionRecord): void => {
     if (this.#closed) {
-      this.#dropped++;
+      this.#drop("closed", 1);
       return;
     }
     let line: Uint8Array;
@@ -243,11 +261,11 @@ class JsonLinesWriter implements DecisionLogWriter {
       line = this.#encoder.encode(`${JSON.stringify(record)}\n`);
     } catch {
       // A context that cannot be serialised (a cycle, a BigInt): that line only.
-      this.#dropped++;
+      this.#drop("unserialisable", 1);
       return;
     }
     if (this.#bufferedBytes + line.byteLength > this.#maxBufferBytes) {
-      this.#dropped++;
+      this.#drop("buffer_full", 1);
       return;
     }
     this.#chunks.push(line);
@@ -310,9 +328,10 @@ class JsonLinesWriter implements DecisionLogWriter {
     try {
       await this.#bounded(this.#sink.write(bytes), "write");
       this.#written += chunks.length;
+      this.#telemetry?.recordDecisionLogRecords(chunks.length);
     } catch (error) {
       this.#failedWrites++;
-      this.#dropped += chunks.length;
+      this.#drop("write_failed", chunks.length);
       const code = systemErrorCode(error);
       const detail = describeThrown(error);
       callSafely(

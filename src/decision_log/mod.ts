@@ -42,3 +42,5 @@
 export * from "./create_decision_log_writer.ts";
 // The library's one clock, the type of this module's `clock` options.
 export type { Clock } from "../public/clock.ts";
+// The telemetry interface of the `telemetry` option (docs/observability.md).
+export type * from "../telemetry/types.ts";

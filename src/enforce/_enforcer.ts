@@ -5,7 +5,17 @@
 import { isPolicyError, PolicyError } from "../public/policy_error.ts";
 import type { Decision, ThrottleDescriptor } from "../engine/types.ts";
 import { callSafely } from "../_internal/call_safely.ts";
-import { describeValue, type Fields, functionField } from "../_internal/check_options.ts";
+import {
+  clockField,
+  describeValue,
+  type Fields,
+  functionField,
+} from "../_internal/check_options.ts";
+import { SYSTEM_CLOCK } from "../public/clock.ts";
+import { telemetryField } from "../telemetry/telemetry_field.ts";
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from "../telemetry/names.ts";
+import { startTimedSpan, type TimedSpan } from "../telemetry/timed_span.ts";
+import type { RateLimitResult } from "../telemetry/types.ts";
 import { bucketOf, throttleShape } from "./_bucket.ts";
 import { ceilSeconds, rateLimit } from "./_rate_limit_fields.ts";
 import { effectiveLimit, windowMicros } from "./sliding_window.ts";
@@ -39,31 +49,69 @@ export const ENFORCER_FIELDS: Fields = {
         : `must be "closed" or "open"; got ${describeValue(value)}`,
   },
   onError: functionField,
+  telemetry: telemetryField,
+  clock: clockField,
 };
 
 /** The enforcer of options already checked (a guard checks its own, which include these). */
 export function enforcerOf(options: EnforcerOptions): Enforcer {
-  const { store, whenStoreFails = "closed", onError } = options;
-  const counts = store ?? createMemoryStore();
+  const { store, whenStoreFails = "closed", onError, telemetry, clock = SYSTEM_CLOCK } = options;
+  const counts = store ?? createMemoryStore(options.clock === undefined ? {} : { clock });
   const report = onError ?? null;
+  const system = typeof counts.system === "string" ? counts.system : null;
+
+  /** With telemetry: the store call's duration, the throttle's result, on the span too. */
+  function throttled(
+    span: TimedSpan | null,
+    policyKey: string,
+    result: RateLimitResult,
+    started: number,
+    error: PolicyError | null,
+  ): void {
+    if (telemetry === undefined) return;
+    telemetry.recordStoreCall({
+      seconds: Math.max(0, clock.now() - started) / 1000,
+      system,
+      errorType: error?.code ?? null,
+    });
+    telemetry.recordRateLimit(result, policyKey);
+    span?.setAttributes({
+      [SPAN_ATTRIBUTES.rateLimitResult]: result,
+      ...(system !== null && { [SPAN_ATTRIBUTES.dbSystemName]: system }),
+    });
+    if (error !== null) span?.fail(error);
+  }
 
   async function throttle(
     decision: Decision,
     descriptor: ThrottleDescriptor,
     context: Record<string, unknown> | undefined,
+    span: TimedSpan | null,
   ): Promise<Verdict> {
     const limit = effectiveLimit(descriptor.limit);
     const window = windowMicros(descriptor.windowSeconds);
     const shape = throttleShape(decision, descriptor, limit, window);
     const named = bucketOf(shape, context);
     const bucket = typeof named === "string" ? named : await named;
+    const started = telemetry === undefined ? 0 : clock.now();
+    const policyKey = decision.policyKey ?? "";
     let count: ThrottleCount;
     try {
       count = await counts.hit(bucket, limit, window);
     } catch (error) {
-      callSafely(report, storeError(error));
-      return whenStoreFails === "open" ? proceed(decision) : refuseStoreUnavailable(decision);
+      const failure = storeError(error);
+      const open = whenStoreFails === "open";
+      throttled(
+        span,
+        policyKey,
+        open ? "store_error_open" : "store_error_closed",
+        started,
+        failure,
+      );
+      callSafely(report, failure);
+      return open ? proceed(decision) : refuseStoreUnavailable(decision);
     }
+    throttled(span, policyKey, count.admitted ? "admitted" : "limited", started, null);
     const { quotedName, policyField: policy } = shape;
     if (count.admitted) {
       const fields = {
@@ -92,41 +140,73 @@ export function enforcerOf(options: EnforcerOptions): Enforcer {
     );
   }
 
+  function verdict(
+    decision: Decision,
+    context: Record<string, unknown> | undefined,
+    span: TimedSpan | null,
+  ): Promise<Verdict> {
+    if (typeof decision !== "object" || decision === null) {
+      return Promise.reject(
+        new PolicyError("INVALID_DECISION", "enforce needs the decision evaluate returned"),
+      );
+    }
+    if (context !== undefined && (typeof context !== "object" || context === null)) {
+      return Promise.reject(
+        new PolicyError("INVALID_REQUEST", "the context must be an object, as for evaluate"),
+      );
+    }
+    switch (decision.decision) {
+      case "allow":
+      case "custom":
+        return Promise.resolve(proceed(decision));
+      case "kill_switch":
+        return Promise.resolve(refuseKillSwitch(decision));
+      case "throttle": {
+        const descriptor = decision.throttle;
+        if (!isThrottleDescriptor(descriptor)) {
+          return Promise.reject(
+            new PolicyError(
+              "INVALID_DECISION",
+              "a throttle decision needs throttle: {limit >= 0, windowSeconds > 0, key}; pass the decision evaluate returned",
+            ),
+          );
+        }
+        return throttle(decision, descriptor, context, span);
+      }
+      default:
+        return Promise.resolve(refuseDeny(decision));
+    }
+  }
+
+  if (telemetry === undefined) {
+    return { enforce: (decision, context) => verdict(decision, context, null) };
+  }
   return {
     enforce(decision, context) {
-      if (typeof decision !== "object" || decision === null) {
-        return Promise.reject(
-          new PolicyError("INVALID_DECISION", "enforce needs the decision evaluate returned"),
-        );
-      }
-      if (context !== undefined && (typeof context !== "object" || context === null)) {
-        return Promise.reject(
-          new PolicyError("INVALID_REQUEST", "the context must be an object, as for evaluate"),
-        );
-      }
-      switch (decision.decision) {
-        case "allow":
-        case "custom":
-          return Promise.resolve(proceed(decision));
-        case "kill_switch":
-          return Promise.resolve(refuseKillSwitch(decision));
-        case "throttle": {
-          const descriptor = decision.throttle;
-          if (!isThrottleDescriptor(descriptor)) {
-            return Promise.reject(
-              new PolicyError(
-                "INVALID_DECISION",
-                "a throttle decision needs throttle: {limit >= 0, windowSeconds > 0, key}; pass the decision evaluate returned",
-              ),
-            );
-          }
-          return throttle(decision, descriptor, context);
-        }
-        default:
-          return Promise.resolve(refuseDeny(decision));
-      }
+      const span = startTimedSpan(telemetry, clock, SPAN_NAMES.enforce, {
+        attributes: decisionAttributes(decision),
+      });
+      const result = verdict(decision, context, span);
+      result.then(
+        () => span.end(),
+        (error) => {
+          span.fail(error);
+          span.end();
+        },
+      );
+      return result;
     },
   };
+}
+
+/** The span attributes of a decision: its type and policy (none for what is not a decision). */
+function decisionAttributes(decision: unknown): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  if (typeof decision !== "object" || decision === null) return attributes;
+  const { decision: type, policyKey } = decision as Record<string, unknown>;
+  if (typeof type === "string") attributes[SPAN_ATTRIBUTES.decision] = type;
+  if (typeof policyKey === "string") attributes[SPAN_ATTRIBUTES.policyKey] = policyKey;
+  return attributes;
 }
 
 function isThrottleDescriptor(value: unknown): value is ThrottleDescriptor {

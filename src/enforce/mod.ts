@@ -38,3 +38,5 @@ export * from "./create_guard.ts";
 export * from "./refusal_response.ts";
 // The library's one clock, the type of this module's `clock` options.
 export type { Clock } from "../public/clock.ts";
+// The telemetry interface of the `telemetry` option (docs/observability.md).
+export type * from "../telemetry/types.ts";

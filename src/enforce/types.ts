@@ -7,6 +7,8 @@
  */
 import type { Decision, EvaluationRequest, Target } from "../engine/types.ts";
 import type { PolicyError } from "../public/policy_error.ts";
+import type { Clock } from "../public/clock.ts";
+import type { Telemetry } from "../telemetry/types.ts";
 
 /**
  * What a store answers for one request in one bucket. Times are in
@@ -38,6 +40,12 @@ export interface ThrottleStore {
    * the enforcer then applies `whenStoreFails`.
    */
   hit(bucket: string, limit: number, windowMicros: number): Promise<ThrottleCount>;
+  /**
+   * What the store is, reported as `db.system.name` with the duration of
+   * its calls (docs/observability.md): `"redis"` for the Redis store.
+   * Optional.
+   */
+  readonly system?: string;
 }
 
 /** An RFC 9457 problem details object, the body of every refusal. */
@@ -107,6 +115,17 @@ export interface EnforcerOptions {
   whenStoreFails?: "closed" | "open";
   /** Called with every store failure. A throw or a rejection here is ignored. */
   onError?: (error: PolicyError) => void;
+  /**
+   * Where the enforcer reports (docs/observability.md): a `policy.enforce`
+   * span per verdict, throttles by result, the store's call durations;
+   * `createTelemetry()` of `@policy/runtime/otel`. Default: none.
+   */
+  telemetry?: Telemetry;
+  /**
+   * The clock the spans and store calls are timed on, and the default
+   * memory store counts on. Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /** Turns decisions into verdicts. */

@@ -31,6 +31,9 @@ import {
   type FlagType,
 } from "./_flag_resolver.ts";
 import type { FlagMappingOptions } from "./types.ts";
+import type { Telemetry } from "../telemetry/types.ts";
+import { telemetryField } from "../telemetry/telemetry_field.ts";
+import { flagEvaluation } from "./_flag_telemetry.ts";
 
 /**
  * What {@link createOpenFeatureProvider} returns: the `Provider` of
@@ -49,12 +52,23 @@ export interface OpenFeatureProviderOptions extends FlagMappingOptions {
    * is yours to close.
    */
   ownsClient?: boolean;
+  /**
+   * Where each resolution is reported as a `feature_flag.evaluation` event
+   * of the OpenTelemetry semantic conventions (docs/observability.md
+   * "OpenFeature"); `createTelemetry()` of `@policy/runtime/otel`.
+   * Default: none.
+   */
+  telemetry?: Telemetry;
 }
 
 /** The state the provider last told OpenFeature. */
 type Told = "NOT_READY" | "READY" | "STALE" | "ERROR";
 
-const PROVIDER_FIELDS: Fields = { ...FLAG_MAPPING_FIELDS, ownsClient: booleanField };
+const PROVIDER_FIELDS: Fields = {
+  ...FLAG_MAPPING_FIELDS,
+  ownsClient: booleanField,
+  telemetry: telemetryField,
+};
 
 /**
  * An OpenFeature provider for Node and Deno servers (`@openfeature/server-sdk`)
@@ -134,6 +148,7 @@ class PolicyProvider implements Provider {
   readonly #source: PolicyClient | Promise<PolicyClient>;
   readonly #resolver: FlagResolver;
   readonly #ownsClient: boolean;
+  readonly #telemetry: Telemetry | null;
   #client: PolicyClient | null = null;
   #bundle: BundleFacts = { checksum: "", bundleVersion: null };
   #unsubscribe: (() => void) | null = null;
@@ -155,6 +170,7 @@ class PolicyProvider implements Provider {
     if (client instanceof Promise) client.catch(() => {});
     this.#resolver = new FlagResolver(options);
     this.#ownsClient = options.ownsClient === true;
+    this.#telemetry = options.telemetry ?? null;
   }
 
   /**
@@ -239,7 +255,7 @@ class PolicyProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
-    return this.#resolver.resolve(
+    const details = this.#resolver.resolve(
       type,
       flagKey,
       defaultValue,
@@ -248,6 +264,10 @@ class PolicyProvider implements Provider {
       this.#bundle,
       this.#onFailedClosed,
     );
+    this.#telemetry?.recordFlagEvaluation(
+      flagEvaluation(PROVIDER_NAME, flagKey, details, context, this.#bundle),
+    );
+    return details;
   }
 
   /** An evaluation failed closed: OpenFeature hears `ERROR` (once, until recovery). */

@@ -49,8 +49,13 @@ import {
   type FlagType,
 } from "./_flag_resolver.ts";
 import type { FlagMappingOptions } from "./types.ts";
+import type { Telemetry } from "../telemetry/types.ts";
+import { telemetryField } from "../telemetry/telemetry_field.ts";
+import { flagEvaluation } from "./_flag_telemetry.ts";
 
 export type { FlagMappingOptions, PolicyFlagMetadata } from "./types.ts";
+// The telemetry interface of the `telemetry` option (docs/observability.md).
+export type * from "../telemetry/types.ts";
 
 /**
  * What {@link createWebOpenFeatureProvider} returns: the `Provider` of
@@ -99,6 +104,13 @@ export interface WebOpenFeatureProviderOptions extends FlagMappingOptions {
    * page's clock (`performance.now()`, `Date.now()`, the global timers).
    */
   clock?: Clock;
+  /**
+   * Where each resolution is reported as a `feature_flag.evaluation` event
+   * of the OpenTelemetry semantic conventions (docs/observability.md
+   * "OpenFeature"); `createTelemetry()` of `@policy/runtime/otel`.
+   * Default: none.
+   */
+  telemetry?: Telemetry;
 }
 
 const WEB_FIELDS: Fields = {
@@ -124,6 +136,7 @@ const WEB_FIELDS: Fields = {
   fetch: functionField,
   ...FRESHNESS_FIELDS,
   clock: clockField,
+  telemetry: telemetryField,
 };
 
 /**
@@ -313,7 +326,7 @@ class WebPolicyProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
-    return this.#resolver.resolve(
+    const details = this.#resolver.resolve(
       type,
       flagKey,
       defaultValue,
@@ -322,6 +335,10 @@ class WebPolicyProvider implements Provider {
       this.#bundle,
       this.#onFailedClosed,
     );
+    this.#options.telemetry?.recordFlagEvaluation(
+      flagEvaluation(PACKAGE_NAME, flagKey, details, context, this.#bundle),
+    );
+    return details;
   }
 }
 

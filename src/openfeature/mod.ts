@@ -30,3 +30,5 @@ export {
   PROVIDER_NAME,
 } from "./create_open_feature_provider.ts";
 export type { FlagMappingOptions, PolicyFlagMetadata } from "./types.ts";
+// The telemetry interface of the `telemetry` option (docs/observability.md).
+export type * from "../telemetry/types.ts";

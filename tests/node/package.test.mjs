@@ -158,9 +158,10 @@ const DECLARED_LIBRARIES = {
   "./enforce/express": ["express"],
   "./openfeature": ["@openfeature/server-sdk"],
   "./openfeature/web": ["@openfeature/web-sdk"],
+  "./otel": ["@opentelemetry/api"],
 };
 
-test("only ./enforce/express's and the OpenFeature providers' declarations import a library's types (their own)", () => {
+test("only ./enforce/express's, the OpenFeature providers' and ./otel's declarations import a library's types (their own)", () => {
   for (const key of moduleExports) {
     const stem = libraryExports[key].replace(/\.ts$/, "");
     const imported = [...declarationImports(join(packageDir, `${stem}.d.ts`))].sort();

@@ -2,8 +2,9 @@
 // packs `npm/` with `npm pack`, installs the tarball alone into a fresh project (`npm init -y`,
 // as a new user would: POLICY_NPM_ALONE), and into a scratch project in a temporary folder with
 // the tools the tests use (typescript, @types/node and esbuild, the libraries of the enforcement
-// adapters: hono, express with @types/express, redis and ioredis, @opentelemetry/api, the
-// OpenFeature SDKs, playwright-core and axe-core, at pinned versions), and runs every
+// adapters: hono, express with @types/express, redis and ioredis, @opentelemetry/api and its
+// metrics and tracing SDKs, the OpenFeature SDKs, playwright-core and axe-core, at pinned
+// versions), and runs every
 // `tests/node/*.test.mjs` (or those whose names start with the arguments:
 // `node tests/node/run.mjs playground`) with `node --test` and the reporter of `_reporter.mjs`
 // (a line per file, failures in full), as many files at a time as the machine has cores (at
@@ -127,9 +128,13 @@ run("npm", [
   // Express's types, for the TypeScript consumers of ./enforce/express (package.test.mjs,
   // docs_examples.test.mjs), as deno.json pins them for the Deno sources.
   `@types/express@${pinned(denoJson, "@types/express")}`,
-  // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API of
-  // docs/operations.md's recipe (docs_examples.test.mjs), as deno.json pins them.
+  // The libraries the enforcement adapters take (optional peers), and the OpenTelemetry API, the
+  // peer of ./otel (otel.test.mjs, docs_examples.test.mjs), as deno.json pins them.
   ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
+    `${name}@${pinned(denoJson, name)}`
+  ),
+  // The OpenTelemetry SDKs that ./otel reports through (otel.test.mjs), as deno.json pins them.
+  ...["@opentelemetry/sdk-metrics", "@opentelemetry/sdk-trace"].map((name) =>
     `${name}@${pinned(denoJson, name)}`
   ),
   // The OpenFeature SDKs the providers plug into (peers of ./openfeature and

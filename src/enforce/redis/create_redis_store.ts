@@ -134,6 +134,7 @@ export function createRedisStore(
     return true;
   };
   return {
+    system: "redis",
     hit(bucket, limit, windowMicros) {
       return new Promise((resolve, reject) => {
         const check = { deadline: clock.now() + timeoutMs, fail: reject };
