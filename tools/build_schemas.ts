@@ -106,7 +106,9 @@ function lenientSchema(field: FieldDefinition): Schema {
 /** The schema of a field holding conditions: the conditions it holds. */
 function nestedSchema(field: FieldDefinition): Schema {
   const type = field.type;
-  return type.kind === "array" ? { items: ref(type.of) } : { allOf: [ref(type.of)] };
+  if (type.kind === "array") return { items: ref(type.of) };
+  if (type.kind === "object") return { allOf: [ref(type.of)] };
+  throw new TypeError(`a field of kind ${type.kind} holds no condition`);
 }
 
 /**

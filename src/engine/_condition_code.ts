@@ -23,9 +23,9 @@ import {
   toComparableNumber,
 } from "../_internal/guards.ts";
 import { type PathTable, readPath } from "./_path_table.ts";
-import { compileLikePattern, likeMatches, type LikePattern } from "./like_pattern.ts";
-import { compareSemver, parseSemver, type Semver, semverHolds } from "./semver.ts";
-import { inRollout, type RolloutOperand, rolloutOperand } from "./_rollout.ts";
+import { compileLikePattern, likeMatches, type LikePattern } from "./operators/like_pattern.ts";
+import { compareSemver, parseSemver, type Semver, semverHolds } from "./operators/semver.ts";
+import { inRollout, type RolloutOperand, rolloutOperand } from "./operators/rollout.ts";
 import { SEMVER_COMPARISONS } from "../public/vocabulary.ts";
 
 // Leaf kinds.

@@ -33,8 +33,8 @@ import {
 import { type PathTable, readPath } from "./_path_table.ts";
 import { compareLeaf, leafOperation, NEVER, ROLLOUT } from "./_condition_code.ts";
 import type { Test } from "./compile_condition.ts";
-import { rolloutBucket, type RolloutOperand } from "./_rollout.ts";
-import { checkedConditionProblems } from "./_checked_condition.ts";
+import { rolloutBucket, type RolloutOperand } from "./operators/rollout.ts";
+import { checkedConditionProblems } from "./operators/checked_condition.ts";
 import { ADDED_OPERATORS } from "../public/vocabulary.ts";
 
 /** The operators of leaves (`ne` is the legacy spelling of `neq`). */

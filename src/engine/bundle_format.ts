@@ -30,8 +30,8 @@ import {
   SEMVER_COMPARISONS,
   SIGNATURE_ALGORITHMS,
 } from "../public/vocabulary.ts";
-import { SEMVER_PATTERN } from "./semver.ts";
-import { LIKE_PATTERN_PATTERN, MAX_LIKE_PATTERN } from "./like_pattern.ts";
+import { SEMVER_PATTERN } from "./operators/semver.ts";
+import { LIKE_PATTERN_PATTERN, MAX_LIKE_PATTERN } from "./operators/like_pattern.ts";
 
 /** The kinds of object of a bundle, the document itself first. */
 export const OBJECT_KINDS = [

@@ -32,7 +32,7 @@ import {
   NO_OPTIONS,
 } from "../_internal/check_options.ts";
 import { freshnessProblem } from "./freshness_statement.ts";
-import { CHECKED_KINDS, checkedConditionProblems } from "./_checked_condition.ts";
+import { CHECKED_KINDS, checkedConditionProblems } from "./operators/checked_condition.ts";
 
 /** Rules and defaults nest at most this deep as JSON (far beyond any real condition tree). */
 const MAX_RULE_JSON_DEPTH = 256;

@@ -10,13 +10,13 @@ import { compileBundle, createEvaluator, validateBundle } from "../../mod.ts";
 import { formatCondition, formatConditionTrace, traceEvaluation } from "../../src/engine/mod.ts";
 import { compileCondition } from "../../src/engine/compile_condition.ts";
 import { leafOperation } from "../../src/engine/_condition_code.ts";
-import { compareSemver, parseSemver, SEMVER_PATTERN } from "../../src/engine/semver.ts";
+import { compareSemver, parseSemver, SEMVER_PATTERN } from "../../src/engine/operators/semver.ts";
 import {
   canonicalLikePattern,
   compileLikePattern,
   LIKE_PATTERN_PATTERN,
   likeMatches,
-} from "../../src/engine/like_pattern.ts";
+} from "../../src/engine/operators/like_pattern.ts";
 import { addedLeaf, fc } from "../properties/_arbitraries.ts";
 import { ADDED_OPERATORS } from "../../src/public/vocabulary.ts";
 
@@ -270,7 +270,8 @@ Deno.test("traces and the readable form show each added leaf with the value it s
     formatConditionTrace(rule!.condition!),
     'roles (["admin", "viewer"]) contains "admin" ✓ and roles (["admin", "viewer"]) containsAll ["admin", "billing"] ✗ and email ("x@acme.com") endsWith "@acme.com" ✓ and email ("x@acme.com") like "*@*.com" ✓ and app.version ("2.10.0-rc.1") semver >= "2.4.0" ✓ and userId ("u-1", bucket 23.46977994311601) rollout [0, 30) salt "new-checkout" ✓ and team (true) rollout [10, 60) salt "release-2" mod100 ✗',
   );
-  const leaves = (rule!.condition as { conditions: Record<string, unknown>[] }).conditions;
+  const leaves =
+    (rule!.condition as unknown as { conditions: Record<string, unknown>[] }).conditions;
   assert.deepEqual(leaves[1], {
     kind: "leaf",
     op: "containsAll",

@@ -5,8 +5,13 @@
  * and on generated strings, and the table itself through the engine.
  */
 import assert from "node:assert/strict";
-import { hashPrefix, murmur3, murmur3After, murmur3Bytes } from "../../src/engine/_murmur3.ts";
-import { rolloutBucket, rolloutOperand, rolloutText } from "../../src/engine/_rollout.ts";
+import {
+  hashPrefix,
+  murmur3,
+  murmur3After,
+  murmur3Bytes,
+} from "../../src/engine/operators/murmur3.ts";
+import { rolloutBucket, rolloutOperand, rolloutText } from "../../src/engine/operators/rollout.ts";
 import { compileBundle, createEvaluator } from "../../mod.ts";
 import { traceEvaluation } from "../../src/engine/mod.ts";
 import { fc } from "../properties/_arbitraries.ts";

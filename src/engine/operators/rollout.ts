@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type HashPrefix, hashPrefix, murmur3After } from "./_murmur3.ts";
+import { type HashPrefix, hashPrefix, murmur3After } from "./murmur3.ts";
 
 /** A rollout's parameters, compiled: the hash state after `salt:`, and the range. */
 export interface RolloutOperand {

@@ -12,8 +12,8 @@
  *
  * @module
  */
-import { describeValue } from "../_internal/describe_value.ts";
-import { isConditionValue, isFiniteNumber } from "../_internal/guards.ts";
+import { describeValue } from "../../_internal/describe_value.ts";
+import { isConditionValue, isFiniteNumber } from "../../_internal/guards.ts";
 import {
   BUNDLE_FORMAT,
   type FieldType,
@@ -22,7 +22,7 @@ import {
   type ObjectName,
   STRING_FORMATS,
   type StringFormat,
-} from "./bundle_format.ts";
+} from "../bundle_format.ts";
 import { codePointLength, compileLikePattern } from "./like_pattern.ts";
 import { parseSemver } from "./semver.ts";
 
