@@ -2,8 +2,9 @@
 // "The guarantee", "Stores"): with limits that change between requests it
 // answers exactly as countRequest does and keeps the guarantee, also when the
 // server clock steps back, its hash after every check holding exactly the
-// reference's state in layout 2; a check reads one summary field, and every
-// slot only when one leaves the window; keys of
+// reference's state in layout 2; a check reads one summary field, the fields
+// of the slots that left and of the next one when one leaves the window, and
+// every slot only when a lowered limit needs them; keys of
 // layout 2 live under `<prefix>v2:` and a fleet mixing layouts never misreads
 // the other's buckets. `deno task test:long` runs 7,500 timelines (about 120,000 checks).
 import assert from "node:assert/strict";
@@ -156,7 +157,7 @@ async function commandCalls(redis: RedisCommands): Promise<Record<string, number
 }
 
 redisTest(
-  "Redis: a check reads one summary field; every slot only when one leaves the window or a lowered limit needs them",
+  "Redis: a check reads one summary field; the slots that left and the next when one leaves; every slot only when a lowered limit needs them",
   async (server) => {
     await using client = await connectClient("redis", server.url);
     const redis = client.commands;
@@ -164,33 +165,54 @@ redisTest(
     const t0 = 1_795_454_303_000_000;
     const check = (now: number, limit: number) => checkAndCount(redis, "b", limit, window, now);
     const calls = async () => {
-      const { hget = 0, hgetall = 0, hset = 0 } = await commandCalls(redis);
+      const { hget = 0, hgetall = 0, hmget = 0, hdel = 0, hset = 0 } = await commandCalls(redis);
       await redis.send(["CONFIG", "RESETSTAT"]);
-      return { hget, hgetall, hset };
+      return { hget, hgetall, hmget, hdel, hset };
     };
+    const only = (counts: Partial<Awaited<ReturnType<typeof calls>>>) => ({
+      hget: 0,
+      hgetall: 0,
+      hmget: 0,
+      hdel: 0,
+      hset: 0,
+      ...counts,
+    });
     await redis.send(["CONFIG", "RESETSTAT"]);
     for (let i = 0; i < 50; i++) assert.ok((await check(t0 + i, 1_000)).admitted);
-    assert.deepEqual(await calls(), { hget: 50, hgetall: 0, hset: 50 }, "admitted in one slot");
+    assert.deepEqual(await calls(), only({ hget: 50, hset: 50 }), "admitted in one slot");
     // Refused under a lowered limit, the oldest slot alone holds enough to free: no slot read.
     for (let i = 0; i < 10; i++) assert.equal((await check(t0 + 100 + i, 10)).admitted, false);
-    assert.deepEqual(await calls(), { hget: 10, hgetall: 0, hset: 0 }, "refused in one slot");
+    assert.deepEqual(await calls(), only({ hget: 10 }), "refused in one slot");
     // One admission in each of the next five slots: none leaves the window.
     for (let s = 1; s <= 5; s++) assert.ok((await check(t0 + s * 1_000_000, 1_000)).admitted);
-    assert.deepEqual(await calls(), { hget: 5, hgetall: 0, hset: 5 }, "new slots");
+    assert.deepEqual(await calls(), only({ hget: 5, hset: 5 }), "new slots");
     // 55 counted. Under a limit of 52, 4 must leave for the next admission: the oldest slot
     // holds 50, so the summary says when. Under a limit of 1, all 55 must: the slots are read.
     assert.equal((await check(t0 + 5_500_000, 52)).admitted, false);
-    assert.deepEqual(await calls(), { hget: 1, hgetall: 0, hset: 0 }, "the oldest slot frees it");
+    assert.deepEqual(await calls(), only({ hget: 1 }), "the oldest slot frees it");
     const refused = await check(t0 + 5_500_000, 1);
     assert.equal(refused.admitted, false);
     assert.equal(refused.retryMicros, (5 + 20 + 1) * 1_000_000 - 5_500_000, "when slot 5 leaves");
-    assert.deepEqual(await calls(), { hget: 1, hgetall: 1, hset: 0 }, "a lowered limit");
-    // The first slot leaves the window (at slot 21): read once, then the summary again.
+    assert.deepEqual(await calls(), only({ hget: 1, hgetall: 1 }), "a lowered limit");
+    // The first slot leaves the window (at slot 21): its field and the next slot's are read (one
+    // HMGET), its field deleted; then the summary alone again.
     assert.ok((await check(t0 + 21_000_000, 1_000)).admitted);
     assert.ok((await check(t0 + 21_000_001, 1_000)).admitted);
-    assert.deepEqual(await calls(), { hget: 2, hgetall: 1, hset: 2 }, "a slot left");
+    assert.deepEqual(await calls(), only({ hget: 2, hmget: 1, hdel: 1, hset: 2 }), "a slot left");
     // Slots 1 to 5 have fields; the newest (21) is counted in the summary.
     assert.equal(await redis.send(["HLEN", "b"]), 5 + 1, "five slot fields and the summary");
+    assert.equal(
+      (await check(t0 + 21_500_000, 1_000)).resetMicros,
+      (1 + 21) * 1_000_000 - 21_500_000,
+    );
+    await calls();
+    // At slot 27 slots 1 to 6 have left; slot 7, the next, has no field, so the slots up to the
+    // newest are read (a second HMGET): none has a field, the newest becomes the oldest.
+    const later = await check(t0 + 27_000_000, 1_000);
+    assert.ok(later.admitted);
+    assert.equal(later.resetMicros, (21 + 21) * 1_000_000 - 27_000_000, "slot 21 is the oldest");
+    assert.deepEqual(await calls(), only({ hget: 1, hmget: 2, hdel: 1, hset: 1 }), "a gap");
+    assert.equal(await redis.send(["HLEN", "b"]), 1 + 1, "slot 21's field and the summary");
   },
 );
 

@@ -11,12 +11,15 @@
  * exact, each is below 2^53) — and one field per older slot (slot number →
  * count). A check reads the summary (`HGET`) and, when it counts, writes it
  * back (`HSET`), with the previous newest slot's field when it opens a new
- * slot. It reads every field (`HGETALL`) only when the oldest slot has left
- * the window (deleting those that left: at most once per slot and bucket),
- * or when a refusal under a lowered limit must know more slots than the
- * oldest to say when the next admission fits. Layout 1 (`<prefix><bucket>`,
- * slot fields only, read whole by every check) cost Redis up to four times
- * the time with many slots.
+ * slot (then a `PEXPIRE`: the expiry moves with the newest slot). When the
+ * oldest slot has left the window it reads the fields of the slots that
+ * left and of the next one (`HMGET`: at most once per slot and bucket; the
+ * summary's oldest slot is never more than `slots` before its newest, so
+ * that list is bounded) and deletes those that left (`HDEL`). It reads
+ * every field (`HGETALL`) only when a refusal under a lowered limit must
+ * know more slots than the oldest to say when the next admission fits.
+ * Layout 1 (`<prefix><bucket>`, slot fields only, read whole by every
+ * check) cost Redis up to four times the time with many slots.
  *
  * @module
  */
@@ -71,52 +74,73 @@ if summary then
 elseif redis.call('EXISTS', key) == 1 then
   return redis.error_reply('not a throttle bucket of layout 2: the key holds no summary')
 end
--- Every slot, when the oldest has left the window or a refusal needs more than the oldest:
--- live[i], ascending, and counts[slot]; the newest is in the summary only.
-local live, counts, changed
-if first ~= nil and (first < oldest or (limit > 0 and firstCount < total - limit + 1)) then
-  local flat = redis.call('HGETALL', key)
-  local stale = {}
-  live, counts, total = {}, {}, 0
-  if last >= oldest then
-    live[1], counts[last], total = last, lastCount, lastCount
+-- Slots that left the window: their fields go, their counts leave the total, and the oldest
+-- slot still counted becomes the summary's first. Only the fields of those slots and of the next
+-- one are read (one HMGET; a second, up to the newest slot, only when the next one has no field).
+local changed, gone
+if first ~= nil and first < oldest then
+  changed = true
+  if last < oldest then
+    -- Every slot left the window: the bucket starts again.
+    gone = true
+    total, first, firstCount, last, lastCount = 0, nil, 0, nil, 0
   else
-    changed = true
-  end
-  for i = 1, #flat, 2 do
-    local field = flat[i]
-    if field ~= 's' then
-      local slot = tonumber(field)
-      if slot < oldest then
-        stale[#stale + 1] = field
-      else
-        live[#live + 1] = slot
-        counts[slot] = tonumber(flat[i + 1])
-        total = total + counts[slot]
+    -- Slots first .. oldest - 1 left (at most slots of them: last - first <= slots); the new
+    -- oldest is the first slot with a field from oldest on, else the newest.
+    local names = {}
+    for slot = first, oldest do names[#names + 1] = string.format('%d', slot) end
+    local values = redis.call('HMGET', key, unpack(names))
+    local stale = {}
+    for i = 1, #names - 1 do
+      if values[i] then
+        stale[#stale + 1] = names[i]
+        total = total - tonumber(values[i])
       end
     end
+    if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
+    first, firstCount = nil, 0
+    if oldest < last and values[#names] then
+      first, firstCount = oldest, tonumber(values[#names])
+    elseif oldest + 1 < last then
+      names = {}
+      for slot = oldest + 1, last - 1 do names[#names + 1] = string.format('%d', slot) end
+      values = redis.call('HMGET', key, unpack(names))
+      for i = 1, #names do
+        if values[i] then
+          first, firstCount = oldest + i, tonumber(values[i])
+          break
+        end
+      end
+    end
+    if first == nil then first, firstCount = last, lastCount end
   end
-  if #stale > 0 then
-    redis.call('HDEL', key, unpack(stale))
-    changed = true
+end
+-- Every slot, when a refusal under a lowered limit must know more than the oldest to say when the
+-- next admission fits: live[i], ascending, and counts[slot].
+local live, counts
+if first ~= nil and limit > 0 and firstCount < total - limit + 1 then
+  local flat = redis.call('HGETALL', key)
+  live, counts = { last }, { [last] = lastCount }
+  for i = 1, #flat, 2 do
+    if flat[i] ~= 's' then
+      local slot = tonumber(flat[i])
+      live[#live + 1] = slot
+      counts[slot] = tonumber(flat[i + 1])
+    end
   end
-  if #live == 0 then
-    first, firstCount, last, lastCount = nil, 0, nil, 0
-  else
-    table.sort(live)
-    first = live[1]
-    firstCount = counts[first]
-  end
+  table.sort(live)
 end
 local admitted = total < limit
 if admitted then
   total = total + 1
+  local previous = last
   if last == nil then
     first, firstCount, last, lastCount = current, 1, current, 1
+    if gone then redis.call('DEL', key) end
     redis.call('HSET', key, 's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
   elseif last < current then
     -- A new newest slot: the previous one gets its field.
-    local previous, previousCount = last, lastCount
+    local previousCount = lastCount
     last, lastCount = current, 1
     redis.call('HSET', key, string.format('%d', previous), previousCount,
       's', struct.pack('<ddddd', total, first, firstCount, last, lastCount))
