@@ -30,6 +30,7 @@ import {
 import { startRedisCluster } from "../../tests/enforce/_redis_cluster.ts";
 import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
 import { LAYOUT_1_SCRIPT } from "../../tests/enforce/_layout_1_script.ts";
+import { PREVIOUS_LAYOUT_2_SCRIPT } from "../../tests/enforce/_previous_layout_2_script.ts";
 import { makeTempDir } from "../../tests/_temp_dir.ts";
 import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
 import { formatRatioSpread, median, ratioSpread, type Spread, spread } from "../_stats.ts";
@@ -261,6 +262,7 @@ try {
     const variants: Variant[] = [
       { name: "floor", check: await script(FLOOR_SCRIPT) },
       { name: "layout1", check: await script(LAYOUT_1_SCRIPT) },
+      { name: "before", check: await script(PREVIOUS_LAYOUT_2_SCRIPT) },
       { name: "ours", check: ours },
       { name: "theirs", check: theirs },
     ];
@@ -282,6 +284,8 @@ try {
         toFloor: ratioSpread(of("ours"), of("floor"))!,
         /** layout 1 ÷ rate-limiter-flexible, round by round. */
         layout1Ratio: ratioSpread(of("layout1"), of("theirs"))!,
+        /** the previous script ÷ rate-limiter-flexible, round by round. */
+        beforeRatio: ratioSpread(of("before"), of("theirs"))!,
       };
       serverRows.push(row);
       console.error(
@@ -354,17 +358,20 @@ const table = [
   `with 16 checks in flight; ${ROUNDS} interleaved rounds of ${SERVER_SECONDS} s, each on an ` +
   "emptied Redis (and, for the steady workloads, after one window of checks); medians " +
   "(lowest–highest round), ratios taken round by round. The floor is a script that only reads " +
-  "`TIME`, as every exact check must, sent as the store sends its own; layout 1 is the previous " +
-  "release's script.",
+  "`TIME`, as every exact check must, sent as the store sends its own; layout 1 is the script of " +
+  "the release before key layout 2; before is this layout's script before it stopped reading " +
+  "every slot when one leaves the window.",
   "",
   markdownTable([
     [
       "Workload",
       "floor, µs",
       "layout 1, µs",
+      "before, µs",
       "ours, µs",
       "rate-limiter-flexible, µs",
       "ours ÷ floor",
+      "before ÷ theirs",
       "ours ÷ theirs",
       "layout 1 ÷ theirs",
     ],
@@ -372,9 +379,11 @@ const table = [
       r.workload,
       us(r.micros.floor!),
       us(r.micros.layout1!),
+      us(r.micros.before!),
       us(r.micros.ours!),
       us(r.micros.theirs!),
       formatRatioSpread(r.toFloor),
+      formatRatioSpread(r.beforeRatio),
       formatRatioSpread(r.ratio),
       formatRatioSpread(r.layout1Ratio),
     ]),

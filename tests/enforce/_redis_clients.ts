@@ -41,41 +41,50 @@ export interface TestRedisClient extends AsyncDisposable {
 }
 
 /** Connects a client of `kind` to `url`; `failFast` turns off its offline queue. */
-export async function connectClient(
+export function connectClient(
   kind: ClientKind,
   url: string,
   { failFast = false } = {},
 ): Promise<TestRedisClient> {
-  const errors: Error[] = [];
   if (kind === "redis") {
     const client = createClient({
       url,
       disableOfflineQueue: failFast,
       socket: { reconnectStrategy: () => 50 },
     });
-    client.on("error", (error: Error) => errors.push(error));
-    await client.connect();
-    const close = async () => {
+    return connected(client, nodeRedisCommands(client), () => {
       if (client.isOpen) client.destroy();
-      await Promise.resolve();
-    };
-    const commands = nodeRedisCommands(client);
-    const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
-    return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
+    });
   }
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: !failFast,
     retryStrategy: () => 50,
   });
+  return connected(client, ioredisCommands(client), () => client.disconnect());
+}
+
+/** The client library's object as {@link connected} uses it: both families have these. */
+interface EventClient {
+  on(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "ready", listener: () => void): unknown;
+  connect(): Promise<unknown>;
+}
+
+/** Records `client`'s errors, connects it, and wraps it as a {@link TestRedisClient}. */
+async function connected(
+  client: EventClient,
+  commands: RedisCommands,
+  destroy: () => void,
+  nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve())),
+): Promise<TestRedisClient> {
+  const errors: Error[] = [];
   client.on("error", (error: Error) => errors.push(error));
   await client.connect();
   const close = async () => {
-    client.disconnect();
+    destroy();
     await Promise.resolve();
   };
-  const commands = ioredisCommands(client);
-  const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
   return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
 }
 
@@ -90,12 +99,11 @@ export interface ClusterSeeds {
  * `Cluster`) to the nodes of `seeds`; `failFast` turns off its offline queue.
  * Reconnection every 50 ms, as {@link connectClient}'s.
  */
-export async function connectClusterClient(
+export function connectClusterClient(
   kind: ClientKind,
   seeds: ClusterSeeds,
   { failFast = false } = {},
 ): Promise<TestRedisClient> {
-  const errors: Error[] = [];
   if (kind === "redis") {
     const client = createCluster({
       rootNodes: seeds.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
@@ -105,16 +113,10 @@ export async function connectClusterClient(
         socket: { reconnectStrategy: () => 50 },
       },
     });
-    client.on("error", (error: Error) => errors.push(error));
-    await client.connect();
-    const close = async () => {
-      if (client.isOpen) client.destroy();
-      await Promise.resolve();
-    };
-    const commands = nodeRedisClusterCommands(client);
     // node-redis's cluster emits no "ready" of its own: connected once it has the slots.
-    const nextReady = () => Promise.resolve();
-    return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
+    return connected(client, nodeRedisClusterCommands(client), () => {
+      if (client.isOpen) client.destroy();
+    }, () => Promise.resolve());
   }
   const client = new Cluster(seeds.ports.map((port) => ({ host: "127.0.0.1", port })), {
     lazyConnect: true,
@@ -122,13 +124,5 @@ export async function connectClusterClient(
     clusterRetryStrategy: () => 50,
     redisOptions: { password: seeds.password },
   });
-  client.on("error", (error: Error) => errors.push(error));
-  await client.connect();
-  const close = async () => {
-    client.disconnect();
-    await Promise.resolve();
-  };
-  const commands = ioredisCommands(client);
-  const nextReady = () => new Promise<void>((resolve) => client.once("ready", () => resolve()));
-  return { commands, client, errors, nextReady, close, [Symbol.asyncDispose]: close };
+  return connected(client, ioredisCommands(client), () => client.disconnect());
 }
