@@ -8,7 +8,10 @@
  * `ctx.` stripped once, `ne`, `args` and `arg` as legacy spellings, absent
  * compared as `null`, the ordering operators' numeric coercion. A malformed
  * node or an unknown operator proves nothing (validation already warns about
- * it), so nothing that contains one is ever reported because of it.
+ * it), so nothing that contains one is ever reported because of it. The
+ * operators added after the specification's prove what kind of value makes
+ * them true (an array, a string, a version, a value with a bucket), and a
+ * rollout whose range holds no bucket is never true.
  *
  * Linear in the size of the condition times its depth (at most 64).
  *
@@ -21,7 +24,8 @@ import {
   toComparableNumber,
 } from "../_internal/guards.ts";
 import { Box, Intersection, Widening } from "./_box.ts";
-import { ABSENT, ALL_BITS, FALSE, NULL, ScalarSet, TRUE, ValueSet } from "./_value_set.ts";
+import { ABSENT, ALL_BITS, FALSE, NULL, OTHER, ScalarSet, TRUE, ValueSet } from "./_value_set.ts";
+import { compileLikePattern } from "../engine/operators/like_pattern.ts";
 
 /** Boxes of the contexts on which a condition is true, and false. */
 export interface ConditionFacts {
@@ -131,9 +135,92 @@ function leafFacts(node: Record<string, unknown>): ConditionFacts {
       if (Number.isNaN(bound)) return UNKNOWN;
       return ordering(path, node.op, bound);
     }
+    case "contains":
+    case "containsAny":
+    case "containsAll":
+      // True only for an array (an `OTHER` value); any array may also make it false.
+      return { whenTrue: Box.at(path, new ValueSet(OTHER, null, null)), whenFalse: Box.TOP };
+    case "startsWith":
+    case "endsWith":
+      if (typeof node.value !== "string") return UNKNOWN;
+      return strings(path, node.value === "");
+    case "like":
+      return likeFacts(path, node.pattern);
+    case "semver":
+      // True only for a version, which is a string no number literal spells (it has two dots).
+      return {
+        whenTrue: Box.at(
+          path,
+          new ValueSet(0, null, ScalarSet.numericRange("string", 1, false, 0, false, true)),
+        ),
+        whenFalse: Box.TOP,
+      };
+    case "rollout":
+      return rolloutFacts(path, node);
     default:
       return UNKNOWN;
   }
+}
+
+/**
+ * A condition true only for strings: every string when `everyString`
+ * (then false for every other value), else some of them (false for any
+ * value, as far as the analysis knows).
+ */
+function strings(path: string, everyString: boolean): ConditionFacts {
+  return {
+    whenTrue: Box.at(path, new ValueSet(0, null, ScalarSet.all("string"))),
+    whenFalse: everyString
+      ? Box.at(path, new ValueSet(ALL_BITS, ScalarSet.all("number"), null))
+      : Box.TOP,
+  };
+}
+
+/** `like`: a pattern without `*` is one string; one made of stars alone matches every string. */
+function likeFacts(path: string, pattern: unknown): ConditionFacts {
+  const compiled = compileLikePattern(pattern);
+  if (compiled === null) return UNKNOWN;
+  const parts = compiled.parts;
+  if (parts.length === 1) {
+    const only = new Set([parts[0]!]);
+    return {
+      whenTrue: Box.at(path, new ValueSet(0, null, ScalarSet.of("string", only))),
+      whenFalse: Box.at(
+        path,
+        new ValueSet(ALL_BITS, ScalarSet.all("number"), ScalarSet.except("string", only)),
+      ),
+    };
+  }
+  return strings(path, parts.every((part) => part === ""));
+}
+
+/**
+ * `rollout`: true only for a non-empty string or a number (a whole one, but
+ * a set of numbers cannot say so), and for none when no bucket is in
+ * `[from, to)`; false for every value that has a bucket when every bucket
+ * is in it (`[0, 100)` of `fraction`, `[0, 99]` of `mod100`).
+ */
+function rolloutFacts(path: string, node: Record<string, unknown>): ConditionFacts {
+  const from = node.from === undefined ? 0 : node.from;
+  const to = node.to;
+  if (typeof from !== "number" || typeof to !== "number") return UNKNOWN;
+  const mod100 = node.bucketing === "mod100";
+  const noEmpty = ScalarSet.except("string", new Set([""]));
+  // The buckets are [0, 100) (fraction) or the whole numbers 0 to 99 (mod100).
+  const lowest = mod100 ? Math.max(0, Math.ceil(from)) : from;
+  const possible = mod100 ? lowest <= 99 && lowest < to : from < to;
+  const always = from <= 0 && (mod100 ? to > 99 : to >= 100);
+  return {
+    whenTrue: possible
+      ? Box.at(path, new ValueSet(0, ScalarSet.all("number"), noEmpty))
+      : Box.empty(path),
+    whenFalse: always
+      ? Box.at(
+        path,
+        new ValueSet(ALL_BITS, ScalarSet.all("number"), ScalarSet.of("string", new Set([""]))),
+      )
+      : Box.TOP,
+  };
 }
 
 /** Every value but the kinds of `bits`. */

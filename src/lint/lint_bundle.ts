@@ -15,6 +15,7 @@ import {
 } from "./_condition_facts.ts";
 import { type CandidateFacts, deadCandidates } from "./_dead_candidates.ts";
 import { ruleBehaviour } from "./_rule_behaviour.ts";
+import { addedOperatorsIn } from "./_added_operators.ts";
 
 /** The warning codes of {@link lintBundle} (docs/errors.md "Dead and shadowed rules"). */
 export const LINT_CODES = [
@@ -25,6 +26,7 @@ export const LINT_CODES = [
   "DEFAULTS_SHADOWED",
   "CONDITION_NEVER_TRUE",
   "CONDITION_NEVER_FALSE",
+  "OPERATOR_NEEDS_NEWER_RUNTIME",
 ] as const;
 
 /** A code of {@link LINT_CODES}. */
@@ -43,7 +45,10 @@ export interface LintIssue extends Issue {
  * apply. Every finding is certain, for every possible request context: the
  * analysis follows the engine's own ranking and condition semantics, and
  * says nothing where it cannot decide (docs/errors.md "Dead and shadowed
- * rules" lists the codes and what each proves).
+ * rules" lists the codes and what each proves). One more warning is about
+ * older runtimes, not contexts: `OPERATOR_NEEDS_NEWER_RUNTIME`, a deny,
+ * kill_switch or throttle rule whose condition uses an operator an older
+ * runtime reads as false.
  *
  * The bundle must be valid (`validateBundle` found no error). Time is
  * O(n log n) in the size of the bundle.
@@ -85,6 +90,8 @@ export function lintBundle(bundle: RuntimeBundleV1): LintIssue[] {
       for (const constant of constants) {
         findings.push(conditionFinding({ policy, p, rule, r }, constant));
       }
+      const newer = newerRuntimeFinding({ policy, p, rule, r });
+      if (newer !== null) findings.push(newer);
     }
   }
 
@@ -216,6 +223,41 @@ function conditionFinding(site: RuleSite, constant: ConstantCondition): Finding 
     code,
     path,
     message: `${ruleName(site)}: ${what} is never ${constant.never}${because}${consequence}`,
+  };
+}
+
+/** The effects whose rule an older runtime must not silently switch off. */
+const RESTRICTIVE: ReadonlySet<string> = new Set(["deny", "kill_switch", "throttle"]);
+
+/**
+ * `OPERATOR_NEEDS_NEWER_RUNTIME`: an active rule that denies, switches off or
+ * throttles when its `when` holds, and whose `when` uses an operator added
+ * after the specification's. A runtime older than the operator reads it as
+ * false (an unknown operator), so there the rule may never fire: the
+ * restriction is lifted without a word. Not a claim about contexts (the
+ * bundle means what it says on this runtime): a note about older ones.
+ */
+function newerRuntimeFinding(site: RuleSite): Finding | null {
+  const { rule } = site;
+  if (rule.status !== "active") return null;
+  const type = (rule.thenEffect ?? rule.effect).type;
+  if (!RESTRICTIVE.has(type)) return null;
+  const use = addedOperatorsIn(rule.when);
+  if (use === null) return null;
+  const names = use.operators.join(", ");
+  return {
+    order: [site.p, site.r, 2],
+    code: "OPERATOR_NEEDS_NEWER_RUNTIME",
+    path: `${rulePath(site)}/when${use.at.map((segment) => `/${segment}`).join("")}`,
+    message: `${
+      ruleName(site)
+    } (${type}) uses ${names}, added after the specification's operators: a runtime older than ${
+      use.operators.length > 1 ? "them" : "it"
+    } reads ${
+      use.operators.length > 1 ? "each" : "it"
+    } as false, so there this ${type} may never fire; deploy this bundle only to runtimes that know ${
+      use.operators.length > 1 ? "them" : "it"
+    } (docs/bundle-format.md "Conditions")`,
   };
 }
 

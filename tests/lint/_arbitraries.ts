@@ -65,6 +65,7 @@ function leafOn(
       }),
     },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("exists"), path }) },
+    { weight: 3, arbitrary: addedOn(path, value) },
     // Unknown operators and malformed nodes: the analysis must claim nothing from them.
     {
       weight: 1,
@@ -78,6 +79,56 @@ function leafOn(
         { op: "not" },
       ),
     },
+  );
+}
+
+/** Ranges of rollouts: empty ones, whole ones, and ones holding no whole number (mod100). */
+const RANGES: [number, number][] = [
+  [0, 0],
+  [50, 50],
+  [0, 100],
+  [0, 30],
+  [30, 100],
+  [10.2, 10.8],
+  [99.5, 100],
+  [0, 99.5],
+  [99, 100],
+];
+
+/** Leaves of the operators added after the spec's, on paths drawn from `path`. */
+function addedOn(path: fc.Arbitrary<string>, value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.record({ op: fc.constant("contains"), path, value }),
+    fc.record({
+      op: fc.constantFrom("containsAny", "containsAll"),
+      path,
+      values: fc.array(value, { minLength: 1, maxLength: 3 }),
+    }),
+    fc.record({
+      op: fc.constantFrom("startsWith", "endsWith"),
+      path,
+      value: fc.constantFrom("", "p", "pro", "e", "5"),
+    }),
+    fc.record({
+      op: fc.constant("like"),
+      path,
+      pattern: fc.constantFrom("", "*", "**", "pro", "free", "p*", "*e", "f*e", "\\*", "5"),
+    }),
+    fc.record({
+      op: fc.constant("semver"),
+      path,
+      cmp: fc.constantFrom("eq", "neq", "gt", "gte", "lt", "lte"),
+      value: fc.constantFrom("1.0.0", "v2.0.0-rc.1"),
+    }),
+    fc.tuple(path, fc.constantFrom(...RANGES), fc.constantFrom(undefined, "fraction", "mod100"))
+      .map(([p, [from, to], bucketing]) => ({
+        op: "rollout",
+        path: p,
+        salt: "s",
+        ...(from === 0 ? {} : { from }),
+        to,
+        ...(bucketing === undefined ? {} : { bucketing }),
+      })),
   );
 }
 
@@ -221,9 +272,30 @@ export const bundle: fc.Arbitrary<RuntimeBundleV1> = fc.array(
  */
 export function interestingValues(b: RuntimeBundleV1): unknown[] {
   const seen = new Set<unknown>([undefined, null, {}, [], "zzz", 12345, "12345", NaN, Infinity]);
+  // For the operators added after the spec's: versions, ids with buckets, strings near patterns.
+  for (const v of ["1.0.0", "v2.0.0", "2.0.0-rc.1", "0.9.0", "u-1", "u-2", "u-3", 42, 7, "", "p"]) {
+    seen.add(v);
+  }
   const visit = (node: unknown): void => {
     if (typeof node !== "object" || node === null) return;
     const n = node as Record<string, unknown>;
+    if (Array.isArray(n.values) && String(n.op).startsWith("contains")) {
+      seen.add([...n.values]);
+      seen.add([n.values[0], "zzz"]);
+    }
+    if (typeof n.op === "string" && n.op.startsWith("contains") && n.value !== undefined) {
+      seen.add([n.value]);
+    }
+    if (typeof n.pattern === "string") {
+      const literal = n.pattern.replaceAll("\\", "").replaceAll("*", "");
+      seen.add(literal);
+      seen.add(`${literal}x`);
+      seen.add(`x${literal}`);
+    }
+    if ((n.op === "startsWith" || n.op === "endsWith") && typeof n.value === "string") {
+      seen.add(`${n.value}x`);
+      seen.add(`x${n.value}`);
+    }
     for (const v of [n.value, ...(Array.isArray(n.values) ? n.values : [])]) {
       if (typeof v === "object" && v !== null) continue;
       seen.add(v);

@@ -411,3 +411,103 @@ Deno.test("RULE_SHADOWED still suggests a higher priority where one would help",
   assert.equal(same.code, "RULE_SHADOWED");
   assert.match(same.message, /raise it above what decides first/);
 });
+
+const rollout = (path: string, from: number, to: number, bucketing?: string) => ({
+  op: "rollout",
+  path,
+  salt: "s",
+  from,
+  to,
+  ...(bucketing === undefined ? {} : { bucketing }),
+});
+
+Deno.test("the added operators: what kind of value makes each true, and rollouts with no bucket in range", () => {
+  // Each pair is a contradiction: no value of `plan` satisfies both.
+  const contradictions = [
+    and(eq("plan", "pro"), { op: "contains", path: "plan", value: "pro" }),
+    and({ op: "containsAny", path: "plan", values: ["a"] }, {
+      op: "startsWith",
+      path: "plan",
+      value: "",
+    }),
+    and({ op: "like", path: "plan", pattern: "free" }, eq("plan", "pro")),
+    and({ op: "semver", path: "plan", cmp: "gte", value: "1.0.0" }, {
+      op: "gt",
+      path: "plan",
+      value: 0,
+    }),
+    and({ op: "endsWith", path: "plan", value: "e" }, {
+      op: "in",
+      path: "plan",
+      values: [1, true],
+    }),
+    rollout("userId", 30, 30),
+    rollout("userId", 10.2, 10.8, "mod100"),
+    rollout("userId", 99.5, 100, "mod100"),
+  ];
+  for (const when of contradictions) {
+    assert.deepEqual(
+      lint(bundleOf([rule("r", { when })])),
+      [["CONDITION_NEVER_TRUE", "/policies/0/rules/0/when"]],
+      JSON.stringify(when),
+    );
+  }
+  // Tautologies: every string starts with "" and matches "*", "x" matches "x", and every value
+  // with a bucket is in [0, 100) of fraction and [0, 99] of mod100.
+  const neq = (path: string, value: unknown) => ({ op: "neq", path, value });
+  const tautologies = [
+    or({ op: "startsWith", path: "plan", value: "" }, neq("plan", "x")),
+    or({ op: "endsWith", path: "plan", value: "" }, neq("plan", "x")),
+    or({ op: "like", path: "plan", pattern: "**" }, neq("plan", "x")),
+    or({ op: "like", path: "plan", pattern: "x" }, neq("plan", "x")),
+    or(rollout("userId", 0, 100), neq("userId", "u-1")),
+    or(rollout("userId", 0, 99.5, "mod100"), neq("userId", "u-1")),
+  ];
+  for (const when of tautologies) {
+    assert.deepEqual(
+      lint(bundleOf([rule("r", { when, elseEffect: { type: "deny" } })])),
+      [["CONDITION_NEVER_FALSE", "/policies/0/rules/0/when"]],
+      JSON.stringify(when),
+    );
+  }
+  // What can be both is never reported: a rollout over part of the range, a prefix, a version.
+  const open = [
+    rollout("userId", 0, 30),
+    rollout("userId", 10, 11, "mod100"),
+    rollout("userId", 0, 100),
+    { op: "startsWith", path: "email", value: "admin@" },
+    { op: "like", path: "email", pattern: "*@acme.com" },
+    { op: "semver", path: "v", cmp: "neq", value: "1.0.0" },
+    { op: "containsAll", path: "roles", values: ["a", "b"] },
+    and({ op: "contains", path: "roles", value: "a" }, { op: "exists", path: "roles" }),
+  ];
+  for (const when of open) {
+    assert.deepEqual(lint(bundleOf([rule("r", { when })])), [], JSON.stringify(when));
+  }
+});
+
+Deno.test("OPERATOR_NEEDS_NEWER_RUNTIME: a deny, kill_switch or throttle rule whose when uses an added operator", () => {
+  const roles = { op: "contains", path: "roles", value: "admin" };
+  const b = bundleOf([
+    rule("deny", { effect: { type: "deny" }, when: and(eq("plan", "pro"), not(roles)) }),
+    rule("kill", { effect: kill, when: rollout("userId", 0, 5), priority: 3 }),
+    rule("throttle", {
+      effect: { type: "allow" },
+      thenEffect: throttle(5, 1),
+      when: or(rollout("userId", 0, 50), { op: "semver", path: "v", cmp: "lt", value: "2.0.0" }),
+    }),
+    rule("allow", { when: roles, priority: 4 }),
+    rule("else-deny", { when: roles, elseEffect: { type: "deny" }, priority: 5 }),
+    rule("disabled", { status: "disabled", effect: { type: "deny" }, when: roles }),
+    rule("spec-only", { effect: { type: "deny" }, when: eq("plan", "free") }),
+  ]);
+  const findings = lintBundle(b).filter((f) => f.code === "OPERATOR_NEEDS_NEWER_RUNTIME");
+  assert.deepEqual(findings.map((f) => f.path), [
+    "/policies/0/rules/0/when/conditions/1/condition",
+    "/policies/0/rules/1/when",
+    "/policies/0/rules/2/when/conditions/0",
+  ]);
+  assert.match(findings[0]!.message, /rule "deny" \(deny\) uses contains, added after/);
+  assert.match(findings[2]!.message, /uses rollout, semver, .* reads each as false/);
+  assert.match(findings[1]!.message, /so there this kill_switch may never fire/);
+});

@@ -15,6 +15,7 @@ import { compileBundle, createEvaluator, type Decision, type RuntimeBundleV1 } f
 import { compileCondition } from "../../src/engine/compile_condition.ts";
 import { LINT_CODES, lintBundle, type LintIssue } from "../../src/lint/mod.ts";
 import { LONG } from "../_long.ts";
+import { ADDED_OPERATORS } from "../../src/public/vocabulary.ts";
 import { testSeed } from "../_random.ts";
 import { bundle, contextFor, fc, interestingValues } from "./_arbitraries.ts";
 
@@ -79,6 +80,15 @@ function checkFinding(
       assert.deepEqual(enabled(finding.path), decision, `enabling it changed a decision: ${why()}`);
       void target;
       return;
+    case "OPERATOR_NEEDS_NEWER_RUNTIME": {
+      // A note about older runtimes, not contexts: what it says of the rule is so.
+      const node = at(b, finding.path) as { op: string };
+      assert.ok((ADDED_OPERATORS as readonly string[]).includes(node.op), why());
+      assert.equal(rule!.status, "active", why());
+      const type = (rule!.thenEffect ?? rule!.effect).type;
+      assert.ok(["deny", "kill_switch", "throttle"].includes(type), why());
+      return;
+    }
   }
 }
 
