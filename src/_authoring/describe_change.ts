@@ -8,10 +8,24 @@
  * @module
  */
 import type { FieldChange, RankEntry } from "../diff/mod.ts";
+import { formatCondition } from "../engine/format_condition.ts";
 
-/** For example `priority: 10 -> 20` (`->` by default; the page uses an arrow). */
+/**
+ * For example `priority: 10 -> 20` (`->` by default; the page uses an
+ * arrow). A rule's `when` reads as conditions do (`formatCondition`), so
+ * that a changed rollout shows its new range:
+ * `when: userId rollout [0, 10) salt "checkout" -> userId rollout [0, 30) salt "checkout"`.
+ */
 export function describeFieldChange(c: FieldChange, arrow = "->"): string {
-  return `${c.field}: ${shortJson(c.old)} ${arrow} ${shortJson(c.new)}`;
+  const text = c.field === "when" ? conditionText : shortJson;
+  return `${c.field}: ${text(c.old)} ${arrow} ${text(c.new)}`;
+}
+
+/** A condition in readable form, cut to 120 characters; `(none)` for null (absent). */
+function conditionText(value: unknown): string {
+  if (value === null) return "(none)";
+  const text = formatCondition(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 /** A ranking, strongest first: `deny (p/r), allow (defaults of p)`, or `(no rule)`. */

@@ -2,6 +2,7 @@
 import type { Policy, RuntimeBundleV1, Target } from "../engine/types.ts";
 import { type RankEntry, rankings } from "./rankings.ts";
 import { booleanField, checkOptions } from "../_internal/check_options.ts";
+import { conditionMeaning } from "./_condition_meaning.ts";
 
 /** A field whose value changed; `null` stands for absent. */
 export interface FieldChange {
@@ -97,7 +98,9 @@ const RULE_FIELDS = [
  * and active versions; the scope; and every target whose ranking (the order
  * in which its candidates are tested, docs/bundle-format.md "Selecting the
  * decision") differs. Values are compared canonically, so key order,
- * formatting, number spelling (`1e1` and `10`) and the fields that are not
+ * formatting, number spelling (`1e1` and `10`), the spellings of the added
+ * operators that mean the same (a rollout's default `from`, a version's
+ * `v`: see {@link sameCondition}) and the fields that are not
  * part of the canonical payload (`generatedAt`, `bundleVersion`,
  * `checksum`, `signature`, `etag`, policy fields other than `policyKey`,
  * `activeVersion`, `defaults` and `rules`) never show as changes.
@@ -201,6 +204,7 @@ function diffPolicy(before: Policy, after: Policy): PolicyChange | null {
     if (same(previous.rule, rule)) return;
     const a = previous.rule as unknown as Record<string, unknown>;
     const b = rule as unknown as Record<string, unknown>;
+    // A rule's `when` written another way that means the same is no change.
     const others = [...new Set([...Object.keys(a), ...Object.keys(b)])]
       .filter((field) => !RULE_FIELDS.includes(field) && field !== "id")
       .sort();
@@ -224,7 +228,7 @@ function changedFields(
   for (const field of names) {
     const before = Object.hasOwn(a, field) ? a[field] : undefined;
     const after = Object.hasOwn(b, field) ? b[field] : undefined;
-    if (same(before, after)) continue;
+    if (field === "when" ? sameCondition(before, after) : same(before, after)) continue;
     changes.push({ field, old: before ?? null, new: after ?? null });
   }
   return changes;
@@ -252,6 +256,17 @@ export function same(a: unknown, b: unknown): boolean {
   }
   for (const key in y) if (Object.hasOwn(y, key) && y[key] !== undefined) count--;
   return count === 0;
+}
+
+/**
+ * Equality of two conditions by meaning: {@link same} once the equivalent
+ * spellings of the operators added after the specification's are made one
+ * (`_condition_meaning.ts`: a rollout's default `from` and `bucketing`, a
+ * version's `v` and build metadata, a `like` pattern's redundant stars and
+ * escapes, the order of `containsAny` and `containsAll` values).
+ */
+export function sameCondition(a: unknown, b: unknown): boolean {
+  return same(a, b) || same(conditionMeaning(a), conditionMeaning(b));
 }
 
 function diffRankings(
