@@ -16,6 +16,7 @@ import { withoutSchema } from "../../kit/schema.ts";
 import type { Output, Warning } from "../../kit/output.ts";
 import type { Session } from "../../kit/session.ts";
 import { defineDraftEdit, type EditPlan } from "./_draft_edit.ts";
+import { refuseUnknownOperators, UNKNOWN_OPERATORS_FLAG } from "./_unknown_operators.ts";
 
 /** What `policies add-rule` takes. */
 export interface AddRuleParameters {
@@ -26,6 +27,8 @@ export interface AddRuleParameters {
   replace: boolean;
   /** `--strict`: validation warnings refuse the rule too. */
   strict: boolean;
+  /** `--allow-unknown-operators`: a condition operator this version does not know is written. */
+  allowUnknownOperators?: boolean;
 }
 
 /** What `policies add-rule` did (`rule`: the rule added). */
@@ -55,7 +58,9 @@ export const ADD_RULE_SPEC: CommandSpec = {
     "policy is refused (DUPLICATE_RULE_ID) unless --replace is given, which puts the new",
     "rule in the place of the rule with its id (one must exist: RULE_NOT_FOUND otherwise).",
     "With --strict, validation warnings (an unknown field, a target no evaluation point",
-    "uses) refuse the rule too. The rule file may have comments.",
+    "uses) refuse the rule too. A condition operator this version does not know is refused",
+    "(it would evaluate to false) unless --allow-unknown-operators. The rule file may have",
+    "comments.",
   ].join("\n"),
   flags: {
     "policy-key": {
@@ -72,6 +77,7 @@ export const ADD_RULE_SPEC: CommandSpec = {
       type: "boolean",
       description: "replace the policy's rule that has the same id",
     },
+    ...UNKNOWN_OPERATORS_FLAG,
   },
   examples: [
     "policy policies add-rule --policy-key billing.invoice.create --rule-file rules/paid-plans.rule.json",
@@ -85,19 +91,21 @@ async function parameters(session: Session): Promise<AddRuleParameters> {
     ruleFile: await session.fromWorkingFolder(session.requireString("rule-file")),
     replace: session.has("replace"),
     strict: session.global.strict,
+    allowUnknownOperators: session.has("allow-unknown-operators"),
   };
 }
 
 /**
  * Adds `rule` (a parsed Rule document) to policy `policyKey` of `draft`, or
  * puts it in the place of the rule of its id with `replace`, after checking
- * it as validate does; its warnings go to `warnings`.
+ * it as validate does (an unknown condition operator refuses it unless
+ * `allowUnknownOperators`); its warnings go to `warnings`.
  *
  * @throws {CliError} `POLICY_NOT_FOUND`, `RULE_NOT_FOUND`, `DUPLICATE_RULE_ID`, `RULE_INVALID`.
  */
 export function planAddRule(
   draft: DraftDocument,
-  { policyKey, ruleFile, replace, strict }: AddRuleParameters,
+  { policyKey, ruleFile, replace, strict, allowUnknownOperators }: AddRuleParameters,
   rule: unknown,
   warnings: Warning[],
 ): AddRulePlan {
@@ -122,7 +130,10 @@ export function planAddRule(
   const index = replacing?.index ?? existing.length;
   const rules: unknown[] = [...existing];
   rules[index] = rule;
-  checkRule({ ...policy, rules: rules as Rule[] }, index, ruleFile, id, strict, warnings);
+  checkRule({ ...policy, rules: rules as Rule[] }, index, ruleFile, id, warnings, {
+    strict,
+    allowUnknownOperators: allowUnknownOperators === true,
+  });
   const added = rule as Rule;
   policy.rules = rules as Rule[];
   const branch = (key: "thenEffect" | "elseEffect") => {
@@ -158,8 +169,8 @@ function checkRule(
   index: number,
   ruleFile: string,
   id: string | undefined,
-  strict: boolean,
   warnings: Warning[],
+  { strict, allowUnknownOperators }: { strict: boolean; allowUnknownOperators: boolean },
 ): void {
   const at = `/policies/0/rules/${index}`;
   const result = validateDraft({ schemaVersion: "1.0", policies: [policy] });
@@ -186,6 +197,12 @@ function checkRule(
       }`,
     );
   }
+  refuseUnknownOperators(found, {
+    allow: allowUnknownOperators,
+    code: "RULE_INVALID",
+    what: ruleFile,
+    where: local,
+  });
   for (const w of found) {
     warnings.push({ code: w.code, message: `${w.message} (at ${local(w.path)})` });
   }

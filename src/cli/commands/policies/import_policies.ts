@@ -18,6 +18,7 @@ import { isRecord } from "../../../_internal/guards.ts";
 import type { Output } from "../../kit/output.ts";
 import { exists } from "../../kit/read_document.ts";
 import { describeEffect, plural } from "../../kit/describe.ts";
+import { refuseUnknownOperators, UNKNOWN_OPERATORS_FLAG } from "./_unknown_operators.ts";
 
 /** Where the warnings of an import go: {@link CappedWarnings} prints them, a test keeps them. */
 export interface WarningSink {
@@ -33,6 +34,8 @@ export interface ImportOptions {
   replace: boolean;
   /** `--strict`: what would not be imported, and engine warnings, refuse the import. */
   strict: boolean;
+  /** `--allow-unknown-operators`: a condition operator this version does not know is imported. */
+  allowUnknownOperators?: boolean;
 }
 
 /** One imported policy of the report (`policies` of the JSON document). */
@@ -56,13 +59,15 @@ export const IMPORT_POLICIES_SPEC: CommandSpec = {
     "docs/import.md says what each field becomes. What cannot be mapped is refused",
     "(IMPORT_UNMAPPABLE, naming the field); fields that are not imported are warnings",
     "(--strict refuses them). A policy key the draft already has is refused",
-    "(IMPORT_CONFLICT) unless --replace is given.",
+    "(IMPORT_CONFLICT) unless --replace is given. A condition operator this version does",
+    "not know is refused unless --allow-unknown-operators.",
   ].join("\n"),
   flags: {
     replace: {
       type: "boolean",
       description: "replace the draft's policies that have the same keys",
     },
+    ...UNKNOWN_OPERATORS_FLAG,
   },
   maxPositionals: 1,
   positionals: "files",
@@ -130,9 +135,10 @@ export function checkImported(
 export function planImport(
   draft: DraftDocument,
   imported: ImportedPolicies,
-  { source, replace, strict }: ImportOptions,
+  options: ImportOptions,
   warnings: WarningSink,
 ): ImportedPolicyReport[] {
+  const { replace } = options;
   const policies = draft.policies;
   // Where each key is in the draft (its first policy of that key), so the merge is linear.
   const placeOf = new Map<string, number>();
@@ -162,7 +168,7 @@ export function planImport(
       replaced: at >= 0,
     };
   });
-  checkMerged(draft, new Set(placed), source, strict, warnings);
+  checkMerged(draft, new Set(placed), options, warnings);
   return report;
 }
 
@@ -170,8 +176,7 @@ export function planImport(
 function checkMerged(
   draft: DraftDocument,
   indexes: ReadonlySet<number>,
-  source: string,
-  strict: boolean,
+  { source, strict, allowUnknownOperators }: ImportOptions,
   warnings: WarningSink,
 ): void {
   const mine = (path: string) => {
@@ -192,6 +197,11 @@ function checkMerged(
     );
   }
   const engineWarnings = result.warnings.filter((w) => mine(w.path));
+  refuseUnknownOperators(engineWarnings, {
+    allow: allowUnknownOperators === true,
+    code: "IMPORT_UNMAPPABLE",
+    what: source,
+  });
   for (const w of engineWarnings) warnings.warn(w.code, w.message);
   if (strict && engineWarnings.length > 0) {
     throw new CliError(
@@ -261,7 +271,12 @@ export const runImportPolicies = defineCommand(IMPORT_POLICIES_SPEC, async (sess
     );
   }
   const source = await session.fromWorkingFolder(argument);
-  const options = { source, replace: session.has("replace"), strict: session.global.strict };
+  const options = {
+    source,
+    replace: session.has("replace"),
+    strict: session.global.strict,
+    allowUnknownOperators: session.has("allow-unknown-operators"),
+  };
   const imported = importPolicies((await session.readDocument(source, "import")).value, source);
   out.note(`${source}: ${imported.form === "wrapper" ? "policy wrapper" : "older file form"}`);
   const warnings = new CappedWarnings(out);

@@ -597,18 +597,22 @@ Deno.test("a mistyped condition operator gets a 'did you mean' from validate and
   ];
   for (const [op, meant] of cases) {
     await s.write("op.json", rule(`r-${meant}`, { when: { op, path: "plan", value: 1 } }));
-    const r = await s.json(addRule("op.json"));
+    // Refused by default, with the same "did you mean" (docs/cli.md "policies add-rule").
+    const refused = await s.run(addRule("op.json"));
+    assertError(refused, 1, "RULE_INVALID");
+    assert.match(refused.stderr, new RegExp(`did you mean "${meant}"\\?`), op);
+    const r = await s.json([...addRule("op.json"), "--allow-unknown-operators"]);
     const warning = (r.doc.warnings as { code: string; message: string }[])
       .find((w) => w.code === "CONDITION_UNKNOWN_OPERATOR");
     assert.ok(warning, `${op}: ${r.stdout}`);
     assert.match(warning.message, new RegExp(`did you mean "${meant}"\\?`), op);
-    // Added (an unknown operator is allowed: newer bundles on older runtimes); remove it again.
+    // Added with --allow-unknown-operators (newer bundles on older runtimes); remove it again.
     const draft = await s.readJson("policy-drafts.json");
     (draft.policies as { rules: unknown[] }[])[0]!.rules.pop();
     await s.write("policy-drafts.json", draft);
   }
   await s.write("op.json", rule("far", { when: { op: "regexMatch", path: "plan", value: 1 } }));
-  const far = await s.json(addRule("op.json"));
+  const far = await s.json([...addRule("op.json"), "--allow-unknown-operators"]);
   assert.doesNotMatch(JSON.stringify(far.doc.warnings), /did you mean/);
   const validated = await s.json(["validate"]);
   const messages = (validated.doc.warnings as { message: string }[]).map((w) => w.message);
