@@ -6,44 +6,16 @@
  *
  * @module
  */
-import { parseJson } from "../../../engine/parse_json.ts";
-import type { Target } from "../../../engine/types.ts";
-import { policiesOf } from "../../../engine/compile_bundle.ts";
-import { createEvaluator } from "../../../engine/evaluate.ts";
-import { type EvaluationTrace, traceEvaluation } from "../../../engine/trace_evaluation.ts";
-import { formatConditionTrace } from "../../../engine/format_condition.ts";
-import {
-  describeError,
-  type ExitCode,
-  exitCodeFor,
-  exitCodeWhenNotRun,
-  usageError,
-} from "../../kit/errors.ts";
+import { describeError, exitCodeWhenNotRun, usageError } from "../../kit/errors.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
-import { isRecord } from "../../../_internal/guards.ts";
 import { describeValue } from "../../../_internal/check_options.ts";
-import { describeThrown } from "../../../_internal/describe_thrown.ts";
 import { VERIFY_ALGORITHM_FLAG } from "../../kit/verify_key.ts";
-import { describeEffect, plural } from "../../kit/describe.ts";
-import { writeFileAtomic } from "../../kit/atomic_write.ts";
-import { COVERAGE_SUITE, type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
-import type { Output } from "../../kit/output.ts";
-import { parseSuite, suiteFiles } from "../../kit/suite.ts";
-import {
-  coverageOf,
-  describeOutcome,
-  runScenarios,
-  type Scenario,
-  type ScenarioResult as AuthoredScenarioResult,
-} from "../../../_authoring/suite.ts";
+import { plural } from "../../kit/describe.ts";
 import { scenarioFilter } from "./scenario_filter.ts";
-import {
-  describeVerification,
-  type SimulationSource,
-  simulationSource,
-} from "./_simulate_source.ts";
 import { type FileStates, fileStates, waitForChange } from "./watch.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
+import { parseContext, runRequest } from "./request.ts";
+import { runSuites, type SuiteOptions } from "./suites.ts";
 
 /** Flags of one request; they cannot be combined with `--suite`. */
 const REQUEST_FLAGS = ["service", "resource", "action", "context", "trace"];
@@ -151,10 +123,9 @@ export const runSimulate = defineCommand(SIMULATE_SPEC, async (session) => {
 });
 
 /** What the flags ask for, checked before anything is read. */
-interface SimulationOptions {
+interface SimulationOptions extends SuiteOptions {
+  /** `--suite`: run suites, not one request. */
   suites: boolean;
-  filter: ((name: string) => boolean) | null;
-  threshold: number | null;
 }
 
 /**
@@ -212,7 +183,7 @@ function simulationOptions(session: Session): SimulationOptions {
 
 /** One run: a request or the suites. */
 async function runOnce(session: Session, options: SimulationOptions): Promise<number> {
-  return options.suites ? await runSuites(session, options) : await runOne(session);
+  return options.suites ? await runSuites(session, options) : await runRequest(session);
 }
 
 /**
@@ -247,328 +218,4 @@ async function watch(session: Session, options: SimulationOptions): Promise<numb
     run.out.aside(`${changed} changed: running again`);
     previous = files;
   }
-}
-
-async function runOne(session: Session): Promise<number> {
-  const out = session.out;
-  const target: Target = {
-    service: session.requireString("service", "(or --suite)"),
-    resource: session.requireString("resource", "(or --suite)"),
-    action: session.requireString("action", "(or --suite)"),
-  };
-  const context = parseContext(session.string("context"));
-  const { file, source, compiled, verification } = await simulationSource(session);
-  const decision = createEvaluator(compiled)({ target, context });
-  const traced = session.has("trace") ? traceEvaluation(compiled, { target, context }) : null;
-  out.result(
-    {
-      path: file,
-      source,
-      verification,
-      target,
-      context,
-      decision,
-      trace: traced,
-      warnings: out.warnings,
-    },
-    () => {
-      out.line(`decision: ${describeEffect(decision.decision, decision)}`);
-      out.line(`  reason: ${decision.reason}`);
-      out.line(`  policy: ${decision.policyKey ?? "(none: deny by default)"}`);
-      out.line(`  rule:   ${decision.ruleId ?? "(none)"}`);
-      out.info(`  ${source}: ${file}`);
-      out.info(`  signature: ${describeVerification(verification)}`);
-      if (traced !== null) printTrace(out, traced);
-    },
-  );
-  return 0;
-}
-
-function parseContext(text: string | undefined): Record<string, unknown> {
-  if (text === undefined) return {};
-  let value: unknown;
-  try {
-    value = parseJson(text);
-  } catch (error) {
-    throw usageError(
-      `--context is not JSON: ${describeThrown(error)}`,
-      `for example --context '{"plan":"free"}'`,
-    );
-  }
-  if (!isRecord(value)) throw usageError("--context must be a JSON object");
-  return value;
-}
-
-function printTrace(out: Output, trace: EvaluationTrace): void {
-  out.line("trace:");
-  out.line(
-    `  policies seen: ${
-      trace.policiesSeen.length === 0 ? "(none)" : trace.policiesSeen.join(", ")
-    }`,
-  );
-  out.line(`  rules seen:    ${trace.rulesSeen}`);
-  out.line(`  matched:       ${trace.matchedCount}`);
-  out.line("  rules considered:");
-  if (trace.rules.length === 0) out.line("    (none)");
-  for (const r of trace.rules) {
-    out.line(
-      `    ${r.policyKey}/${r.ruleId} (priority ${r.priority}): ${r.outcome}${
-        r.effect === undefined ? "" : ` -> ${r.effect}`
-      }`,
-    );
-    if (r.condition !== null) out.line(`      when: ${formatConditionTrace(r.condition)}`);
-    if (r.falseBecause !== null && r.falseBecause !== r.condition) {
-      out.line(`      false because: ${formatConditionTrace(r.falseBecause)}`);
-    }
-  }
-  out.line("  candidates (strongest first):");
-  if (trace.candidates.length === 0) out.line("    (none)");
-  for (const c of trace.candidates) {
-    out.line(`    ${c.decision} ${c.policyKey}/${c.ruleId} (priority ${c.priority}, ${c.reason})`);
-  }
-  const s = trace.selected;
-  out.line(
-    `  selected: ${
-      s === null
-        ? "(none: deny by default)"
-        : `${s.policyKey}/${s.ruleId} (${s.decision}, priority ${s.priority})`
-    }`,
-  );
-}
-
-/** The result of one scenario, with the suite file it comes from. */
-type ScenarioResult = { suitePath: string } & AuthoredScenarioResult;
-
-/** A suite file read: its path and name, and the scenarios `--run` selects. */
-interface LoadedSuite {
-  path: string;
-  name: string;
-  scenarios: Scenario[];
-  /** Scenarios `--run` left out. */
-  skipped: number;
-}
-
-/**
- * Runs the suites: finds and checks every suite file, loads what is
- * evaluated, runs the selected scenarios, reports, and with `--junit` writes
- * the report, also when the suites could not run (an `<error>` saying why).
- */
-async function runSuites(session: Session, options: SimulationOptions): Promise<number> {
-  const out = session.out;
-  const junit = session.string("junit");
-  const junitFile = junit === undefined ? null : await session.fromWorkingFolder(junit);
-  const { clock } = session.io;
-  // When the suites ran (the JUnit report's timestamps), and durations on the monotonic clock.
-  const startedAt = new Date(clock.wallNow());
-  const started = clock.now();
-  const given = await Promise.all(
-    session.strings("suite").map((p) => session.fromWorkingFolder(p)),
-  );
-  let files: string[] = given;
-  const loaded: LoadedSuite[] = [];
-  let evaluated: SimulationSource;
-  try {
-    files = await suiteFiles(session.files, given, {
-      onFolder: (folder) => session.filesRead.add(folder),
-    });
-    for (const file of files) loaded.push(await readSuite(session, file, options));
-    evaluated = await simulationSource(session);
-  } catch (error) {
-    if (junitFile !== null) {
-      const wf = (await session.workingFolder()).path;
-      const report = describeError(error);
-      const why: JunitError = { type: report.code, message: report.message };
-      const suites = files.map((file): JunitSuite => ({
-        name: loaded.find((s) => s.path === file)?.name ?? session.files.path.relative(wf, file),
-        timestamp: startedAt,
-        durationMs: 0,
-        cases: [],
-        error: why,
-      }));
-      await writeJunit(session, junitFile, suites);
-    }
-    throw error;
-  }
-  const { file, source, compiled, verification } = evaluated;
-  const policies = policiesOf(compiled);
-
-  const exercised = new Set<string>();
-  const results: ScenarioResult[] = [];
-  const timings: { startedAt: Date; durationMs: number }[] = [];
-  for (const suite of loaded) {
-    const suiteStartedAt = new Date(clock.wallNow());
-    const suiteStarted = clock.now();
-    const own = runScenarios(compiled, suite.scenarios, { now: () => clock.now(), exercised });
-    results.push(...own.map((r) => ({ suitePath: suite.path, ...r })));
-    timings.push({
-      startedAt: suiteStartedAt,
-      durationMs: Math.round(clock.now() - suiteStarted),
-    });
-  }
-  const durationMs = Math.round(clock.now() - started);
-  const passed = results.filter((r) => r.passed).length;
-  const skipped = loaded.reduce((n, s) => n + s.skipped, 0);
-  const summary = {
-    scenarios: results.length,
-    passed,
-    failed: results.length - passed,
-    skipped,
-    durationMs,
-  };
-  const suites = loaded.map((s) => {
-    const own = results.filter((r) => r.suitePath === s.path);
-    const ok = own.filter((r) => r.passed).length;
-    return {
-      path: s.path,
-      name: s.name,
-      scenarios: own.length,
-      passed: ok,
-      failed: own.length - ok,
-      skipped: s.skipped,
-    };
-  });
-
-  const { activeRules, exercised: exercisedCount, unexercised } = coverageOf(
-    policies,
-    exercised,
-  );
-  const percent = activeRules === 0 ? 100 : Math.floor(exercisedCount / activeRules * 1000) / 10;
-  const threshold = options.threshold;
-  const coverage = {
-    activeRules,
-    exercised: exercisedCount,
-    unexercised,
-    percent,
-    threshold,
-    belowThreshold: threshold !== null && percent < threshold,
-  };
-
-  if (junitFile !== null) {
-    const notExercised = unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ");
-    // A shortfall is a failure CI dashboards count, not only an exit code.
-    const coverageSuite: JunitSuite[] = threshold === null ? [] : [{
-      name: COVERAGE_SUITE,
-      timestamp: startedAt,
-      durationMs: 0,
-      error: null,
-      cases: [{
-        name: `at least ${threshold}% of the active rules exercised`,
-        durationMs: 0,
-        failure: !coverage.belowThreshold ? null : {
-          type: "COVERAGE_BELOW_THRESHOLD",
-          message: `coverage ${percent}% is below --coverage-threshold ${threshold}%`,
-          details:
-            `${exercisedCount} of ${activeRules} active rules exercised (${percent}%); not exercised: ${notExercised}`,
-        },
-      }],
-    }];
-    await writeJunit(session, junitFile, [
-      ...loaded.map((s, i): JunitSuite => ({
-        name: s.name,
-        timestamp: timings[i]!.startedAt,
-        durationMs: timings[i]!.durationMs,
-        error: null,
-        cases: results.filter((r) => r.suitePath === s.path).map((r) => ({
-          name: r.name,
-          durationMs: r.durationMs,
-          failure: r.passed ? null : {
-            message: `expected ${describeOutcome(r.expected)}, got ${describeOutcome(r.actual)}`,
-            details: `expected: ${JSON.stringify(r.expected)}\nactual: ${JSON.stringify(r.actual)}`,
-          },
-        })),
-      })),
-      ...coverageSuite,
-    ]);
-  }
-
-  const wf = (await session.workingFolder()).path;
-  out.result(
-    {
-      path: file,
-      source,
-      suite: suites.length === 1 ? { path: suites[0]!.path, name: suites[0]!.name } : null,
-      suites,
-      verification,
-      scenarios: results,
-      summary,
-      coverage,
-      junitPath: junitFile,
-      warnings: out.warnings,
-    },
-    () => {
-      out.info(`${source}: ${file}`);
-      out.info(`signature: ${describeVerification(verification)}`);
-      for (const s of suites) {
-        out.info(
-          `suite "${s.name}" (${session.files.path.relative(wf, s.path)}): ${
-            plural(s.scenarios, "scenario")
-          }${s.skipped === 0 ? "" : ` (${s.skipped} left out by --run)`}`,
-        );
-        for (const r of results) {
-          if (r.suitePath !== s.path) continue;
-          if (r.passed) {
-            out.info(`PASS ${r.name}`);
-          } else {
-            out.line(`FAIL ${r.name}`);
-            out.line(`  expected: ${describeOutcome(r.expected)}`);
-            out.line(`  actual:   ${describeOutcome(r.actual)}`);
-          }
-        }
-      }
-      out.line(
-        `scenarios ${summary.scenarios}, passed ${summary.passed}, failed ${summary.failed}${
-          skipped === 0 ? "" : `, left out by --run ${skipped}`
-        } (${summary.durationMs} ms)`,
-      );
-      out.info(
-        `coverage: ${coverage.exercised} of ${
-          plural(coverage.activeRules, "active rule")
-        } exercised (${percent}%)${
-          unexercised.length === 0
-            ? ""
-            : `; not exercised: ${unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ")}`
-        }`,
-      );
-      if (coverage.belowThreshold) {
-        out.line(
-          `coverage ${percent}% is below --coverage-threshold ${threshold}%: exercise ${
-            unexercised.map((r) => `${r.policyKey}/${r.ruleId}`).join(", ")
-          }`,
-        );
-      }
-    },
-  );
-  const exit: ExitCode = summary.failed > 0
-    ? exitCodeFor("SIMULATION_FAILED")
-    : coverage.belowThreshold
-    ? exitCodeFor("COVERAGE_BELOW_THRESHOLD")
-    : 0;
-  return exit;
-}
-
-/** Reads and checks one suite file, printing its warnings; the scenarios `--run` selects. */
-async function readSuite(
-  session: Session,
-  file: string,
-  options: SimulationOptions,
-): Promise<LoadedSuite> {
-  const suite = parseSuite(await session.readJson(file, "suite"), file, {
-    strict: session.global.strict,
-  });
-  for (const w of suite.warnings) session.out.warn(w.code, `${file}: ${w.message} (at ${w.path})`);
-  const filter = options.filter;
-  const scenarios = filter === null
-    ? suite.scenarios
-    : suite.scenarios.filter((s) => filter(s.name));
-  return {
-    path: file,
-    name: suite.name,
-    scenarios,
-    skipped: suite.scenarios.length - scenarios.length,
-  };
-}
-
-async function writeJunit(session: Session, file: string, suites: JunitSuite[]): Promise<void> {
-  await writeFileAtomic(file, renderJunit(suites), { createParents: true });
-  session.out.note(`wrote ${file} (JUnit XML)`);
 }
