@@ -40,8 +40,9 @@ export function rewriteExampleImports(
 
 /**
  * The package specifier of a source file for examples: the export whose
- * source it is, else the export of its folder's `mod.ts` (which re-exports
- * the folder's modules), else undefined.
+ * source it is, else the export of the nearest `mod.ts` up its folders
+ * (which re-exports the folder's modules: `src/engine/json/parse_json.ts`
+ * is `./engine`'s), else undefined.
  */
 export function exportSpecifierFinder(
   packageName: string,
@@ -50,9 +51,16 @@ export function exportSpecifierFinder(
   const bySource = new Map(
     Object.entries(exports).map(([key, path]) => [posix.normalize(path), key]),
   );
+  const nearestMod = (sourcePath: string): string | undefined => {
+    for (let dir = posix.dirname(sourcePath); dir !== "." && dir !== "/";) {
+      const key = bySource.get(posix.join(dir, "mod.ts"));
+      if (key !== undefined) return key;
+      dir = posix.dirname(dir);
+    }
+    return undefined;
+  };
   return (sourcePath) => {
-    const key = bySource.get(sourcePath) ??
-      bySource.get(posix.join(posix.dirname(sourcePath), "mod.ts"));
+    const key = bySource.get(sourcePath) ?? nearestMod(sourcePath);
     if (key === undefined) return undefined;
     return key === "." ? packageName : `${packageName}/${key.slice(2)}`;
   };
