@@ -30,52 +30,88 @@ export class Tally {
   }
 }
 
-/** The decision types, in the order of their slots. */
-const DECISIONS = ["allow", "deny", "throttle", "kill_switch", "custom"] as const;
-/** Slots per policy: each decision type by rule, then by default, then any other value. */
-const SLOTS = DECISIONS.length * 2 + 1;
-
-/** The slot of a decision: a switch on constants, no lookup and no string built. */
-function slotOf(decision: Decision): number {
-  let type: number;
-  switch (decision.decision) {
-    case "allow":
-      type = 0;
-      break;
-    case "deny":
-      type = 1;
-      break;
-    case "throttle":
-      type = 2;
-      break;
-    case "kill_switch":
-      type = 3;
-      break;
-    case "custom":
-      type = 4;
-      break;
-    default:
-      return SLOTS - 1;
-  }
-  return decision.reason === "rule" ? type : type + DECISIONS.length;
-}
-
-/** The counts of one policy (or one rule), by slot, and how to name each slot's series. */
-interface Counts {
-  readonly values: Float64Array;
-  /** The attributes of each slot's series, made on its first collection. */
-  readonly attributes: (Attributes | undefined)[];
+/**
+ * The counts of one policy (or one rule), one field per decision type and
+ * reason: one object with its numbers in it, so that counting touches one
+ * small object after the lookup (a typed array would add its own store).
+ */
+class Counts {
+  allowRule = 0;
+  allowDefault = 0;
+  denyRule = 0;
+  denyDefault = 0;
+  throttleRule = 0;
+  throttleDefault = 0;
+  killSwitchRule = 0;
+  killSwitchDefault = 0;
+  customRule = 0;
+  customDefault = 0;
+  /** A decision type this version does not know (none today). */
+  other = 0;
+  /** The attributes of each field's series, made on its first collection. */
+  readonly attributes = new Map<CountField, Attributes>();
   readonly policyKey: string | undefined;
   readonly ruleId: string | undefined;
+
+  constructor(policyKey: string | undefined, ruleId: string | undefined) {
+    this.policyKey = policyKey;
+    this.ruleId = ruleId;
+  }
+
+  /** Counts one decision: a switch on constants, no lookup and no string built. */
+  add(decision: Decision): void {
+    const rule = decision.reason === "rule";
+    switch (decision.decision) {
+      case "allow":
+        if (rule) this.allowRule++;
+        else this.allowDefault++;
+        return;
+      case "deny":
+        if (rule) this.denyRule++;
+        else this.denyDefault++;
+        return;
+      case "throttle":
+        if (rule) this.throttleRule++;
+        else this.throttleDefault++;
+        return;
+      case "kill_switch":
+        if (rule) this.killSwitchRule++;
+        else this.killSwitchDefault++;
+        return;
+      case "custom":
+        if (rule) this.customRule++;
+        else this.customDefault++;
+        return;
+      default:
+        this.other++;
+    }
+  }
 }
 
+/** The fields of {@link Counts} that count, with the decision and reason each stands for. */
+const FIELDS = [
+  ["allowRule", "allow", "rule"],
+  ["allowDefault", "allow", "default"],
+  ["denyRule", "deny", "rule"],
+  ["denyDefault", "deny", "default"],
+  ["throttleRule", "throttle", "rule"],
+  ["throttleDefault", "throttle", "default"],
+  ["killSwitchRule", "kill_switch", "rule"],
+  ["killSwitchDefault", "kill_switch", "default"],
+  ["customRule", "custom", "rule"],
+  ["customDefault", "custom", "default"],
+  ["other", "_OTHER", "_OTHER"],
+] as const;
+
+type CountField = typeof FIELDS[number][0];
+
 /**
- * `policy.decisions`: the counts of each policy in an array of numbers, by
- * decision type and reason, so that counting one decision is one map lookup
- * (by policy key, a string whose hash the engine's strings keep), a switch
- * and an increment: no string built, no attributes looked up. With rule
- * ids, a second lookup by rule id. The attributes of a series are built
- * when it is first collected.
+ * `policy.decisions`: the counts of each policy in one object, by decision
+ * type and reason, so that counting one decision is one map lookup (by
+ * policy key, a string whose hash the engine's strings keep), a switch and
+ * an increment: no string built, no attributes looked up. With rule ids, a
+ * second lookup by rule id. The attributes of a series are built when it is
+ * first collected.
  */
 export interface DecisionTally {
   /** Counts one decision. */
@@ -97,8 +133,8 @@ class PolicyTally implements DecisionTally {
     const policyKey = decision.policyKey;
     const key = policyKey ?? "";
     let counts = this.#byPolicy.get(key);
-    if (counts === undefined) this.#byPolicy.set(key, counts = newCounts(policyKey, undefined));
-    counts.values[slotOf(decision)]!++;
+    if (counts === undefined) this.#byPolicy.set(key, counts = new Counts(policyKey, undefined));
+    counts.add(decision);
   }
 
   observe(result: ObservableResult): void {
@@ -116,8 +152,8 @@ class RuleTally implements DecisionTally {
     if (byRule === undefined) this.#byPolicy.set(policyKey ?? "", byRule = new Map());
     const ruleId = decision.reason === "rule" ? decision.ruleId : undefined;
     let counts = byRule.get(ruleId ?? "");
-    if (counts === undefined) byRule.set(ruleId ?? "", counts = newCounts(policyKey, ruleId));
-    counts.values[slotOf(decision)]!++;
+    if (counts === undefined) byRule.set(ruleId ?? "", counts = new Counts(policyKey, ruleId));
+    counts.add(decision);
   }
 
   observe(result: ObservableResult): void {
@@ -127,25 +163,17 @@ class RuleTally implements DecisionTally {
   }
 }
 
-function newCounts(policyKey: string | undefined, ruleId: string | undefined): Counts {
-  return { values: new Float64Array(SLOTS), attributes: [], policyKey, ruleId };
-}
-
 function observeCounts(counts: Counts, result: ObservableResult): void {
-  const { values } = counts;
-  for (let slot = 0; slot < SLOTS; slot++) {
-    if (values[slot] === 0) continue;
-    const attributes = counts.attributes[slot] ??= slotAttributes(counts, slot);
-    result.observe(values[slot]!, attributes);
+  for (const [field, decision, reason] of FIELDS) {
+    const value = counts[field];
+    if (value === 0) continue;
+    let attributes = counts.attributes.get(field);
+    if (attributes === undefined) {
+      attributes = { [ATTRIBUTES.decision]: decision, [ATTRIBUTES.reason]: reason };
+      if (counts.policyKey !== undefined) attributes[ATTRIBUTES.policyKey] = counts.policyKey;
+      if (counts.ruleId !== undefined) attributes[ATTRIBUTES.ruleId] = counts.ruleId;
+      counts.attributes.set(field, Object.freeze(attributes));
+    }
+    result.observe(value, attributes);
   }
-}
-
-function slotAttributes(counts: Counts, slot: number): Attributes {
-  const attributes: Attributes = {
-    [ATTRIBUTES.decision]: slot === SLOTS - 1 ? "_OTHER" : DECISIONS[slot % DECISIONS.length]!,
-    [ATTRIBUTES.reason]: slot < DECISIONS.length ? "rule" : "default",
-  };
-  if (counts.policyKey !== undefined) attributes[ATTRIBUTES.policyKey] = counts.policyKey;
-  if (counts.ruleId !== undefined) attributes[ATTRIBUTES.ruleId] = counts.ruleId;
-  return Object.freeze(attributes);
 }

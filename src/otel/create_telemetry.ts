@@ -146,7 +146,10 @@ const FIELDS: Fields = {
  * every name it reports. Without an OpenTelemetry SDK, OpenTelemetry's API
  * is a no-op and so is this.
  *
- * The global providers are read here, once: register the SDK first.
+ * Without `meterProvider`, the global one is read when the telemetry first
+ * reports (a client starts, an enforcer or a decision log records): an SDK
+ * registered after this call, before the first client, gets the metrics.
+ * The global tracer and logger providers are OpenTelemetry's proxies.
  *
  * @throws {PolicyError} `INVALID_OPTIONS` for an unknown or malformed option.
  *
@@ -179,13 +182,14 @@ const FIELDS: Fields = {
  */
 export function createTelemetry(options: TelemetryOptions = {}): OtelTelemetry {
   checkOptions(options, FIELDS, "createTelemetry");
-  const meterProvider = options.meterProvider ?? otel.metrics.getMeterProvider();
+  const meterProvider = options.meterProvider;
   const tracerProvider = options.tracerProvider ?? otel.trace.getTracerProvider();
   // `logs` is in @opentelemetry/api from 1.10; with 1.9 the namespace has none.
   const globalLogs = (otel as { logs?: { getLoggerProvider(): OtelLoggerProvider } }).logs;
   const loggerProvider = options.loggerProvider ?? globalLogs?.getLoggerProvider() ?? null;
   return new OtelTelemetryImpl(
-    meterProvider.getMeter(SCOPE_NAME, SCOPE_VERSION),
+    // The global meter provider is not a proxy: read it when the first instrument is needed.
+    () => (meterProvider ?? otel.metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION),
     tracerProvider.getTracer(SCOPE_NAME, SCOPE_VERSION),
     loggerProvider?.getLogger(SCOPE_NAME, SCOPE_VERSION) ?? null,
     options,
@@ -217,6 +221,13 @@ class OtelSpan implements TelemetrySpan {
   }
 }
 
+/** The synchronous instruments (the asynchronous ones are registered with them). */
+interface Instruments {
+  bundleUpdates: Counter;
+  fetchDuration: Histogram;
+  storeDuration: Histogram;
+}
+
 class OtelTelemetryImpl implements OtelTelemetry {
   readonly evaluateSampleRate: number;
   readonly recordDecision: (decision: Decision) => void;
@@ -227,13 +238,12 @@ class OtelTelemetryImpl implements OtelTelemetry {
   readonly #rateLimits = new Tally();
   readonly #logRecords = new Tally();
   readonly #logDropped = new Tally();
-  readonly #bundleUpdates: Counter;
-  readonly #fetchDuration: Histogram;
-  readonly #storeDuration: Histogram;
   readonly #clients = new Set<() => TelemetryClientState>();
+  readonly #meter: () => Meter;
+  #made: Instruments | null = null;
 
   constructor(
-    meter: Meter,
+    meter: () => Meter,
     tracer: Tracer,
     logger: { emit(record: OtelLogRecord): void } | null,
     options: TelemetryOptions,
@@ -241,9 +251,23 @@ class OtelTelemetryImpl implements OtelTelemetry {
     this.evaluateSampleRate = options.evaluateSampleRate ?? 0;
     this.logger = logger;
     this.#tracer = tracer;
+    this.#meter = meter;
     const decisions = this.#decisions = decisionTally(options.ruleIdAttribute === true);
     // An own property, not a method: the one call evaluate makes goes straight to the tally.
+    // It makes no instrument: decisions come from a client, whose start made them.
     this.recordDecision = (decision) => decisions.add(decision);
+  }
+
+  /**
+   * The instruments, made once, when first needed (a client starts, an
+   * enforcer or a decision log records): so an SDK registered globally
+   * after `createTelemetry`, but before the first client, still gets them.
+   */
+  #instruments(): Instruments {
+    return this.#made ??= this.#makeInstruments(this.#meter());
+  }
+
+  #makeInstruments(meter: Meter): Instruments {
     const counted = (
       metric: typeof METRICS[keyof typeof METRICS],
       tally: { observe: Tally["observe"] },
@@ -257,20 +281,6 @@ class OtelTelemetryImpl implements OtelTelemetry {
     counted(METRICS.rateLimitRequests, this.#rateLimits);
     counted(METRICS.decisionLogRecords, this.#logRecords);
     counted(METRICS.decisionLogDropped, this.#logDropped);
-    this.#bundleUpdates = meter.createCounter(METRICS.bundleUpdates.name, {
-      description: METRICS.bundleUpdates.description,
-      unit: METRICS.bundleUpdates.unit,
-    });
-    this.#fetchDuration = meter.createHistogram(METRICS.bundleFetchDuration.name, {
-      description: METRICS.bundleFetchDuration.description,
-      unit: METRICS.bundleFetchDuration.unit,
-      advice: { explicitBucketBoundaries: FETCH_BUCKETS },
-    });
-    this.#storeDuration = meter.createHistogram(METRICS.rateLimitStoreDuration.name, {
-      description: METRICS.rateLimitStoreDuration.description,
-      unit: METRICS.rateLimitStoreDuration.unit,
-      advice: { explicitBucketBoundaries: STORE_BUCKETS },
-    });
     const gauge = (
       metric: typeof METRICS[keyof typeof METRICS],
       value: (state: TelemetryClientState) => number | null,
@@ -291,9 +301,26 @@ class OtelTelemetryImpl implements OtelTelemetry {
     gauge(METRICS.clientStale, (state) => state.stale ? 1 : 0);
     gauge(METRICS.clientDegraded, (state) => state.degraded ? 1 : 0);
     gauge(METRICS.clientConsecutiveFailures, (state) => state.consecutiveFailures);
+    return {
+      bundleUpdates: meter.createCounter(METRICS.bundleUpdates.name, {
+        description: METRICS.bundleUpdates.description,
+        unit: METRICS.bundleUpdates.unit,
+      }),
+      fetchDuration: meter.createHistogram(METRICS.bundleFetchDuration.name, {
+        description: METRICS.bundleFetchDuration.description,
+        unit: METRICS.bundleFetchDuration.unit,
+        advice: { explicitBucketBoundaries: FETCH_BUCKETS },
+      }),
+      storeDuration: meter.createHistogram(METRICS.rateLimitStoreDuration.name, {
+        description: METRICS.rateLimitStoreDuration.description,
+        unit: METRICS.rateLimitStoreDuration.unit,
+        advice: { explicitBucketBoundaries: STORE_BUCKETS },
+      }),
+    };
   }
 
   recordEvaluationError(errorType: string): void {
+    this.#instruments();
     this.#evaluationErrors.add(errorType, 1, () => ({ [ATTRIBUTES.errorType]: errorType }));
   }
 
@@ -303,7 +330,7 @@ class OtelTelemetryImpl implements OtelTelemetry {
       [ATTRIBUTES.origin]: update.origin,
     };
     if (update.errorType !== null) attributes[ATTRIBUTES.errorType] = update.errorType;
-    this.#bundleUpdates.add(1, attributes);
+    this.#instruments().bundleUpdates.add(1, attributes);
   }
 
   recordBundleFetch(fetch: TelemetryBundleFetch): void {
@@ -313,10 +340,11 @@ class OtelTelemetryImpl implements OtelTelemetry {
     };
     if (fetch.statusCode !== null) attributes[ATTRIBUTES.httpStatusCode] = fetch.statusCode;
     if (fetch.errorType !== null) attributes[ATTRIBUTES.errorType] = fetch.errorType;
-    this.#fetchDuration.record(fetch.seconds, attributes);
+    this.#instruments().fetchDuration.record(fetch.seconds, attributes);
   }
 
   recordRateLimit(result: RateLimitResult, policyKey: string): void {
+    this.#instruments();
     this.#rateLimits.add(`${result}\u0000${policyKey}`, 1, () => ({
       [ATTRIBUTES.rateLimitResult]: result,
       [ATTRIBUTES.policyKey]: policyKey,
@@ -327,14 +355,16 @@ class OtelTelemetryImpl implements OtelTelemetry {
     const attributes: Attributes = {};
     if (call.system !== null) attributes[ATTRIBUTES.dbSystemName] = call.system;
     if (call.errorType !== null) attributes[ATTRIBUTES.errorType] = call.errorType;
-    this.#storeDuration.record(call.seconds, attributes);
+    this.#instruments().storeDuration.record(call.seconds, attributes);
   }
 
   recordDecisionLogRecords(count: number): void {
+    this.#instruments();
     this.#logRecords.add("", count, () => ({}));
   }
 
   recordDecisionLogDropped(reason: DecisionLogDropReason, count: number): void {
+    this.#instruments();
     this.#logDropped.add(reason, count, () => ({ [ATTRIBUTES.dropReason]: reason }));
   }
 
@@ -360,6 +390,7 @@ class OtelTelemetryImpl implements OtelTelemetry {
   }
 
   observeClient(read: () => TelemetryClientState): () => void {
+    this.#instruments();
     // A function of its own per call: the same one observed twice is removed once each.
     const entry = () => read();
     this.#clients.add(entry);

@@ -4,7 +4,7 @@
 // attributes, units, spans and times they report.
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { metrics, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { DataPointType } from "@opentelemetry/sdk-metrics";
 import { createLocalClient } from "../../mod.ts";
 import { createEnforcer, createMemoryStore, type ThrottleStore } from "../../src/enforce/mod.ts";
@@ -300,6 +300,25 @@ Deno.test("without an SDK, createTelemetry is a no-op that changes no decision",
     );
   } finally {
     await client.close();
+  }
+});
+
+Deno.test("the global meter provider is read when the first client starts, not at createTelemetry", async () => {
+  const telemetry = createTelemetry();
+  const sdk = new Sdk();
+  assert.equal(metrics.setGlobalMeterProvider(sdk.meterProvider), true);
+  const client = await createLocalClient({
+    bundlePath: new URL("../../examples/bundle.json", import.meta.url).pathname,
+    allowUnsigned: true,
+    telemetry,
+  });
+  try {
+    client.evaluate({ target: { service: "billing", resource: "invoice", action: "create" } });
+    assert.equal((await sdk.points("policy.decisions")).length, 1);
+  } finally {
+    await client.close();
+    metrics.disable();
+    await sdk.shutdown();
   }
 });
 
