@@ -12,6 +12,7 @@ const TASKS = [
   "bench:parse-json",
   "bench:decision-log",
   "bench:openfeature",
+  "bench:otel",
   "bench:change-safety",
   "bench:aims",
 ];

@@ -1,0 +1,77 @@
+// deno task bench:otel [--rounds 5] [--no-write]
+//
+// What `telemetry` costs `evaluate` (docs/observability.md "Cost",
+// docs/performance.md "Telemetry"): a client's evaluate without it, against
+// the same with createTelemetry on the real metrics SDK (the aim: at most
+// 1.5×), on no SDK (the API's no-op), with a rule id per series, and with
+// 1 % of the evaluations traced through the tracing SDK; and the first two
+// again on a 10-target bundle. Each case runs in a fresh process
+// (bench/otel/_child.ts) in every round, the order turning by one each
+// round: in one process, the clients' shared code would be shaped by every
+// case at once, which no service sees. Writes the block between the `otel`
+// markers of docs/performance.md.
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { CASES } from "./_child.ts";
+import type { RoundFigures } from "../_rounds.ts";
+import { caseRatio, caseSpread } from "../_rounds.ts";
+import { formatRatioSpread } from "../_stats.ts";
+import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
+});
+const rounds = Number(flags.rounds);
+if (!Number.isSafeInteger(rounds) || rounds < 1) {
+  throw new Error(`--rounds must be a whole number of at least 1, not ${flags.rounds}`);
+}
+
+/** Each case's row: its label, and the case it is compared with. */
+const ROWS: [string, string, string | null][] = [
+  ["plain", "client, no `telemetry`", null],
+  ["sdk", "client, `telemetry` on the metrics SDK", "plain"],
+  ["noop", "client, `telemetry` without an SDK (the API's no-op)", "plain"],
+  ["rule-ids", "client, `telemetry`, `ruleIdAttribute: true`", "plain"],
+  ["traced", "client, `telemetry`, `evaluateSampleRate: 0.01` (tracing SDK)", "plain"],
+  ["small-plain", "10 targets: client, no `telemetry`", null],
+  ["small-sdk", "10 targets: client, `telemetry` on the metrics SDK", "small-plain"],
+];
+const names = ROWS.map(([name]) => name);
+for (const name of names) if (!(name in CASES)) throw new Error(`no case ${name}`);
+
+const child = fileURLToPath(new URL("./_child.ts", import.meta.url));
+const finishRun = startRun();
+const figures: RoundFigures = new Map(names.map((name) => [name, []]));
+for (let round = 0; round < rounds; round++) {
+  const turn = round % names.length;
+  for (const name of [...names.slice(turn), ...names.slice(0, turn)]) {
+    const { code, stdout, stderr } = await new Deno.Command("deno", {
+      args: ["run", "--allow-read=.", child, name],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(stdout);
+    if (code !== 0) {
+      throw new Error(`bench:otel ${name} failed:\n${text}${new TextDecoder().decode(stderr)}`);
+    }
+    figures.get(name)!.push(JSON.parse(text.trim().split("\n").pop()!).msPerCall);
+  }
+  console.error(`round ${round + 1} of ${rounds}`);
+}
+
+const table = markdownTable([
+  ["`evaluate`, 1,000 targets", "ns per call", "× without telemetry"],
+  ...ROWS.map(([name, label, base]) => [
+    label,
+    (caseSpread(figures, name).median * 1e6).toFixed(0),
+    base === null ? "1×" : formatRatioSpread(caseRatio(figures, name, base)),
+  ]),
+]);
+const block = `${rounds} interleaved rounds, each case in a fresh process in every round; each ` +
+  `round's figure is the fast decile of 2 ms batches; medians, and for the ratio (taken round by ` +
+  `round) the lowest and highest round. ${runCaption(finishRun())}\n\n${table}`;
+console.log(block);
+if (!flags["no-write"]) {
+  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "otel", block);
+}
