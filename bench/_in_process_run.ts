@@ -1,6 +1,7 @@
 // What the in-process benchmarks (bench:parse-json, bench:decision-log, bench:openfeature,
-// bench:change-safety) share: their flags (`--rounds N`, `--no-write`), the run's record, and the
-// block they print and write into docs/performance.md with its caption.
+// bench:change-safety) and bench:otel (a fresh process per case) share: their flags (`--rounds N`,
+// `--no-write`), the run's record, and the block they print and write into docs/performance.md
+// with its caption.
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { runCaption, startRun, writeDocBlock } from "./_report.ts";
@@ -17,8 +18,11 @@ export interface InProcessRun {
   publish(marker: string, table: string, figure: string, ratios?: "ratio" | "ratios"): void;
 }
 
-/** Reads the flags (`Deno.args`) and starts recording the run. */
-export function startInProcessRun(): InProcessRun {
+/**
+ * Reads the flags (`Deno.args`) and starts recording the run; `rounds` says
+ * in the caption how the rounds ran (`how`).
+ */
+export function startInProcessRun(how = "interleaved rounds in one process"): InProcessRun {
   const { values: flags } = parseArgs({
     args: Deno.args,
     options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
@@ -31,8 +35,7 @@ export function startInProcessRun(): InProcessRun {
   return {
     rounds,
     publish(marker, table, figure, ratios = "ratio") {
-      const block =
-        `${rounds} interleaved rounds in one process; each round's figure is the fast ` +
+      const block = `${rounds} ${how}; each round's figure is the fast ` +
         `decile of ${figure}; medians, and for the ${ratios} (taken round by round) the lowest ` +
         `and highest round. ${runCaption(finishRun())}\n\n${table}`;
       console.log(block);

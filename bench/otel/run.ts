@@ -10,22 +10,16 @@
 // round: in one process, the clients' shared code would be shaped by every
 // case at once, which no service sees. Writes the block between the `otel`
 // markers of docs/performance.md.
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { CASES } from "./_child.ts";
 import type { RoundFigures } from "../_rounds.ts";
 import { caseRatio, caseSpread } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
-import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
+import { markdownTable } from "../_report.ts";
+import { startInProcessRun } from "../_in_process_run.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, "no-write": { type: "boolean" } },
-});
-const rounds = Number(flags.rounds);
-if (!Number.isSafeInteger(rounds) || rounds < 1) {
-  throw new Error(`--rounds must be a whole number of at least 1, not ${flags.rounds}`);
-}
+const run = startInProcessRun("interleaved rounds, each case in a fresh process in every round");
+const rounds = run.rounds;
 
 /** Each case's row: its label, and the case it is compared with. */
 const ROWS: [string, string, string | null][] = [
@@ -41,7 +35,6 @@ const names = ROWS.map(([name]) => name);
 for (const name of names) if (!(name in CASES)) throw new Error(`no case ${name}`);
 
 const child = fileURLToPath(new URL("./_child.ts", import.meta.url));
-const finishRun = startRun();
 const figures: RoundFigures = new Map(names.map((name) => [name, []]));
 for (let round = 0; round < rounds; round++) {
   const turn = round % names.length;
@@ -68,10 +61,4 @@ const table = markdownTable([
     base === null ? "1×" : formatRatioSpread(caseRatio(figures, name, base)),
   ]),
 ]);
-const block = `${rounds} interleaved rounds, each case in a fresh process in every round; each ` +
-  `round's figure is the fast decile of 2 ms batches; medians, and for the ratio (taken round by ` +
-  `round) the lowest and highest round. ${runCaption(finishRun())}\n\n${table}`;
-console.log(block);
-if (!flags["no-write"]) {
-  writeDocBlock(fileURLToPath(new URL("../..", import.meta.url)), "otel", block);
-}
+run.publish("otel", table, "2 ms batches");

@@ -11,25 +11,12 @@
  */
 import { freePort, listening } from "../_loopback.ts";
 import { redisConfig } from "../_redis_config.mjs";
+import { whyNotRunnable } from "../_program.ts";
 
-/** redis-server when it can be run, or null with the reason. */
+/** redis-server when it can be run, or the reason it cannot. */
 export async function findRedisServer(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  try {
-    const { success } = await new Deno.Command("redis-server", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success ? { ok: true } : { ok: false, reason: "redis-server --version failed" };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return { ok: false, reason: "redis-server not found (apt-get install redis-server)" };
-    }
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      return { ok: false, reason: "run permission for redis-server not granted" };
-    }
-    throw error;
-  }
+  const reason = await whyNotRunnable("redis-server", "apt-get install redis-server");
+  return reason === null ? { ok: true } : { ok: false, reason };
 }
 
 /** A running redis-server. */

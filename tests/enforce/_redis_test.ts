@@ -9,6 +9,7 @@
  */
 
 import { withTempDir } from "../_temp_dir.ts";
+import { whyNotRunnable } from "../_program.ts";
 import { type ClusterOptions, type RedisCluster, startRedisCluster } from "./_redis_cluster.ts";
 import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
 
@@ -34,23 +35,8 @@ export function redisTest(name: string, fn: (server: RedisServer) => Promise<voi
 }
 
 /** Whether redis-cli runs (it builds and administers the clusters), or why not. */
-async function findRedisCli(): Promise<string | null> {
-  try {
-    const { success } = await new Deno.Command("redis-cli", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success ? null : "redis-cli --version failed";
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return "redis-cli not found (apt-get install redis-server brings it)";
-    }
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      return "run permission for redis-cli not granted";
-    }
-    throw error;
-  }
+function findRedisCli(): Promise<string | null> {
+  return whyNotRunnable("redis-cli", "apt-get install redis-server brings it");
 }
 
 let clusterSkip: Promise<string | null> | undefined;

@@ -1,6 +1,7 @@
 // The bundle of the telemetry tests: a throttle, and a conditional allow
 // whose policy denies by default; and the targets that reach them.
 import type { RuntimeBundleV1 } from "../../mod.ts";
+import BUNDLE from "../testdata/otel/bundle.json" with { type: "json" };
 
 /** The targets: a throttled report, an admin page (allow or the policy's deny), none. */
 export const TARGETS = {
@@ -9,36 +10,11 @@ export const TARGETS = {
   OTHER: { service: "app", resource: "other", action: "x" },
 } as const;
 
-const { REPORT, ADMIN } = TARGETS;
-
-/** A bundle of `bundleVersion` with a throttle, a conditional allow with a deny default. */
+/**
+ * The bundle (tests/testdata/otel/bundle.json, which the Node test reads
+ * too) with `bundleVersion`: a throttle of 2 per minute per user, and a
+ * conditional allow whose policy denies by default.
+ */
 export function bundle(bundleVersion: number): RuntimeBundleV1 {
-  return {
-    schemaVersion: 1,
-    env: "test",
-    bundleVersion,
-    policies: [{
-      policyKey: "reports",
-      activeVersion: 1,
-      rules: [{
-        id: "per-user",
-        status: "active",
-        priority: 1,
-        target: REPORT,
-        effect: { type: "throttle", throttle: { limit: 2, windowSeconds: 60, key: "user" } },
-      }],
-    }, {
-      policyKey: "admin",
-      activeVersion: 1,
-      defaults: { effect: "deny" },
-      rules: [{
-        id: "admins",
-        status: "active",
-        priority: 1,
-        target: ADMIN,
-        when: { op: "eq", path: "role", value: "admin" },
-        effect: { type: "allow" },
-      }],
-    }],
-  };
+  return { ...structuredClone(BUNDLE as RuntimeBundleV1), bundleVersion };
 }

@@ -18,32 +18,13 @@ import { createTelemetry } from "../../src/otel/mod.ts";
 import { freePort, listening } from "../_loopback.ts";
 import { withTempDir } from "../_temp_dir.ts";
 import { LONG, LONG_ONLY } from "../_long.ts";
+import { whyNotRunnable } from "../_program.ts";
 import { bundle, TARGETS } from "./_bundle.ts";
 
 /** The longest the test waits for Prometheus to have scraped what it asks for. */
 const SCRAPE_BOUND_MS = 60_000;
 
-/** prometheus when it can be run, or the reason it cannot. */
-async function findPrometheus(): Promise<string | null> {
-  try {
-    const { success } = await new Deno.Command("prometheus", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success ? null : "prometheus --version failed";
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return "prometheus not found (apt-get install prometheus)";
-    }
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      return "run permission for prometheus not granted";
-    }
-    throw error;
-  }
-}
-
-const missing = await findPrometheus();
+const missing = await whyNotRunnable("prometheus", "apt-get install prometheus");
 if (missing !== null) console.log(`tests/otel/prometheus_test.ts: skipped: ${missing}`);
 
 /** One series of an instant query: its labels and value. */
