@@ -28,9 +28,10 @@ import { isRecord } from "../../_internal/guards.ts";
 import { inspectBundleFile } from "../kit/bundle.ts";
 import { describeTarget, plural } from "../kit/describe.ts";
 import type { CommandSpec } from "../kit/command_spec.ts";
+import type { Output } from "../kit/output.ts";
 
 /** A warning of the JSON document: position fields are null when the warning is not about a place. */
-interface LocatedWarning {
+export interface LocatedWarning {
   code: string;
   message: string;
   file: string | null;
@@ -39,7 +40,7 @@ interface LocatedWarning {
 }
 
 /** What the listing is compared with. */
-interface Comparison {
+export interface Comparison {
   type: "draft" | "bundle";
   path: string;
   policies: KnownPolicy[];
@@ -84,231 +85,355 @@ export const ANALYZE_SPEC: CommandSpec = {
   ],
 };
 
-/** Scans source code for evaluation points, lists them, writes the first draft. */
-export const runAnalyze = defineCommand(ANALYZE_SPEC, async (session) => {
-  const out = session.out;
+/** What the command line asks of `analyze`. */
+interface AnalyzeOptions {
+  check: boolean;
+  merge: boolean;
+  strict: boolean;
+  /** The source folder (or file), absolute. */
+  source: string;
+  sourceIsFile: boolean;
+  skipDirectories: string[];
+}
+
+/**
+ * The options from the flags, then the `analyze` block of the config.
+ *
+ * @throws {CliError} `USAGE_ERROR`, `CONFIG_INVALID`.
+ */
+async function analyzeOptions(session: Session): Promise<AnalyzeOptions> {
   const config = await session.config();
   const workingFolder = (await session.workingFolder()).path;
-  const early = out.warnings.length;
   const settings = analyzeSettings(config.analyze, config.file);
   const check = session.has("check");
   const merge = session.has("merge");
   if (check && merge) {
     throw usageError("--check writes nothing; it cannot be combined with --merge");
   }
-  const strict = session.global.strict;
-
   const sourceFlag = session.string("source");
   if (sourceFlag === "") throw usageError("--source needs a folder");
-  const { path } = session.files;
-  const source = path.resolve(workingFolder, sourceFlag ?? settings.source ?? ".");
+  const source = session.files.path.resolve(workingFolder, sourceFlag ?? settings.source ?? ".");
   const sourceIsFile = await sourceKind(session.files, source);
-  out.note(`source: ${source}`);
+  session.out.note(`source: ${source}`);
+  const { skipDirectories } = settings;
+  return { check, merge, strict: session.global.strict, source, sourceIsFile, skipDirectories };
+}
 
+/** A warning about a place of the source, or about none. */
+function located(code: string, message: string, at: SourceLocation | null): LocatedWarning {
+  return {
+    code,
+    message,
+    file: at?.file ?? null,
+    line: at?.line ?? null,
+    column: at?.column ?? null,
+  };
+}
+
+/**
+ * What the scan itself found wrong: its warnings (their files as shown)
+ * and, when it found no evaluation point, that.
+ */
+export function scanFindings(
+  scan: { filesScanned: number; warnings: readonly DiscoveryWarning[] },
+  points: readonly unknown[],
+  display: (file: string) => string,
+  options: Pick<AnalyzeOptions, "source" | "check">,
+): LocatedWarning[] {
+  const found = scan.warnings.map((w) =>
+    located(w.code, w.message, { ...locationOf(w), file: display(w.file) })
+  );
+  if (points.length === 0) {
+    found.push(located(
+      "ANALYZE_NO_EVALUATION_POINTS",
+      `no evaluation points found in ${
+        plural(scan.filesScanned, "source file")
+      } under ${options.source}${
+        options.check ? "" : "; no draft was written"
+      } (check --source, or start an empty draft with 'policy working-folder init')`,
+      null,
+    ));
+  }
+  return found;
+}
+
+/**
+ * What comparing the discovered targets with the draft or bundle found:
+ * rules whose target is close to a discovered one (a typo), and targets
+ * with a policy but no rule yet.
+ */
+export function comparisonFindings(
+  comparison: Comparison,
+  discovered: readonly DiscoveredPolicy[],
+): LocatedWarning[] {
+  const found: LocatedWarning[] = [];
+  for (const near of nearMisses(comparison.policies, discovered)) {
+    found.push(located(
+      "ANALYZE_RULE_TARGET_UNUSED",
+      `rule ${
+        JSON.stringify(near.ruleId)
+      } of policy ${near.policyKey} in the ${comparison.type} targets ${near.target}, which no evaluation point uses; did you mean ${near.closest}?`,
+      null,
+    ));
+  }
+  for (const entry of discovered) {
+    if (entry.status !== "present" || hasRuleFor(comparison.policies, entry)) continue;
+    const t = entry.target;
+    found.push(located(
+      "ANALYZE_TARGET_WITHOUT_RULES",
+      `${t.service}/${t.resource}/${t.action} has policy ${
+        entry.matchedPolicyKeys.join(", ")
+      } in the ${comparison.type}, but no rule targets it yet: until one does, its evaluations end in deny by default`,
+      entry.evaluationPoints[0] ?? null,
+    ));
+  }
+  return found;
+}
+
+/**
+ * The policies of `fresh` (the draft the scan builds) that `draft` lacks:
+ * what `--merge` adds.
+ *
+ * @throws {CliError} `DRAFT_INVALID` when the draft has a policy of the
+ * same key for another target.
+ */
+export function planMerge(
+  draft: DraftDocument,
+  points: Parameters<typeof listDiscoveredPolicies>[0],
+  fresh: ReturnType<typeof buildDraft>,
+): ReturnType<typeof buildDraft>["policies"] {
+  const known = listDiscoveredPolicies(points, draft.policies as KnownPolicy[]);
+  const lacking = new Set(
+    known.policies.filter((p) => p.status === "missing").map((p) => p.policyKey),
+  );
+  const taken = new Set(draft.policies.map((p) => p?.policyKey));
+  const extra = fresh.policies.filter((p) => lacking.has(p.policyKey));
+  const clash = extra.find((p) => taken.has(p.policyKey));
+  if (clash !== undefined) {
+    throw new CliError(
+      "DRAFT_INVALID",
+      `the draft already has a policy ${clash.policyKey} that does not name the target ${
+        describeTarget(clash.discoveredTarget)
+      }; nothing was merged`,
+      {
+        hint: `give that policy a discoveredTarget or a rule for ${
+          describeTarget(clash.discoveredTarget)
+        }, or rename it`,
+      },
+    );
+  }
+  return extra;
+}
+
+/**
+ * Writes the first draft (never over one), or with `--merge` adds the
+ * policies the draft lacks, under the lock; returns the keys written.
+ */
+async function writeDraft(
+  session: Session,
+  points: Parameters<typeof listDiscoveredPolicies>[0],
+  draftFile: string,
+  replaceNone: boolean,
+): Promise<string[]> {
+  const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
+  return await session.exclusive(async () => {
+    if (replaceNone) {
+      await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {
+        overwrite: false,
+        createParents: true,
+        onExists: draftExists,
+      });
+      return fresh.policies.map((p) => p.policyKey);
+    }
+    // Merge: the draft as it is now (under the lock), plus the policies it lacks.
+    const edit = await readDraftForEdit(session);
+    const extra = planMerge(edit.draft, points, fresh);
+    if (extra.length > 0) {
+      edit.draft.policies.push(...extra as unknown as typeof edit.draft.policies);
+      await saveDraft(session, edit);
+    }
+    return extra.map((p) => p.policyKey);
+  });
+}
+
+/** What one analysis found and did, for its output. */
+interface Analysis {
+  options: AnalyzeOptions;
+  filesScanned: number;
+  comparison: Comparison | null;
+  listing: ReturnType<typeof listDiscoveredPolicies>;
+  warningCount: number;
+  passed: boolean;
+  hasDraft: boolean;
+  draftFile: string;
+  draftPath: string | null;
+  added: string[];
+}
+
+/** Scans source code for evaluation points, lists them, writes the first draft. */
+export const runAnalyze = defineCommand(ANALYZE_SPEC, async (session) => {
+  const out = session.out;
+  const options = await analyzeOptions(session);
+  // The config's warnings, printed when it was read, are in the document's list too.
+  const early = out.warnings.length;
+  const { check, merge, strict, source } = options;
   const { file: draftFile } = await draftDocument(session);
   const hasDraft = await exists(session.files, draftFile);
   if (!check && !merge && hasDraft) throw draftExists(draftFile);
-
   const scan = await scanSourceTree(source, {
-    maxFileBytes: config.maxFileBytes,
-    skipDirectories: settings.skipDirectories,
+    maxFileBytes: (await session.config()).maxFileBytes,
+    skipDirectories: options.skipDirectories,
   });
   out.note(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
-
   // Paths are printed relative to the working folder, so they can be opened from there.
-  const base = sourceIsFile ? path.dirname(source) : source;
+  const { path } = session.files;
+  const workingFolder = (await session.workingFolder()).path;
+  const base = options.sourceIsFile ? path.dirname(source) : source;
   const display = (file: string) =>
     toPosix(path, path.relative(workingFolder, path.join(base, file)));
   const points = scan.points.map((p) => ({ ...p, file: display(p.file) }));
-
-  const located: LocatedWarning[] = [];
-  const warnAt = (code: string, message: string, at: SourceLocation | null) => {
-    out.warn(code, at === null ? message : `${at.file}:${at.line}:${at.column}: ${message}`);
-    located.push({
-      code,
-      message,
-      file: at?.file ?? null,
-      line: at?.line ?? null,
-      column: at?.column ?? null,
-    });
-  };
-  for (const w of scan.warnings) {
-    warnAt(w.code, w.message, { ...locationOf(w), file: display(w.file) });
-  }
-  if (points.length === 0) {
-    warnAt(
-      "ANALYZE_NO_EVALUATION_POINTS",
-      `no evaluation points found in ${plural(scan.filesScanned, "source file")} under ${source}${
-        check ? "" : "; no draft was written"
-      } (check --source, or start an empty draft with 'policy working-folder init')`,
-      null,
-    );
-  }
-
+  const warnings = scanFindings(scan, points, display, options);
+  for (const w of warnings) warn(out, w);
   const comparison = await compareWith(session, check || merge ? draftFile : null);
   if (comparison !== null) out.note(`compared with the ${comparison.type} ${comparison.path}`);
   const listing = listDiscoveredPolicies(points, comparison?.policies ?? []);
+  const compared = comparison === null ? [] : comparisonFindings(comparison, listing.policies);
+  for (const w of compared) warn(out, w);
+  warnings.push(...compared);
   const missing = listing.policies.filter((p) => p.status === "missing");
-  if (comparison !== null) {
-    for (const near of nearMisses(comparison.policies, listing.policies)) {
-      warnAt(
-        "ANALYZE_RULE_TARGET_UNUSED",
-        `rule ${
-          JSON.stringify(near.ruleId)
-        } of policy ${near.policyKey} in the ${comparison.type} targets ${near.target}, which no evaluation point uses; did you mean ${near.closest}?`,
-        null,
-      );
-    }
-    for (const entry of listing.policies) {
-      if (entry.status !== "present" || hasRuleFor(comparison.policies, entry)) continue;
-      const t = entry.target;
-      warnAt(
-        "ANALYZE_TARGET_WITHOUT_RULES",
-        `${t.service}/${t.resource}/${t.action} has policy ${
-          entry.matchedPolicyKeys.join(", ")
-        } in the ${comparison.type}, but no rule targets it yet: until one does, its evaluations end in deny by default`,
-        entry.evaluationPoints[0] ?? null,
-      );
-    }
-  }
-  const warningCount = located.length;
-
-  const passed = check
-    ? missing.length === 0 && !(strict && warningCount > 0)
-    : !(strict && warningCount > 0);
-
+  const passed = (!check || missing.length === 0) && !(strict && warnings.length > 0);
   let draftPath: string | null = null;
   let added: string[] = [];
   if (!check && passed && points.length > 0) {
-    const fresh = buildDraft(points, new Date(session.io.clock.wallNow()));
-    added = await session.exclusive(async () => {
-      if (!hasDraft || !merge) {
-        await session.writeDocument(draftFile, "draft", draftText(fresh as DraftDocument), {
-          overwrite: false,
-          createParents: true,
-          onExists: draftExists,
-        });
-        return fresh.policies.map((p) => p.policyKey);
-      }
-      // Merge: the draft as it is now (under the lock), plus the policies it lacks.
-      const edit = await readDraftForEdit(session);
-      const known = listDiscoveredPolicies(points, edit.draft.policies as KnownPolicy[]);
-      const lacking = new Set(
-        known.policies.filter((p) => p.status === "missing").map((p) => p.policyKey),
-      );
-      const taken = new Set(edit.draft.policies.map((p) => p?.policyKey));
-      const extra = fresh.policies.filter((p) => lacking.has(p.policyKey));
-      const clash = extra.find((p) => taken.has(p.policyKey));
-      if (clash !== undefined) {
-        throw new CliError(
-          "DRAFT_INVALID",
-          `the draft already has a policy ${clash.policyKey} that does not name the target ${
-            describeTarget(clash.discoveredTarget)
-          }; nothing was merged`,
-          {
-            hint: `give that policy a discoveredTarget or a rule for ${
-              describeTarget(clash.discoveredTarget)
-            }, or rename it`,
-          },
-        );
-      }
-      if (extra.length > 0) {
-        edit.draft.policies.push(...extra as unknown as typeof edit.draft.policies);
-        await saveDraft(session, edit);
-      }
-      return extra.map((p) => p.policyKey);
-    });
+    added = await writeDraft(session, points, draftFile, !hasDraft || !merge);
     draftPath = added.length > 0 || !hasDraft || !merge ? draftFile : null;
   }
-
-  const allWarnings: LocatedWarning[] = [
-    ...out.warnings.slice(0, early).map((w) => ({ ...w, file: null, line: null, column: null })),
-    ...located,
-  ];
+  const analysis: Analysis = {
+    options,
+    filesScanned: scan.filesScanned,
+    comparison,
+    listing,
+    warningCount: warnings.length,
+    passed,
+    hasDraft,
+    draftFile,
+    draftPath,
+    added,
+  };
   out.result(
     {
-      source,
-      check,
-      passed,
-      filesScanned: scan.filesScanned,
-      comparedWith: comparison === null ? null : { type: comparison.type, path: comparison.path },
-      draftPath,
-      added,
-      policies: listing.policies,
-      summary: listing.summary,
-      warnings: allWarnings,
+      ...analysisDocument(analysis),
+      warnings: [
+        ...out.warnings.slice(0, early).map((w) => ({
+          ...w,
+          file: null,
+          line: null,
+          column: null,
+        })),
+        ...warnings,
+      ],
     },
-    () => {
-      out.info(`scanned ${plural(scan.filesScanned, "file")} under ${source}`);
-      out.info(
-        comparison === null
-          ? `no ${check ? "draft or bundle" : "bundle"} to compare with: every target is missing`
-          : `compared with the ${comparison.type} ${comparison.path}`,
-      );
-      if (listing.policies.length > 0) out.info();
-      const width = Math.max(0, ...listing.policies.map((p) => p.policyKey.length));
-      for (const entry of listing.policies) printEntry(session, entry, width);
-      if (listing.policies.length > 0) out.info();
-      const { summary } = listing;
-      out.info(
-        `${plural(summary.targets, "target")}, ${
-          plural(summary.evaluationPoints, "evaluation point")
-        }: ${summary.present} present, ${summary.missing} missing; ${
-          plural(warningCount, "warning")
-        }`,
-      );
-      if (check) {
-        if (passed) {
-          out.info("check passed: every evaluation point has a policy");
-        } else if (missing.length > 0) {
-          out.line(
-            `check failed: ${plural(missing.length, "target")} without a policy: ${
-              missing.map(describeMissing).join(", ")
-            }`,
-          );
-        } else {
-          out.line(`check failed: ${plural(warningCount, "warning")} with --strict`);
-        }
-      } else if (!passed) {
-        out.line(
-          `no draft written: ${plural(warningCount, "warning")} with --strict`,
-        );
-      } else if (merge && hasDraft) {
-        out.info(
-          added.length === 0
-            ? `the draft ${draftFile} already has a policy for every target; nothing was added`
-            : `added ${plural(added.length, "policy", "policies")} to the draft ${draftFile}: ${
-              added.join(", ")
-            } (no rules yet)`,
-        );
-      } else if (draftPath !== null) {
-        out.info(
-          `wrote the draft ${draftPath} (${
-            plural(listing.policies.length, "policy", "policies")
-          }, no rules yet)`,
-        );
-        out.info(
-          "next: add rules with 'policy policies add-rule' (and defaults with 'policy policies update-policy'), then 'policy build'",
-        );
-      }
-    },
+    () => render(out, analysis),
   );
   return passed ? 0 : exitCodeFor("ANALYZE_FAILED");
 });
 
-function printEntry(session: Session, entry: DiscoveredPolicy, width: number): void {
+/** Prints a warning, at its place when it has one. */
+function warn(out: Output, w: LocatedWarning): void {
+  out.warn(w.code, w.file === null ? w.message : `${w.file}:${w.line}:${w.column}: ${w.message}`);
+}
+
+/** The JSON document of an analysis but its warnings (docs/cli.md, "analyze"). */
+function analysisDocument(a: Analysis): Record<string, unknown> {
+  return {
+    source: a.options.source,
+    check: a.options.check,
+    passed: a.passed,
+    filesScanned: a.filesScanned,
+    comparedWith: a.comparison === null
+      ? null
+      : { type: a.comparison.type, path: a.comparison.path },
+    draftPath: a.draftPath,
+    added: a.added,
+    policies: a.listing.policies,
+    summary: a.listing.summary,
+  };
+}
+
+function render(out: Output, a: Analysis): void {
+  const { check } = a.options;
+  out.info(`scanned ${plural(a.filesScanned, "file")} under ${a.options.source}`);
+  out.info(
+    a.comparison === null
+      ? `no ${check ? "draft or bundle" : "bundle"} to compare with: every target is missing`
+      : `compared with the ${a.comparison.type} ${a.comparison.path}`,
+  );
+  const { policies, summary } = a.listing;
+  if (policies.length > 0) out.info();
+  const width = Math.max(0, ...policies.map((p) => p.policyKey.length));
+  for (const entry of policies) printEntry(out, entry, width);
+  if (policies.length > 0) out.info();
+  out.info(
+    `${plural(summary.targets, "target")}, ${
+      plural(summary.evaluationPoints, "evaluation point")
+    }: ${summary.present} present, ${summary.missing} missing; ${
+      plural(a.warningCount, "warning")
+    }`,
+  );
+  renderOutcome(out, a);
+}
+
+/** The last lines: the check's verdict, or what was written. */
+function renderOutcome(out: Output, a: Analysis): void {
+  const { check, merge } = a.options;
+  const missing = a.listing.policies.filter((p) => p.status === "missing");
+  if (check) {
+    if (a.passed) {
+      out.info("check passed: every evaluation point has a policy");
+    } else if (missing.length > 0) {
+      out.line(
+        `check failed: ${plural(missing.length, "target")} without a policy: ${
+          missing.map(describeMissing).join(", ")
+        }`,
+      );
+    } else {
+      out.line(`check failed: ${plural(a.warningCount, "warning")} with --strict`);
+    }
+  } else if (!a.passed) {
+    out.line(`no draft written: ${plural(a.warningCount, "warning")} with --strict`);
+  } else if (merge && a.hasDraft) {
+    out.info(
+      a.added.length === 0
+        ? `the draft ${a.draftFile} already has a policy for every target; nothing was added`
+        : `added ${plural(a.added.length, "policy", "policies")} to the draft ${a.draftFile}: ${
+          a.added.join(", ")
+        } (no rules yet)`,
+    );
+  } else if (a.draftPath !== null) {
+    out.info(
+      `wrote the draft ${a.draftPath} (${
+        plural(a.listing.policies.length, "policy", "policies")
+      }, no rules yet)`,
+    );
+    out.info(
+      "next: add rules with 'policy policies add-rule' (and defaults with 'policy policies update-policy'), then 'policy build'",
+    );
+  }
+}
+
+function printEntry(out: Output, entry: DiscoveredPolicy, width: number): void {
   const { target } = entry;
   const matched = entry.status === "present" &&
       !(entry.matchedPolicyKeys.length === 1 && entry.matchedPolicyKeys[0] === entry.policyKey)
     ? `  (policy ${entry.matchedPolicyKeys.join(", ")})`
     : "";
-  session.out.line(
+  out.line(
     `${entry.status.padEnd(8)} ${
       entry.policyKey.padEnd(width)
     }  ${target.service} / ${target.resource} / ${target.action}${matched}`,
   );
   for (const p of entry.evaluationPoints) {
-    session.out.line(`         ${p.file}:${p.line}:${p.column}`);
+    out.line(`         ${p.file}:${p.line}:${p.column}`);
   }
 }
 

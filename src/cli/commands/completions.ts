@@ -141,6 +141,14 @@ function quote(word: string): string {
 
 const words = (list: readonly string[]) => list.map(quote).join(" ");
 
+/** How one shell offers words and file names, and reads the words typed. */
+interface ShellWords {
+  add: (list: string) => string;
+  files: string;
+  start: number;
+  word: (i: string) => string;
+}
+
 /**
  * The shared body of the bash and zsh functions (both read it as POSIX
  * `case`): find the command and subcommand among the words before the
@@ -148,26 +156,27 @@ const words = (list: readonly string[]) => list.map(quote).join(" ");
  * complete a flag's value, a flag, a command, a subcommand or an argument.
  * `add` is the shell's "offer these words" and `files` its "offer file names".
  */
-function shellBody(
-  model: CompletionModel,
-  shell: {
-    add: (list: string) => string;
-    files: string;
-    start: number;
-    word: (i: string) => string;
-  },
-): string[] {
-  const globalValueFlags = model.global.filter((f) => f.value !== undefined).flatMap((f) =>
-    f.spellings
-  );
-  const groups = model.groups.map((g) => g.word);
+function shellBody(model: CompletionModel, shell: ShellWords): string[] {
   const offer = (value: readonly string[] | "files" | "commands") =>
     value === "files"
       ? shell.files
       : value === "commands"
       ? shell.add(words(model.commands.map((c) => c.word)))
       : shell.add(words(value));
-  const lines = [
+  return [
+    ...findCommand(model, shell),
+    ...flagValueCases(model, offer),
+    ...wordCases(model, shell, offer),
+  ];
+}
+
+/** The loop that finds the command, subcommand and first argument typed; `key` names them. */
+function findCommand(model: CompletionModel, shell: ShellWords): string[] {
+  const globalValueFlags = model.global.filter((f) => f.value !== undefined).flatMap((f) =>
+    f.spellings
+  );
+  const groups = model.groups.map((g) => g.word);
+  return [
     `  local cmd="" sub="" first="" i word`,
     `  for (( i = ${shell.start}; i < ${shell.start === 1 ? "COMP_CWORD" : "CURRENT"}; i++ )); do`,
     `    word=${shell.word("i")}`,
@@ -184,8 +193,15 @@ function shellBody(
     `    fi`,
     `  done`,
     `  local key="$cmd\${sub:+ $sub}"`,
-    `  case "$key|$prev" in`,
   ];
+}
+
+/** The value of the flag before the cursor: its choices, file names, or nothing to offer. */
+function flagValueCases(
+  model: CompletionModel,
+  offer: (value: readonly string[] | "files" | "commands") => string,
+): string[] {
+  const lines = [`  case "$key|$prev" in`];
   const valueCase = (pattern: string, flag: CompletionFlag) => {
     const spelled = flag.spellings.map((s) => `${pattern}"|${s}"`).join("|");
     lines.push(
@@ -197,6 +213,16 @@ function shellBody(
   }
   for (const flag of model.global) if (flag.value !== undefined) valueCase("*", flag);
   lines.push(`  esac`);
+  return lines;
+}
+
+/** The word at the cursor: a flag, a command, a subcommand or an argument. */
+function wordCases(
+  model: CompletionModel,
+  shell: ShellWords,
+  offer: (value: readonly string[] | "files" | "commands") => string,
+): string[] {
+  const lines: string[] = [];
   const globalFlags = model.global.flatMap((f) => f.spellings.filter((s) => s.startsWith("--")));
   lines.push(`  if [[ "$cur" == -* ]]; then`, `    case "$key" in`);
   for (const leaf of model.leaves) {
@@ -209,12 +235,10 @@ function shellBody(
   lines.push(`      *) ${shell.add(words(globalFlags))} ;;`, `    esac`, `    return 0`, `  fi`);
   lines.push(`  if [[ -z "$cmd" ]]; then`, `    ${offer("commands")}`, `    return 0`, `  fi`);
   lines.push(`  if [[ -z "$sub" ]]; then`, `    case "$cmd" in`);
+  const subcommands = (group: CompletionModel["groups"][number]) =>
+    shell.add(words(group.subcommands.map((s) => s.word)));
   for (const group of model.groups) {
-    lines.push(
-      `      ${quote(group.word)}) ${
-        shell.add(words(group.subcommands.map((s) => s.word)))
-      }; return 0 ;;`,
-    );
+    lines.push(`      ${quote(group.word)}) ${subcommands(group)}; return 0 ;;`);
   }
   lines.push(`    esac`, `  fi`, `  case "$key" in`);
   for (const leaf of model.leaves) {
@@ -223,11 +247,7 @@ function shellBody(
       // help <command> [<subcommand>]
       lines.push(`    "${leaf.key}")`, `      case "$first" in`);
       for (const group of model.groups) {
-        lines.push(
-          `        ${quote(group.word)}) ${
-            shell.add(words(group.subcommands.map((s) => s.word)))
-          } ;;`,
-        );
+        lines.push(`        ${quote(group.word)}) ${subcommands(group)} ;;`);
       }
       lines.push(`        "") ${offer("commands")} ;;`, `      esac`, `      ;;`);
     } else {

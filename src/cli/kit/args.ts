@@ -81,45 +81,8 @@ export interface ParsedArgs {
  */
 export function parseCommandArgs(args: readonly string[], spec: CommandSpec): ParsedArgs {
   const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS, ...spec.flags };
-  const tokens = argumentTokens(args, all);
-  const values = new Map<string, string | true>();
-  const lists = new Map<string, string[]>();
-  const positionals: string[] = [];
   const help = `run 'policy ${spec.name} --help' for its flags`;
-  for (const token of tokens) {
-    if (token.kind === "positional") {
-      positionals.push(token.value);
-      continue;
-    }
-    if (token.kind !== "option") continue;
-    const flag = Object.hasOwn(all, token.name) ? all[token.name] : undefined;
-    if (flag === undefined) {
-      const names = Object.keys(all).map((n) => `--${n}`);
-      throw usageError(
-        `unknown flag ${describeValue(token.rawName)} for 'policy ${spec.name}'${
-          didYouMean(`--${token.name}`, names)
-        }`,
-        help,
-      );
-    }
-    if (flag.type === "string" && token.value === undefined) {
-      throw usageError(`flag --${token.name} needs a value ${flag.value ?? ""}`.trimEnd(), help);
-    }
-    if (flag.type === "boolean" && token.inlineValue) {
-      throw usageError(`flag --${token.name} takes no value`, help);
-    }
-    if (flag.multiple) {
-      const list = lists.get(token.name) ?? [];
-      list.push(token.value!);
-      lists.set(token.name, list);
-      values.set(token.name, token.value!);
-      continue;
-    }
-    if (values.has(token.name)) {
-      throw usageError(`flag --${token.name} is given more than once`, help);
-    }
-    values.set(token.name, flag.type === "string" ? token.value! : true);
-  }
+  const { values, lists, positionals } = flagValues(argumentTokens(args, all), all, spec, help);
   const max = spec.maxPositionals ?? 0;
   if (positionals.length > max) {
     // Not echoed: a stray argument may be a secret meant for a flag.
@@ -159,6 +122,58 @@ export function parseCommandArgs(args: readonly string[], spec: CommandSpec): Pa
     if (!Object.hasOwn(GLOBAL_FLAGS, name)) flags.set(name, lists.get(name) ?? value);
   }
   return { global, flags, positionals };
+}
+
+/**
+ * The values of the flags in `tokens` (a repeatable flag's every value in
+ * `lists`) and the positionals, each flag checked against `all`.
+ *
+ * @throws {CliError} `USAGE_ERROR` (with `help`).
+ */
+function flagValues(
+  tokens: readonly ArgumentToken[],
+  all: Readonly<Record<string, FlagSpec>>,
+  spec: CommandSpec,
+  help: string,
+): { values: Map<string, string | true>; lists: Map<string, string[]>; positionals: string[] } {
+  const values = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      positionals.push(token.value);
+      continue;
+    }
+    if (token.kind !== "option") continue;
+    const flag = Object.hasOwn(all, token.name) ? all[token.name] : undefined;
+    if (flag === undefined) {
+      const names = Object.keys(all).map((n) => `--${n}`);
+      throw usageError(
+        `unknown flag ${describeValue(token.rawName)} for 'policy ${spec.name}'${
+          didYouMean(`--${token.name}`, names)
+        }`,
+        help,
+      );
+    }
+    if (flag.type === "string" && token.value === undefined) {
+      throw usageError(`flag --${token.name} needs a value ${flag.value ?? ""}`.trimEnd(), help);
+    }
+    if (flag.type === "boolean" && token.inlineValue) {
+      throw usageError(`flag --${token.name} takes no value`, help);
+    }
+    if (flag.multiple) {
+      const list = lists.get(token.name) ?? [];
+      list.push(token.value!);
+      lists.set(token.name, list);
+      values.set(token.name, token.value!);
+      continue;
+    }
+    if (values.has(token.name)) {
+      throw usageError(`flag --${token.name} is given more than once`, help);
+    }
+    values.set(token.name, flag.type === "string" ? token.value! : true);
+  }
+  return { values, lists, positionals };
 }
 
 /** One argument (or part of a group of short flags) as `parseArgs` tokenizes it. */
@@ -222,20 +237,7 @@ export function argumentTokens(
       tokens.push({ kind: "option-terminator" });
       for (const value of pending.splice(0)) tokens.push({ kind: "positional", value });
     } else if (arg.startsWith("--")) {
-      // `--name=value` needs a name of one character or more; the value starts after the first `=`.
-      const equals = arg.indexOf("=", 3) >= 0 ? arg.indexOf("=") : -1;
-      if (equals >= 0) {
-        const name = arg.slice(2, equals);
-        tokens.push({
-          kind: "option",
-          name,
-          rawName: `--${name}`,
-          value: arg.slice(equals + 1),
-          inlineValue: true,
-        });
-      } else {
-        tokens.push(alone(arg.slice(2), arg));
-      }
+      tokens.push(withValue(arg) ?? alone(arg.slice(2), arg));
     } else if (arg.startsWith("-") && arg.length > 1) {
       const letter = arg[1]!;
       const name = longOf.get(letter) ?? letter;
@@ -250,24 +252,48 @@ export function argumentTokens(
           inlineValue: true,
         });
       } else {
-        // A group: each letter a flag of its own, until a string flag takes the rest.
-        const expanded: string[] = [];
-        for (let i = 1; i < arg.length; i++) {
-          const short = arg[i]!;
-          if (!takesValue(longOf.get(short) ?? short) || i === arg.length - 1) {
-            expanded.push(`-${short}`);
-          } else {
-            expanded.push(`-${arg.slice(i)}`);
-            break;
-          }
-        }
-        pending.unshift(...expanded);
+        pending.unshift(...expandGroup(arg, (short) => takesValue(longOf.get(short) ?? short)));
       }
     } else {
       tokens.push({ kind: "positional", value: arg });
     }
   }
   return tokens;
+}
+
+/**
+ * `--name=value` as a token, or null for a flag written without `=`: the
+ * name has one character or more, the value starts after the first `=`.
+ */
+function withValue(arg: string): ArgumentToken | null {
+  const equals = arg.indexOf("=", 3) >= 0 ? arg.indexOf("=") : -1;
+  if (equals < 0) return null;
+  const name = arg.slice(2, equals);
+  return {
+    kind: "option",
+    name,
+    rawName: `--${name}`,
+    value: arg.slice(equals + 1),
+    inlineValue: true,
+  };
+}
+
+/**
+ * A group of short flags (`-abc`) as one argument per flag, until a string
+ * flag (`takesValue`) takes the rest of the group as its value (`-avalue`).
+ */
+function expandGroup(arg: string, takesValue: (short: string) => boolean): string[] {
+  const expanded: string[] = [];
+  for (let i = 1; i < arg.length; i++) {
+    const short = arg[i]!;
+    if (!takesValue(short) || i === arg.length - 1) {
+      expanded.push(`-${short}`);
+    } else {
+      expanded.push(`-${arg.slice(i)}`);
+      break;
+    }
+  }
+  return expanded;
 }
 
 function stringValue(value: string | true | undefined): string | undefined {

@@ -33,6 +33,9 @@
  */
 import { toHex } from "../../_internal/encoding.ts";
 import { nodeFs } from "../../_io/node_fs.ts";
+
+/** The `node:fs/promises` module, as `nodeFs` loads it. */
+type NodeFsModule = Awaited<ReturnType<typeof nodeFs>>["fs"];
 import { systemErrorCode } from "../../_io/system_error.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../../_io/read_regular_file.ts";
 import { type HeldFileLock, tryLockFile } from "../../_io/try_lock_file.ts";
@@ -100,14 +103,14 @@ export async function lockWorkingFolder(
   command: string,
   options: LockOptions = {},
 ): Promise<WorkingFolderLock> {
-  const { fs, path } = await nodeFs();
+  const { path } = await nodeFs();
   const clock = options.clock ?? SYSTEM_CLOCK;
   const file = path.join(folder, LOCK_FILE);
   const deadline = clock.now() + (options.waitMs ?? LOCK_WAIT_MS);
   let waited = false;
   let seen: SeenLock | null = null;
   for (let attempt = 0;; attempt++) {
-    const held = await tryCreate(file, command);
+    const held = await tryCreate(file, command, clock);
     if (held !== null) {
       await removeStaleTemporaries(file, clock);
       return held;
@@ -139,86 +142,105 @@ export async function lockWorkingFolder(
     }
     await delay(clock, 25 + Math.random() * 50);
   }
+}
 
-  async function tryCreate(target: string, what: string): Promise<WorkingFolderLock | null> {
-    const token = toHex(crypto.getRandomValues(new Uint8Array(8)));
-    const temp = temporaryName(target, token);
-    let os: HeldFileLock | null | undefined;
+/**
+ * Creates the lock `target` for command `what`, or returns null when
+ * another command holds it: written beside it, OS-locked, then linked into
+ * place (a link never replaces a file).
+ *
+ * @throws {CliError} `WRITE_ERROR`.
+ */
+async function tryCreate(
+  target: string,
+  what: string,
+  clock: Clock,
+): Promise<WorkingFolderLock | null> {
+  const { fs } = await nodeFs();
+  const token = toHex(crypto.getRandomValues(new Uint8Array(8)));
+  const temp = temporaryName(target, token);
+  let os: HeldFileLock | null | undefined;
+  try {
+    await fs.writeFile(temp, "", { flag: "wx", mode: 0o644 });
+    // The OS lock is taken on the file before it becomes the lock, so no
+    // waiter ever sees the lock without it.
+    os = await tryLockFile(temp).catch(() => undefined);
+    const record: LockRecord = {
+      pid: process.pid, // the `process` global: see cli.ts
+      command: what,
+      token,
+      since: new Date(clock.wallNow()).toISOString(),
+      flock: os !== undefined && os !== null,
+    };
+    await fs.writeFile(temp, JSON.stringify(record) + "\n");
     try {
-      await fs.writeFile(temp, "", { flag: "wx", mode: 0o644 });
-      // The OS lock is taken on the file before it becomes the lock, so no
-      // waiter ever sees the lock without it.
-      os = await tryLockFile(temp).catch(() => undefined);
-      const record: LockRecord = {
-        pid: process.pid, // the `process` global: see cli.ts
-        command: what,
-        token,
-        since: new Date(clock.wallNow()).toISOString(),
-        flock: os !== undefined && os !== null,
-      };
-      await fs.writeFile(temp, JSON.stringify(record) + "\n");
-      try {
-        await fs.link(temp, target);
-      } catch (error) {
-        if (systemErrorCode(error) === "EEXIST") {
-          await os?.release();
-          return null;
-        }
-        throw error;
-      }
-      return holdLock(target, token, os ?? null);
+      await fs.link(temp, target);
     } catch (error) {
-      await os?.release().catch(() => {});
-      throw new CliError(
-        "WRITE_ERROR",
-        `cannot create the working folder's lock ${target}: ${describeThrown(error)}`,
-      );
-    } finally {
-      await fs.rm(temp, { force: true }).catch(() => {});
+      if (systemErrorCode(error) === "EEXIST") {
+        await os?.release();
+        return null;
+      }
+      throw error;
     }
+    return holdLock(target, token, os ?? null, clock, fs);
+  } catch (error) {
+    await os?.release().catch(() => {});
+    throw new CliError(
+      "WRITE_ERROR",
+      `cannot create the working folder's lock ${target}: ${describeThrown(error)}`,
+    );
+  } finally {
+    await fs.rm(temp, { force: true }).catch(() => {});
   }
+}
 
-  function holdLock(target: string, token: string, os: HeldFileLock | null): WorkingFolderLock {
-    let beat: Promise<unknown> = Promise.resolve();
-    let released = false;
-    let timer: unknown;
-    const heartbeat = () => {
-      timer = clock.setTimeout(() => {
-        const now = new Date(clock.wallNow());
-        beat = fs.utimes(target, now, now).catch(() => {}).finally(() => {
-          if (!released) heartbeat();
-        });
-      }, HEARTBEAT_MS);
-    };
-    heartbeat();
-    return {
-      file: target,
-      assertHeld: async () => {
+/** The lock `target`, held: its heartbeat runs until it is released. */
+function holdLock(
+  target: string,
+  token: string,
+  os: HeldFileLock | null,
+  clock: Clock,
+  fs: NodeFsModule,
+): WorkingFolderLock {
+  let beat: Promise<unknown> = Promise.resolve();
+  let released = false;
+  let timer: unknown;
+  const heartbeat = () => {
+    timer = clock.setTimeout(() => {
+      const now = new Date(clock.wallNow());
+      beat = fs.utimes(target, now, now).catch(() => {}).finally(() => {
+        if (!released) heartbeat();
+      });
+    }, HEARTBEAT_MS);
+  };
+  heartbeat();
+  return {
+    file: target,
+    assertHeld: async () => {
+      const seen = await readLock(target);
+      if (seen?.record?.token !== token) {
+        throw new CliError(
+          "WORKING_FOLDER_LOCKED",
+          `this command lost the working folder's lock ${target} (it was stalled for over ${
+            STALE_LOCK_MS / 1000
+          } s and another command took it over); nothing was written`,
+          { hint: "run the command again" },
+        );
+      }
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      clock.clearTimeout(timer);
+      await beat;
+      try {
         const seen = await readLock(target);
-        if (seen?.record?.token !== token) {
-          throw new CliError(
-            "WORKING_FOLDER_LOCKED",
-            `this command lost the working folder's lock ${target} (it was stalled for over ${
-              STALE_LOCK_MS / 1000
-            } s and another command took it over); nothing was written`,
-            { hint: "run the command again" },
-          );
-        }
-      },
-      release: async () => {
-        if (released) return;
-        released = true;
-        clock.clearTimeout(timer);
-        await beat;
-        try {
-          const seen = await readLock(target);
-          if (seen?.record?.token === token) await fs.rm(target, { force: true });
-        } finally {
-          await os?.release().catch(() => {});
-        }
-      },
-    };
-  }
+        if (seen?.record?.token === token) await fs.rm(target, { force: true });
+      } finally {
+        await os?.release().catch(() => {});
+      }
+    },
+  };
 }
 
 /** The name a lock is written under before it is linked into place. */

@@ -65,25 +65,38 @@ export const PLAYGROUND_SPEC: CommandSpec = {
   ],
 };
 
-/** Serves the playground. */
-export const runPlayground = defineCommand(PLAYGROUND_SPEC, async (session) => {
-  const port = portOf(session.string("port"));
-  const page = await loadPage(session);
-  const folder = (await session.workingFolder()).path;
+/** A document the playground follows, in order of preference. */
+interface Followed {
+  file: string;
+  kind: "draft" | "bundle" | "document";
+}
+
+/**
+ * What the playground follows: the document named on the command line, or
+ * the draft, else the bundle.
+ */
+async function followedDocuments(session: Session): Promise<Followed[]> {
   const config = await session.config();
   const [argument] = session.positionals;
-  const documents = argument === undefined
-    ? [{ file: config.draftPath, kind: "draft" as const }, {
-      file: config.bundlePath,
-      kind: "bundle" as const,
-    }]
-    : [{ file: await session.fromWorkingFolder(argument), kind: "document" as const }];
-  const suitePaths = await Promise.all(
-    session.strings("suite").map((p) => session.fromWorkingFolder(p)),
-  );
+  return argument === undefined
+    ? [{ file: config.draftPath, kind: "draft" }, { file: config.bundlePath, kind: "bundle" }]
+    : [{ file: await session.fromWorkingFolder(argument), kind: "document" }];
+}
+
+/**
+ * How the live state is read on every poll: the first followed document
+ * there, and the suites found, each read as the page sees it.
+ */
+function stateReader(
+  session: Session,
+  folder: string,
+  documents: readonly Followed[],
+  suitePaths: readonly string[],
+  maxFileBytes: number,
+): () => Promise<LiveState> {
   const read = (file: string, kind: "draft" | "bundle" | "document" | "suite") =>
-    readLiveFile(session.files, folder, file, kind, config.maxFileBytes);
-  const readState = async (): Promise<LiveState> => {
+    readLiveFile(session.files, folder, file, kind, maxFileBytes);
+  return async () => {
     let document: LiveFile | null = null;
     for (const { file, kind } of documents) {
       if (documents.length > 1 && !(await exists(session.files, file))) continue;
@@ -98,14 +111,21 @@ export const runPlayground = defineCommand(PLAYGROUND_SPEC, async (session) => {
       suites: await Promise.all(suites.map((file) => read(file, "suite"))),
     };
   };
+}
 
+/** Starts the server on `port`; a read error of the folder is said once until it changes. */
+async function startServer(
+  session: Session,
+  page: Awaited<ReturnType<typeof loadPage>>,
+  port: number,
+  readState: () => Promise<LiveState>,
+): Promise<PlaygroundServer> {
   let lastError = "";
   // The server (node:http, which loads Deno's Node compatibility layer) loads when the command
   // runs, not when the CLI starts (docs/performance.md, "Start-up").
   const { startPlaygroundServer } = await import("./playground_server.ts");
-  let server: PlaygroundServer;
   try {
-    server = await startPlaygroundServer({
+    return await startPlaygroundServer({
       page,
       port,
       readState,
@@ -122,17 +142,34 @@ export const runPlayground = defineCommand(PLAYGROUND_SPEC, async (session) => {
   } catch (error) {
     throw listenError(error, port);
   }
-  if (session.has("open")) {
-    const { openBrowser } = await import("../../../_io/open_browser.ts");
-    try {
-      await openBrowser(server.url);
-    } catch (error) {
-      session.out.warn(
-        "BROWSER_NOT_OPENED",
-        `could not start the browser (${(error as Error).message}): open ${server.url} yourself`,
-      );
-    }
+}
+
+/** `--open`: the browser at `url`, or a warning saying to open it. */
+async function openIn(session: Session, url: string): Promise<void> {
+  const { openBrowser } = await import("../../../_io/open_browser.ts");
+  try {
+    await openBrowser(url);
+  } catch (error) {
+    session.out.warn(
+      "BROWSER_NOT_OPENED",
+      `could not start the browser (${(error as Error).message}): open ${url} yourself`,
+    );
   }
+}
+
+/** Serves the playground. */
+export const runPlayground = defineCommand(PLAYGROUND_SPEC, async (session) => {
+  const port = portOf(session.string("port"));
+  const page = await loadPage(session);
+  const folder = (await session.workingFolder()).path;
+  const config = await session.config();
+  const documents = await followedDocuments(session);
+  const suitePaths = await Promise.all(
+    session.strings("suite").map((p) => session.fromWorkingFolder(p)),
+  );
+  const readState = stateReader(session, folder, documents, suitePaths, config.maxFileBytes);
+  const server = await startServer(session, page, port, readState);
+  if (session.has("open")) await openIn(session, server.url);
   const state = await readState();
   const out = session.out;
   out.result(

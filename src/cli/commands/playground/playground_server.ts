@@ -78,94 +78,98 @@ function servedCsp(csp: string): string {
   return csp.replace("connect-src 'none'", "connect-src 'self'");
 }
 
-/** Starts the server on 127.0.0.1 after a first read of the working folder. */
-export async function startPlaygroundServer(
-  options: PlaygroundServerOptions,
-): Promise<PlaygroundServer> {
-  const page = servedPage(options.page);
-  const { clock, intervalMs } = options;
-  let stateJson = JSON.stringify(await options.readState());
-  const streams = new Set<ServerResponse>();
-  let port = 0;
-  let closed = false;
-  let timer: { handle: unknown } | null = null;
-  let polling: Promise<void> | null = null;
+/** What the request handler and the poller of one server share. */
+interface Live {
+  /** The state last read, as the event stream sends it. */
+  json: string;
+  /** The pages following the server. */
+  streams: Set<ServerResponse>;
+  /** The port listened on (for the Host check). */
+  port: number;
+  closed: boolean;
+}
 
-  const headers = (type: string): Record<string, string> => ({
+/** The response headers of every answer: the page's policy, plus what only a header can say. */
+function headers(csp: string, type: string): Record<string, string> {
+  return {
     "content-type": type,
     "cache-control": "no-store",
     // The same policy as the page's meta tag, plus what only a header can say.
-    "content-security-policy": `${page.csp}; frame-ancestors 'none'`,
+    "content-security-policy": `${csp}; frame-ancestors 'none'`,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "cross-origin-resource-policy": "same-origin",
     "cross-origin-opener-policy": "same-origin",
-  });
-
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const host = req.headers.host ?? "";
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      // DNS rebinding: another site's name resolving to 127.0.0.1 reaches the port, with its
-      // own name in Host. Only the names this server was opened with are answered.
-      res.writeHead(421, headers("text/plain; charset=utf-8"));
-      res.end(`policy playground answers only http://127.0.0.1:${port}/\n`);
-      return;
-    }
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { ...headers("text/plain; charset=utf-8"), allow: "GET, HEAD" });
-      res.end("policy playground only reads: GET and HEAD\n");
-      return;
-    }
-    const path = (req.url ?? "/").split("?")[0];
-    if (path === "/" || path === "/index.html") {
-      res.writeHead(200, headers("text/html; charset=utf-8"));
-      res.end(req.method === "HEAD" ? undefined : page.html);
-      return;
-    }
-    if (path === EVENTS_PATH) {
-      if (streams.size >= MAX_EVENT_STREAMS) {
-        res.writeHead(503, headers("text/plain; charset=utf-8"));
-        res.end(`at most ${MAX_EVENT_STREAMS} pages follow one policy playground at a time\n`);
-        return;
-      }
-      res.writeHead(200, headers("text/event-stream; charset=utf-8"));
-      if (req.method === "HEAD") {
-        res.end();
-        return;
-      }
-      streams.add(res);
-      res.on("close", () => {
-        streams.delete(res);
-        options.onStreamEnd?.();
-      });
-      res.write(event(stateJson));
-      return;
-    }
-    res.writeHead(404, headers("text/plain; charset=utf-8"));
-    res.end("not found\n");
   };
+}
 
-  // Imported here: a static import would load with the CLI's bundle (tools/cli_bundle.ts) and,
-  // under Deno, Node's compatibility layer at every start (docs/performance.md, "Start-up").
-  const { createServer } = await import("node:http");
-  const server: Server = createServer(handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
+/** Answers one request: the page, the event stream, or a refusal. */
+function respond(
+  page: { html: string; csp: string },
+  live: Live,
+  onStreamEnd: (() => void) | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const { port } = live;
+  const text = headers(page.csp, "text/plain; charset=utf-8");
+  const host = req.headers.host ?? "";
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+    // DNS rebinding: another site's name resolving to 127.0.0.1 reaches the port, with its
+    // own name in Host. Only the names this server was opened with are answered.
+    res.writeHead(421, text);
+    res.end(`policy playground answers only http://127.0.0.1:${port}/\n`);
+    return;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { ...text, allow: "GET, HEAD" });
+    res.end("policy playground only reads: GET and HEAD\n");
+    return;
+  }
+  const path = (req.url ?? "/").split("?")[0];
+  if (path === "/" || path === "/index.html") {
+    res.writeHead(200, headers(page.csp, "text/html; charset=utf-8"));
+    res.end(req.method === "HEAD" ? undefined : page.html);
+    return;
+  }
+  if (path !== EVENTS_PATH) {
+    res.writeHead(404, text);
+    res.end("not found\n");
+    return;
+  }
+  if (live.streams.size >= MAX_EVENT_STREAMS) {
+    res.writeHead(503, text);
+    res.end(`at most ${MAX_EVENT_STREAMS} pages follow one policy playground at a time\n`);
+    return;
+  }
+  res.writeHead(200, headers(page.csp, "text/event-stream; charset=utf-8"));
+  if (req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  live.streams.add(res);
+  res.on("close", () => {
+    live.streams.delete(res);
+    onStreamEnd?.();
   });
-  const address = server.address();
-  port = typeof address === "object" && address !== null ? address.port : options.port;
+  res.write(event(live.json));
+}
 
+/** Polls the working folder on the clock, pushing each new state to every stream. */
+function startPolling(
+  live: Live,
+  options: PlaygroundServerOptions,
+): { pollOnce(): Promise<void>; stop(): Promise<void> } {
+  const { clock, intervalMs } = options;
+  let timer: { handle: unknown } | null = null;
+  let polling: Promise<void> | null = null;
   const poll = async () => {
     try {
       const next = JSON.stringify(await options.readState());
-      if (next !== stateJson && !closed) {
-        stateJson = next;
-        for (const stream of streams) stream.write(event(stateJson));
+      if (next !== live.json && !live.closed) {
+        live.json = next;
+        for (const stream of live.streams) stream.write(event(live.json));
       }
     } catch (error) {
       options.onReadError?.(error);
@@ -178,7 +182,7 @@ export async function startPlaygroundServer(
     return polling;
   };
   const schedule = () => {
-    if (closed) return;
+    if (live.closed) return;
     const mine = {
       handle: clock.setTimeout(() => {
         if (timer !== mine) return;
@@ -189,19 +193,53 @@ export async function startPlaygroundServer(
     timer = mine;
   };
   schedule();
-
   return {
-    url: `http://127.0.0.1:${port}/`,
-    port,
     pollOnce,
-    async close() {
-      if (closed) return;
-      closed = true;
+    async stop() {
       if (timer !== null) clock.clearTimeout(timer.handle);
       timer = null;
       await polling;
-      for (const stream of streams) stream.end();
-      streams.clear();
+    },
+  };
+}
+
+/** Starts the server on 127.0.0.1 after a first read of the working folder. */
+export async function startPlaygroundServer(
+  options: PlaygroundServerOptions,
+): Promise<PlaygroundServer> {
+  const page = servedPage(options.page);
+  const live: Live = {
+    json: JSON.stringify(await options.readState()),
+    streams: new Set(),
+    port: 0,
+    closed: false,
+  };
+  // Imported here: a static import would load with the CLI's bundle (tools/cli_bundle.ts) and,
+  // under Deno, Node's compatibility layer at every start (docs/performance.md, "Start-up").
+  const { createServer } = await import("node:http");
+  const server: Server = createServer((req, res) =>
+    respond(page, live, options.onStreamEnd, req, res)
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  live.port = typeof address === "object" && address !== null ? address.port : options.port;
+  const polling = startPolling(live, options);
+  return {
+    url: `http://127.0.0.1:${live.port}/`,
+    port: live.port,
+    pollOnce: polling.pollOnce,
+    async close() {
+      if (live.closed) return;
+      live.closed = true;
+      await polling.stop();
+      for (const stream of live.streams) stream.end();
+      live.streams.clear();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections?.();
