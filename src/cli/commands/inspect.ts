@@ -19,6 +19,8 @@ import { describeEffect, describeTarget } from "../kit/describe.ts";
 import { mergeSigningBlocks } from "../kit/signing.ts";
 import { resolveVerifyKey, VERIFY_ALGORITHM_FLAG, verifyAlgorithm } from "../kit/verify_key.ts";
 import { formatCondition } from "../../engine/format_condition.ts";
+import { operatorsUsed } from "../../engine/operators/visit_conditions.ts";
+import { ADDED_OPERATORS } from "../../public/vocabulary.ts";
 
 /** The declaration of `inspect`. */
 export const INSPECT_SPEC: CommandSpec = {
@@ -26,7 +28,8 @@ export const INSPECT_SPEC: CommandSpec = {
   usage:
     "inspect [--policies] [--signature [--public-key <path>] [--algorithm <alg>]] [--bundle <path>]",
   summary: [
-    "--policies (the default) shows the bundle's metadata, policies and rules.",
+    "--policies (the default) shows the bundle's metadata, the condition operators it uses,",
+    "its policies and rules.",
     "--signature verifies the checksum and signature and prints status (valid or invalid),",
     "algorithm and key id; invalid exits 1. The key is, in order: --public-key (resolved",
     "from the current folder), POLICY_PUBLIC_KEY (inline), POLICY_PUBLIC_KEY_PATH,",
@@ -127,6 +130,7 @@ export function inspectDocument(
     checksum: bundle.checksum ?? null,
     policyCount: bundle.policies.length,
     ruleCount: countRules(bundle.policies),
+    operators: bundleOperators(bundle),
     signature: bundle.signature === undefined
       ? null
       : { algorithm: bundle.signature.algorithm, keyId: bundle.signature.keyId },
@@ -231,6 +235,27 @@ function freshnessVerification(
   };
 }
 
+/** Every condition operator the bundle's rules use (docs/cli.md "inspect"). */
+function bundleOperators(bundle: RuntimeBundleV1): string[] {
+  return operatorsUsed(bundle.policies.flatMap((policy) => policy.rules.map((rule) => rule.when)));
+}
+
+/**
+ * `  operators eq, in, rollout (rollout added after the specification's: …)`:
+ * what a runtime must know to decide as this bundle says.
+ */
+function operatorsLine(bundle: RuntimeBundleV1): string {
+  const operators = bundleOperators(bundle);
+  if (operators.length === 0) return "  operators (none)";
+  const added = operators.filter((op) => (ADDED_OPERATORS as readonly string[]).includes(op));
+  const note = added.length === 0
+    ? ""
+    : ` (${added.join(", ")} added after the specification's: older runtimes read ${
+      added.length > 1 ? "them" : "it"
+    } as false)`;
+  return `  operators ${operators.join(", ")}${note}`;
+}
+
 function effectType(effect: Effect | undefined): string | null {
   return effect === undefined ? null : effect.type;
 }
@@ -275,6 +300,7 @@ function printPolicies(
         : `${bundle.signature.algorithm}, key id ${bundle.signature.keyId}`
     }`,
   );
+  out.line(operatorsLine(bundle));
   for (const policy of bundle.policies) {
     const d = policy.defaults;
     out.line(

@@ -14,6 +14,7 @@ const SHAPE = {
   checksum: "string|null",
   policyCount: "number",
   ruleCount: "number",
+  operators: "array",
   signature: "object|null",
   freshness: "object|null",
   policies: "array|null",
@@ -113,7 +114,10 @@ Deno.test("inspect shows metadata, policies and rules by default (and with --pol
     'plan == "free" and seats > 5',
     null,
   ]);
+  // The operators the rules use, in the order of docs/bundle-format.md.
+  assert.deepEqual(r.doc.operators, ["eq", "gt", "in", "and"]);
   const text = await s.run(["inspect", "--policies"]);
+  assert.match(text.stdout, /\n {2}operators eq, gt, in, and\n/);
   assert.match(text.stdout, /policy billing\.invoice\.create \(active version 3, default deny\)/);
   assert.match(
     text.stdout,
@@ -318,5 +322,48 @@ Deno.test("inspect --signature falls back to POLICY_HMAC_SECRET when no other ke
   assert.equal(
     (r.doc.verification as { keySource: string }).keySource,
     "environment variable POLICY_HMAC_SECRET",
+  );
+});
+
+Deno.test("inspect lists the operators a bundle uses and names those an older runtime reads as false", async () => {
+  await using s = await scratch();
+  const target = { service: "s", resource: "r", action: "a" };
+  const rule = (id: string, when: unknown) => ({
+    id,
+    status: "active",
+    priority: 1,
+    target,
+    when,
+    effect: { type: "allow" },
+  });
+  await s.write(
+    "policy-bundle.json",
+    JSON.stringify({
+      schemaVersion: 1,
+      env: "prod",
+      policies: [{
+        policyKey: "p",
+        activeVersion: 1,
+        rules: [
+          rule("a", {
+            op: "or",
+            conditions: [
+              { op: "rollout", path: "userId", salt: "s", to: 10 },
+              { op: "not", arg: { op: "contains", path: "roles", value: "admin" } },
+            ],
+          }),
+          rule("b", { op: "semver", path: "v", cmp: "gte", value: "1.0.0" }),
+          rule("c", { op: "ne", path: "plan", value: "free" }),
+        ],
+      }],
+    }),
+  );
+  const r = await s.json(["inspect"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.doc.operators, ["ne", "or", "not", "contains", "semver", "rollout"]);
+  const text = await s.run(["inspect"]);
+  assert.match(
+    text.stdout,
+    /\n {2}operators ne, or, not, contains, semver, rollout \(contains, semver, rollout added after the specification's: older runtimes read them as false\)\n/,
   );
 });
