@@ -13,6 +13,7 @@ const TASKS = [
   "bench:decision-log",
   "bench:openfeature",
   "bench:otel",
+  "bench:rollout",
   "bench:change-safety",
   "bench:aims",
 ];

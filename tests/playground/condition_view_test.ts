@@ -44,3 +44,38 @@ Deno.test("a condition nothing tested reads as written", () => {
     children: [],
   });
 });
+
+Deno.test("the Why view explains the added operators with the value each saw, a rollout with its bucket", () => {
+  const added = {
+    op: "or" as const,
+    conditions: [
+      { op: "containsAny" as const, path: "roles", values: ["billing-admin", "owner"] },
+      { op: "rollout" as const, path: "tenant", salt: "invoice-early-access", to: 10 },
+      { op: "semver" as const, path: "app.version", cmp: "gte" as const, value: "2.4.0" },
+    ],
+  };
+  const bundle = compileBundle({
+    schemaVersion: 1,
+    env: "test",
+    policies: [{
+      policyKey: "billing",
+      activeVersion: 1,
+      rules: [{
+        id: "r",
+        status: "active",
+        priority: 1,
+        target,
+        when: added,
+        effect: { type: "allow" },
+      }],
+    }],
+  });
+  const context = { roles: ["support"], tenant: "t-8", app: { version: "2.4.0-rc.1" } };
+  const [rule] = traceEvaluation(bundle, { target, context }).rules;
+  // t-8's bucket of invoice-early-access (docs/bundle-format.md "Rollout buckets", by the docs' Python).
+  assert.deepEqual(tracedConditionNode(rule!.condition!).children.map((c) => c.text), [
+    'roles (["support"]) containsAny ["billing-admin", "owner"] ✗',
+    'tenant ("t-8", bucket 2.1274120546877384) rollout [0, 10) salt "invoice-early-access" ✓',
+    'app.version ("2.4.0-rc.1") semver >= "2.4.0" ✗',
+  ]);
+});
