@@ -4,6 +4,46 @@
  * `@openfeature/web-sdk`, from a bundle fetched and verified on the page with
  * WebCrypto, or given as bytes (docs/openfeature.md "In the browser").
  *
+ * The SDK is a peer dependency: install `@openfeature/web-sdk` (and its peer
+ * `@openfeature/core`) beside this package. Nothing else of the package
+ * loads it.
+ *
+ * @example A page's flag from a bundle
+ * ```ts
+ * import { OpenFeature } from "@openfeature/web-sdk";
+ * import { createWebOpenFeatureProvider } from "./create_web_open_feature_provider.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A page fetches its bundle (`url`) and verifies it with a public key (`verify`); here it is
+ * // given as text, unsigned.
+ * const bundle = JSON.stringify({
+ *   schemaVersion: 1,
+ *   env: "prod",
+ *   policies: [{
+ *     policyKey: "checkout",
+ *     activeVersion: 1,
+ *     rules: [{
+ *       id: "pro-plans",
+ *       status: "active",
+ *       priority: 10,
+ *       target: { service: "checkout", resource: "page", action: "new-flow" },
+ *       when: { op: "eq", path: "plan", value: "pro" },
+ *       effect: { type: "allow" },
+ *     }],
+ *   }],
+ * });
+ * await OpenFeature.setContext({ targetingKey: "cus-2", plan: "pro" });
+ * await OpenFeature.setProviderAndWait(createWebOpenFeatureProvider({
+ *   bundle,
+ *   allowUnsigned: true,
+ *   flags: { "new-checkout": { service: "checkout", resource: "page", action: "new-flow" } },
+ * }));
+ * assert.equal(OpenFeature.getClient().getBooleanValue("new-checkout", false), true);
+ * await OpenFeature.setContext({ targetingKey: "cus-3", plan: "free" });
+ * assert.equal(OpenFeature.getClient().getBooleanValue("new-checkout", false), false);
+ * await OpenFeature.close();
+ * ```
+ *
  * @module
  */
 import {

@@ -9,16 +9,19 @@
  * package loads it.
  *
  * @example A service's flags from its bundle
- * ```ts ignore
+ * ```ts
  * import { OpenFeature } from "@openfeature/server-sdk";
- * import { createLocalClient } from "@policy/runtime";
- * import { createOpenFeatureProvider } from "@policy/runtime/openfeature";
+ * import { createLocalClient } from "../clients/mod.ts";
+ * import { createOpenFeatureProvider } from "./mod.ts";
+ * import assert from "node:assert/strict";
  *
- * const client = await createLocalClient({ bundlePath: "./policy-bundle.json", verify, watch: true });
+ * // A service verifies its bundle (`verify`) and follows its changes (`watch: true`).
+ * const bundlePath = new URL("../../examples/bundle.json", import.meta.url).pathname;
+ * const client = await createLocalClient({ bundlePath, allowUnsigned: true });
  * await OpenFeature.setProviderAndWait(createOpenFeatureProvider(client, { ownsClient: true }));
- * const enabled = await OpenFeature.getClient().getBooleanValue("billing/invoice/create", false, {
- *   plan: "pro",
- * });
+ * const flags = OpenFeature.getClient();
+ * assert.equal(await flags.getBooleanValue("billing/invoice/create", false, { plan: "pro" }), true);
+ * await OpenFeature.close();
  * ```
  *
  * @module
