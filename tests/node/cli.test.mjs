@@ -170,10 +170,16 @@ test(
     );
     const recent = new Date(Date.now() - 3_000); // touched 3 s ago: not yet stale by age (10 s)
     utimesSync(lock, recent, recent);
-    const started = Date.now();
     const r = await finished(spawnPolicy(folder, ["working-folder", "init"]));
     assert.equal(r.status, 0, r.stderr);
-    assert.ok(Date.now() - started < 7_000, "taken over because its process is gone, not by age");
+    // A lock taken over by age (10 s untouched) is first waited for, and the command says so; one
+    // whose process is gone is taken over at the first look. Read from what the command printed,
+    // not from how long it took: a loaded machine can take 7 s to start Node.
+    assert.doesNotMatch(
+      r.stderr,
+      /waiting for/,
+      "taken over because its process is gone, not by age",
+    );
     assert.equal(existsSync(lock), false, "released");
   },
 );
