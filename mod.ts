@@ -28,10 +28,49 @@
  */
 
 // The clients: a bundle from a file or from a control plane, kept current.
-export * from "./src/clients/mod.ts";
+export {
+  type ClientEvent,
+  type ClientListener,
+  type ClientStatus,
+  createLocalClient,
+  createRemoteClient,
+  type DecisionRecord,
+  type FetchFunction,
+  type LocalClient,
+  type LocalClientOptions,
+  type LocalClientStatus,
+  type PolicyClient,
+  type PollResult,
+  type RefreshResult,
+  type RemoteClient,
+  type RemoteClientOptions,
+  type RemoteClientSource,
+  type RemoteClientStatus,
+  type WatchOptions,
+} from "./src/clients/mod.ts";
 
 // Evaluating, and the bundle format's types.
-export * from "./src/engine/types.ts";
+export type {
+  Condition,
+  ConditionValue,
+  ContextPolicy,
+  Decision,
+  Effect,
+  EvaluationRequest,
+  FreshnessStatement,
+  KillSwitchDescriptor,
+  Policy,
+  PolicyDefault,
+  Rule,
+  RuntimeBundleV1,
+  Signature,
+  Target,
+  ThrottleDescriptor,
+  ValidationResult,
+} from "./src/engine/types.ts";
+export type { EffectType, Env, RuleStatus, SignatureAlgorithm } from "./src/public/vocabulary.ts";
+export type { Issue } from "./src/public/issue.ts";
+export type { Clock } from "./src/public/clock.ts";
 export {
   type BundleScope,
   compileBundle,
@@ -44,11 +83,7 @@ export {
 } from "./src/engine/mod.ts";
 
 // Validation and JSON exactly as written.
-export {
-  DEFAULT_MAX_ISSUES,
-  validateBundle,
-  type ValidateBundleOptions,
-} from "./src/engine/validate_bundle.ts";
+export { validateBundle, type ValidateBundleOptions } from "./src/engine/validate_bundle.ts";
 export { JsonParseError, parseJson, type ParseJsonOptions } from "./src/engine/parse_json.ts";
 
 // Errors.
@@ -63,7 +98,6 @@ export {
 // Loading, verifying and signing bundles; keys.
 export {
   type BundleStatus,
-  DEFAULT_MAX_FILE_BYTES,
   inspectBundle,
   type InspectedBundle,
   loadBundle,
@@ -72,7 +106,6 @@ export {
 } from "./src/verify/load_bundle.ts";
 export {
   type BundleSignatureStatus,
-  MAX_VERIFY_KEYS,
   verifyBundleSignature,
   type VerifyBundleSignatureOptions,
   type VerifyKeyOptions,

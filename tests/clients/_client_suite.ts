@@ -60,7 +60,6 @@
  */
 import assert from "node:assert/strict";
 import {
-  type ClientOptions,
   compileBundle,
   type DecisionRecord,
   evaluate,
@@ -73,6 +72,7 @@ import {
   signBundle,
   type VerifyKeyOptions,
 } from "../../mod.ts";
+import type { ClientOptions } from "../../src/clients/mod.ts";
 import { toHex } from "../../src/_internal/encoding.ts";
 import type { ErrorCode } from "../../src/public/policy_error.ts";
 import { encodePem } from "../../src/verify/pem.ts";

@@ -3,11 +3,8 @@
 // and the behaviour every client shares in the conformance suite.
 import { withTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
-import {
-  createLocalClient,
-  DEFAULT_WATCH_INTERVAL_MS,
-  type LocalClientOptions,
-} from "../../mod.ts";
+import { createLocalClient, type LocalClientOptions } from "../../mod.ts";
+import { DEFAULT_WATCH_INTERVAL_MS } from "../../src/clients/mod.ts";
 
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { hmacSecret, numberedBundle, signedText, symlink, TARGET, test } from "./_helpers.ts";

@@ -1,15 +1,14 @@
 // Time-based behaviour of the remote client, driven by a fake clock and a
 // scripted fetch (fast and deterministic), plus one real-time smoke test.
 import assert from "node:assert/strict";
+import { createRemoteClient, type RemoteClientOptions } from "../../mod.ts";
 import {
-  createRemoteClient,
   DEFAULT_MAX_BACKOFF_MS,
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_START_TIMEOUT_MS,
   DEGRADED_AFTER_FAILURES,
-  type RemoteClientOptions,
-} from "../../mod.ts";
+} from "../../src/clients/mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { FaultServer } from "./_fault_server.ts";

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import {
   compileBundle,
-  DEFAULT_MAX_ISSUES,
   isPolicyError,
   loadBundle,
   type PolicyError,
   validateBundle,
 } from "../../mod.ts";
+import { DEFAULT_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 
 interface ValidationFixture {

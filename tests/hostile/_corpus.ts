@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { DEFAULT_MAX_FILE_BYTES } from "../../mod.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../../src/verify/load_bundle.ts";
 import { type Random, seededRandom } from "../_random.ts";
 
 /** One hostile document. */

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { LOAD_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
-import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
+import { DEFAULT_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { replayHint, testSeed } from "../_random.ts";
 import { hostileCorpusEntries, QUICK_CORPUS } from "./_corpus.ts";

@@ -8,13 +8,8 @@
  */
 import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
-import {
-  createEvaluator,
-  createLocalClient,
-  DEFAULT_MAX_FILE_BYTES,
-  loadBundle,
-  PolicyError,
-} from "../../mod.ts";
+import { createEvaluator, createLocalClient, loadBundle, PolicyError } from "../../mod.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../../src/verify/load_bundle.ts";
 
 import { hostileTest } from "./_isolated.ts";
 import { LONG, noteLong } from "../_long.ts";

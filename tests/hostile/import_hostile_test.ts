@@ -12,7 +12,7 @@
 import { makeTempDir } from "../_temp_dir.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MAX_ISSUES } from "../../mod.ts";
+import { DEFAULT_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";
 
 import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { importInputs } from "./_import_inputs.ts";
