@@ -133,10 +133,14 @@ run("npm", [
   ...["hono", "express", "redis", "ioredis", "@opentelemetry/api"].map((name) =>
     `${name}@${pinned(denoJson, name)}`
   ),
-  // The OpenTelemetry SDKs that ./otel reports through (otel.test.mjs), as deno.json pins them.
-  ...["@opentelemetry/sdk-metrics", "@opentelemetry/sdk-trace"].map((name) =>
-    `${name}@${pinned(denoJson, name)}`
-  ),
+  // The OpenTelemetry SDKs that ./otel reports through (otel.test.mjs), and the Prometheus
+  // exporter of docs/observability.md (docs_examples.test.mjs), as deno.json pins them.
+  ...[
+    "@opentelemetry/sdk-metrics",
+    "@opentelemetry/sdk-trace",
+    "@opentelemetry/exporter-prometheus",
+  ]
+    .map((name) => `${name}@${pinned(denoJson, name)}`),
   // The OpenFeature SDKs the providers plug into (peers of ./openfeature and
   // ./openfeature/web), and the browser driver of the web provider's page.
   ...["@openfeature/core", "@openfeature/server-sdk", "@openfeature/web-sdk", "playwright-core"]
