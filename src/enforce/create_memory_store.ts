@@ -85,6 +85,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // Insertion order is recency order: a used bucket is moved to the end.
   const buckets = new Map<string, WindowState>();
   return {
+    system: "memory",
     get size() {
       return buckets.size;
     },

@@ -42,8 +42,8 @@ export interface ThrottleStore {
   hit(bucket: string, limit: number, windowMicros: number): Promise<ThrottleCount>;
   /**
    * What the store is, reported as `db.system.name` with the duration of
-   * its calls (docs/observability.md): `"redis"` for the Redis store.
-   * Optional.
+   * its calls (docs/observability.md): `"redis"` for the Redis store,
+   * `"memory"` for the memory store. Optional.
    */
   readonly system?: string;
 }

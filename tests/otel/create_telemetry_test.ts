@@ -273,12 +273,35 @@ Deno.test("the enforcer counts store failures by whenStoreFails, with error.type
       [{ "policy.key": "reports", "policy.rate_limit.result": "store_error_open" }, 1],
     ]);
     const [histogram] = await sdk.histogram("policy.rate_limit.store.duration");
+    // A store that does not say what it is: no db.system.name.
     assert.deepEqual(histogram!.attributes, { "error.type": "THROTTLE_STORE_UNAVAILABLE" });
     assert.equal(histogram!.count, 2);
     for (const span of sdk.spans("policy.enforce")) {
       assert.equal(span.status.code, SpanStatusCode.ERROR);
       assert.equal(span.attributes["error.type"], "THROTTLE_STORE_UNAVAILABLE");
     }
+  } finally {
+    await sdk.shutdown();
+  }
+});
+
+Deno.test("the default memory store is db.system.name memory", async () => {
+  const sdk = new Sdk();
+  try {
+    const enforcer = createEnforcer({ telemetry: sdk.telemetry(), clock: new FakeClock() });
+    const decision = {
+      decision: "throttle",
+      reason: "rule",
+      policyKey: "reports",
+      ruleId: "per-user",
+      throttle: { limit: 1, windowSeconds: 1, key: "user" },
+    } as const;
+    assert.equal((await enforcer.enforce(decision, { user: "a" })).proceed, true);
+    assert.deepEqual(await sdk.histogram("policy.rate_limit.store.duration"), [{
+      attributes: { "db.system.name": "memory" },
+      count: 1,
+      sum: 0,
+    }]);
   } finally {
     await sdk.shutdown();
   }
