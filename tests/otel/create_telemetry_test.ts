@@ -350,6 +350,11 @@ Deno.test("createTelemetry and the telemetry options refuse what they cannot use
   assertThrowsCode(() => createTelemetry({ evaluateSampleRate: 2 }), "INVALID_OPTIONS");
   assertThrowsCode(() => createTelemetry({ meterProvider: {} as never }), "INVALID_OPTIONS");
   assertThrowsCode(() => createEnforcer({ telemetry: {} as never }), "INVALID_OPTIONS");
+  // A misspelt telemetry option is refused naming it, not ignored.
+  assert.throws(
+    () => createEnforcer({ telemetri: createTelemetry() } as never),
+    /unknown option "telemetri"; did you mean "telemetry"\?/,
+  );
   assertThrowsCode(
     () => createEnforcer({ telemetry: { ...createTelemetry(), evaluateSampleRate: -1 } }),
     "INVALID_OPTIONS",
