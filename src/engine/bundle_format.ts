@@ -33,6 +33,21 @@ import {
 import { SEMVER_PATTERN } from "./operators/semver.ts";
 import { LIKE_PATTERN_PATTERN, MAX_LIKE_PATTERN } from "./operators/like_pattern.ts";
 
+/** The kinds of condition: the specification's, then the operators added after them. */
+const CONDITION_KINDS = [
+  "comparison",
+  "in",
+  "exists",
+  "list",
+  "not",
+  "contains",
+  "containsList",
+  "affix",
+  "like",
+  "semver",
+  "rollout",
+] as const;
+
 /** The kinds of object of a bundle, the document itself first. */
 export const OBJECT_KINDS = [
   "bundle",
@@ -47,17 +62,7 @@ export const OBJECT_KINDS = [
   "killSwitch",
   "throttle",
   "condition",
-  "comparison",
-  "in",
-  "exists",
-  "list",
-  "not",
-  "contains",
-  "containsList",
-  "affix",
-  "like",
-  "semver",
-  "rollout",
+  ...CONDITION_KINDS,
 ] as const;
 
 /** The name of a kind of object. */
@@ -395,19 +400,7 @@ export const BUNDLE_FORMAT = {
   condition: {
     description:
       'A condition (docs/bundle-format.md, "Conditions"). An unknown op, or a malformed condition of the specification\'s operators, evaluates to false: policy validate warns (CONDITION_UNKNOWN_OPERATOR, CONDITION_MALFORMED), the schema accepts it as the runtime does. A malformed contains, containsAny, containsAll, startsWith, endsWith, like, semver or rollout is refused (CONDITION_MALFORMED error)',
-    union: [
-      "comparison",
-      "in",
-      "exists",
-      "list",
-      "not",
-      "contains",
-      "containsList",
-      "affix",
-      "like",
-      "semver",
-      "rollout",
-    ],
+    union: CONDITION_KINDS,
   },
   comparison: {
     condition: true,
