@@ -3,7 +3,7 @@
  * The `policy` command. The only file that touches the process: it wires
  * arguments, output streams, environment, current folder, clock and file
  * layer to {@link runCli} and sets the exit code. Under Deno it uses the
- * `Deno` namespace and the Deno file layer (`src/_io/deno_file_layer.ts`):
+ * `Deno` namespace and the Deno file layer (`src/io/deno_file_layer.ts`):
  * touching the `process` global or a `node:` module would load Deno's Node
  * compatibility layer, 20–40 ms of start-up (docs/performance.md,
  * "Start-up"). Under Node (the npm build) it uses the `process` global, not
@@ -19,7 +19,7 @@
 import { runCli } from "./src/cli/run_cli.ts";
 import type { CliIo } from "./src/cli/cli_io.ts";
 import { SYSTEM_CLOCK } from "./src/public/clock.ts";
-import { denoFileLayer } from "./src/_io/deno_file_layer.ts";
+import { denoFileLayer } from "./src/io/deno_file_layer.ts";
 
 /**
  * A writer to `stream` that goes quiet once the reader is gone (`policy …

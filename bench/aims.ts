@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { PeerResult } from "./peers/_report.ts";
+import type { PeerResult } from "./peers/report.ts";
 import { formatRatio, formatRatioSpread, ratioSpread, type Spread } from "./_stats.ts";
 import { markdownTable, writeDocBlock } from "./_report.ts";
 

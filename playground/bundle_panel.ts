@@ -12,7 +12,7 @@ import { byId, download, h, readUserFile, show, wireFileInput } from "./_dom.ts"
 import { locatePointer } from "./pointer_offset.ts";
 import type { DocumentIssue, DocumentModel } from "./document_model.ts";
 import { type Sample, samplesOf } from "./samples.ts";
-import { formatKeepingMeaning } from "../src/_authoring/format_jsonc.ts";
+import { formatKeepingMeaning } from "../src/authoring/format_jsonc.ts";
 
 /** The largest file the page opens: the CLI's default `limits.maxFileBytes` (8 MiB). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;

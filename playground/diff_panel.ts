@@ -10,8 +10,8 @@
 import type { Decision, EvaluationRequest, Target } from "../src/engine/mod.ts";
 import { parseJson } from "../src/engine/mod.ts";
 import { type BundleDiff, compareDecisions, diffBundles } from "../src/diff/mod.ts";
-import { describeFieldChange, describeRanking } from "../src/_authoring/describe_change.ts";
-import { checkSuite } from "../src/_authoring/suite.ts";
+import { describeFieldChange, describeRanking } from "../src/authoring/describe_change.ts";
+import { checkSuite } from "../src/authoring/suite.ts";
 import { type App, parseContext } from "./app_state.ts";
 import { byId, h, show, table, wireFileInput } from "./_dom.ts";
 import { decidedBy } from "./decision_kind.ts";

@@ -20,8 +20,8 @@ import {
 import { inspectBundle } from "../src/verify/mod.ts";
 import { lintBundle } from "../src/lint/mod.ts";
 import { isPolicyError } from "../src/engine/mod.ts";
-import { detectDocumentType } from "../src/_authoring/document_type.ts";
-import { type DraftDocument, draftToBundle, validateDraft } from "../src/_authoring/draft.ts";
+import { detectDocumentType } from "../src/authoring/document_type.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "../src/authoring/draft.ts";
 
 /** One issue of the document, as the Bundle panel lists it. */
 export interface DocumentIssue extends Issue {

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { type LiveState, parseLiveState } from "../src/_authoring/live_state.ts";
+import { type LiveState, parseLiveState } from "../src/authoring/live_state.ts";
 
 /** The name of the meta element that marks a served page; its content is the events' path. */
 export const LIVE_META = "policy-playground-live";

@@ -28,7 +28,7 @@ import {
   type SharedState,
 } from "./share_link.ts";
 import { connectLive, liveEventsPath } from "./live_updates.ts";
-import type { LiveState } from "../src/_authoring/live_state.ts";
+import type { LiveState } from "../src/authoring/live_state.ts";
 
 const app = new App();
 const status = byId("page-status");

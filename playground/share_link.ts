@@ -14,7 +14,7 @@ import type { Target } from "../src/engine/types.ts";
 import { parseJson } from "../src/engine/parse_json.ts";
 import { isRecord } from "../src/_internal/guards.ts";
 import { decodeBase64, encodeBase64 } from "../src/_internal/encoding.ts";
-import { readBodyLimited } from "../src/_io/read_body_limited.ts";
+import { readBodyLimited } from "../src/io/read_body_limited.ts";
 
 /** A context saved for the matrix. */
 export interface SavedContext {

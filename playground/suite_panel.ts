@@ -1,14 +1,14 @@
 /// <reference lib="dom" />
 /**
  * The Suite view: a simulation suite, checked and run against the document
- * with the same code as `policy simulate --suite` (`src/_authoring/suite.ts`):
+ * with the same code as `policy simulate --suite` (`src/authoring/suite.ts`):
  * pass or fail per scenario with the expected and the actual decision, and
  * the active rules no scenario made fire.
  *
  * @module
  */
 import { parseJson } from "../src/engine/mod.ts";
-import { checkSuite, describeOutcome, runSuite } from "../src/_authoring/suite.ts";
+import { checkSuite, describeOutcome, runSuite } from "../src/authoring/suite.ts";
 import type { App } from "./app_state.ts";
 import { byId, h, linkButton, show, table, wireFileInput } from "./_dom.ts";
 import { ruleKey, ruleSites } from "./document_model.ts";

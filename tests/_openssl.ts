@@ -4,11 +4,11 @@
  * tests fail loudly instead of being skipped (CI installs it, see `.ci/run`).
  *
  * Needs `--allow-run=openssl`, and read/write of the `.tmp/` folder of the
- * repository (its files: `_temp_dir.ts`).
+ * repository (its files: `temp_dir.ts`).
  *
  * @module
  */
-import { withTempDir } from "./_temp_dir.ts";
+import { withTempDir } from "./temp_dir.ts";
 
 /** What openssl did. */
 export interface OpensslResult {

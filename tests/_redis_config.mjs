@@ -1,4 +1,4 @@
-// The redis-server configuration of the tests (Deno's tests/enforce/_redis_server.ts
+// The redis-server configuration of the tests (Deno's tests/enforce/redis_server.ts
 // and Node's tests/node/enforce.test.mjs): loopback only, a password so that no
 // other client gets in, nothing persisted.
 

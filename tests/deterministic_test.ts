@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findFiles } from "../src/_io/find_files.ts";
+import { findFiles } from "../src/io/find_files.ts";
 
 const TESTS = fileURLToPath(new URL("./", import.meta.url));
 

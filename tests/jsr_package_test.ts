@@ -9,7 +9,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { requireDenoCommand } from "./_deno_command.ts";
 import { LONG, noteLong } from "./_long.ts";
-import { makeTempDir } from "./_temp_dir.ts";
+import { makeTempDir } from "./temp_dir.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const denoJson = JSON.parse(await readFile(`${root}deno.json`, "utf8")) as {

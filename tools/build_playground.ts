@@ -23,8 +23,8 @@ import * as esbuild from "esbuild";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseJson } from "../src/engine/parse_json.ts";
-import { detectDocumentType } from "../src/_authoring/document_type.ts";
-import { checkSuite } from "../src/_authoring/suite.ts";
+import { detectDocumentType } from "../src/authoring/document_type.ts";
+import { checkSuite } from "../src/authoring/suite.ts";
 import { encodeBase64 } from "../src/_internal/encoding.ts";
 import { writeIfChanged } from "./_write_if_changed.ts";
 

@@ -21,7 +21,7 @@
  * @module
  */
 import { join, relative } from "node:path";
-import { findFiles } from "../src/_io/find_files.ts";
+import { findFiles } from "../src/io/find_files.ts";
 import { writeIfChanged } from "./_write_if_changed.ts";
 
 /** How many entry modules: twice the two workers of the 2-core machine, for balance. */

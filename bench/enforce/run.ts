@@ -20,18 +20,18 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { compileBundle, createEvaluator, type EvaluationRequest } from "../../mod.ts";
 import { createEnforcer, createMemoryStore } from "../../src/enforce/mod.ts";
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
-import { enforcementBundle, TARGETS } from "../../tests/enforce/_fixtures.ts";
+import { enforcementBundle, TARGETS } from "../../tests/enforce/fixtures.ts";
 import {
   type ClientKind,
   connectClient,
   connectClusterClient,
   type TestRedisClient,
-} from "../../tests/enforce/_redis_clients.ts";
-import { startRedisCluster } from "../../tests/enforce/_redis_cluster.ts";
-import { findRedisServer, startRedisServer } from "../../tests/enforce/_redis_server.ts";
-import { LAYOUT_1_SCRIPT } from "../../tests/enforce/_layout_1_script.ts";
-import { PREVIOUS_LAYOUT_2_SCRIPT } from "../../tests/enforce/_previous_layout_2_script.ts";
-import { makeTempDir } from "../../tests/_temp_dir.ts";
+} from "../../tests/enforce/redis_clients.ts";
+import { startRedisCluster } from "../../tests/enforce/redis_cluster.ts";
+import { findRedisServer, startRedisServer } from "../../tests/enforce/redis_server.ts";
+import { LAYOUT_1_SCRIPT } from "../../tests/enforce/layout_1_script.ts";
+import { PREVIOUS_LAYOUT_2_SCRIPT } from "../../tests/enforce/previous_layout_2_script.ts";
+import { makeTempDir } from "../../tests/temp_dir.ts";
 import { markdownTable, runCaption, startRun, writeDocBlock } from "../_report.ts";
 import { formatRatioSpread, median, ratioSpread, type Spread, spread } from "../_stats.ts";
 

@@ -13,7 +13,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../mod.ts";
 import { markdownTable as table, runCaption, startRun, writeDocBlock } from "../_report.ts";
-import { makeSignedBundle } from "./_signed_bundle.ts";
+import { makeSignedBundle } from "./signed_bundle.ts";
 import { type StageTimes, timeStages } from "./_stages.ts";
 import { measureReload, type ReloadFigures } from "./_reload.ts";
 import { unyieldingLoad } from "./_unyielding_load.ts";

@@ -7,7 +7,7 @@
 // keys), and with one escaped key (the strict parser reads it all). Writes
 // the block between the `parse-json` markers of docs/performance.md.
 import { parseJson } from "../../mod.ts";
-import { makeSignedBundle } from "../load/_signed_bundle.ts";
+import { makeSignedBundle } from "../load/signed_bundle.ts";
 import { caseRatio, caseSpread, measureRounds } from "../_rounds.ts";
 import { formatRatioSpread } from "../_stats.ts";
 import { markdownTable } from "../_report.ts";

@@ -1,6 +1,6 @@
 // A grouped bar chart of ns per decision on a log scale, as SVG text: one group
 // per scenario size, one bar per engine, with the value over each bar.
-import type { PeerResult } from "./_report.ts";
+import type { PeerResult } from "./report.ts";
 
 const COLOURS = ["#7f7f7f", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#d62728", "#8c564b"];
 const WIDTH = 860;

@@ -29,7 +29,7 @@ import {
   type PeerResult,
   renderTable,
   replaceBetweenMarkers,
-} from "./_report.ts";
+} from "./report.ts";
 import { PEER_TABLE_ENGINES, renderAims, renderScenarioTable } from "./_scenario_report.ts";
 import { median, ratioSpread, spread } from "../_stats.ts";
 import { runCaption, startRun } from "../_report.ts";

@@ -4,8 +4,8 @@
 // the target looked up, `userId` read as an own property, `salt:userId` encoded as UTF-8 into a
 // buffer kept between calls, MurmurHash3 x86 32-bit over the bytes, the bucket compared.
 import type { RuntimeBundleV1 } from "../../mod.ts";
-import type { BenchRequest, Floor } from "../scenarios/_scenario.ts";
-import { TargetIndex } from "../scenarios/_scenario.ts";
+import type { BenchRequest, Floor } from "../scenarios/scenario.ts";
+import { TargetIndex } from "../scenarios/scenario.ts";
 import { threeRuleTarget } from "../scenarios/three_rules.ts";
 
 /** The salt and the upper bound of every target's rollout. */

@@ -1,9 +1,9 @@
 // The workloads of the benchmarks (docs/performance.md "Scenarios").
-import type { Scenario } from "./_scenario.ts";
+import type { Scenario } from "./scenario.ts";
 import { threeRules } from "./three_rules.ts";
 import { wide } from "./wide.ts";
 
-export * from "./_scenario.ts";
+export * from "./scenario.ts";
 export { threeRuleTarget } from "./three_rules.ts";
 
 /** The scenario of the first benchmarks: three rules per target, flat paths. */

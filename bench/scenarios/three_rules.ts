@@ -4,7 +4,7 @@
 // (`plan`), with the `ctx.` prefix the README uses (`ctx.plan`), or nested
 // (`user.org.plan`).
 import type { RuntimeBundleV1, Target } from "../../mod.ts";
-import { type Floor, type Scenario, TargetIndex, type TargetMaps, THROTTLE } from "./_scenario.ts";
+import { type Floor, type Scenario, TargetIndex, type TargetMaps, THROTTLE } from "./scenario.ts";
 
 /** How the scenario writes its paths. */
 export type PathStyle = "flat" | "ctx" | "nested";

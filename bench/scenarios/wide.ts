@@ -2,7 +2,7 @@
 // in, lte, exists, and, or, not), most of which an evaluation must test
 // before one fires; paths flat (`plan`) or nested (`user.org.plan`).
 import type { Condition, Rule, RuntimeBundleV1, Target } from "../../mod.ts";
-import { type Floor, type Scenario, TargetIndex, THROTTLE } from "./_scenario.ts";
+import { type Floor, type Scenario, TargetIndex, THROTTLE } from "./scenario.ts";
 
 /** How the scenario writes its paths. */
 export type WideStyle = "flat" | "nested";

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import { DEFAULT_SKIPPED_DIRECTORIES as SKIPPED_DIRECTORIES } from "../_io/find_files.ts";
-import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { nodeFs } from "../_io/node_fs.ts";
+import { DEFAULT_SKIPPED_DIRECTORIES as SKIPPED_DIRECTORIES } from "../io/find_files.ts";
+import { ReadFailure, readRegularFile } from "../io/read_regular_file.ts";
+import { nodeFs } from "../io/node_fs.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import type { Discovery, DiscoveryWarning, EvaluationPoint, TypeScriptApi } from "./types.ts";
 import { discoverEvaluationPoints } from "./discover_evaluation_points.ts";

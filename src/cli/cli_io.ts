@@ -5,7 +5,7 @@
  * @module
  */
 import type { Clock } from "../public/clock.ts";
-import type { FileLayer } from "../_io/file_layer.ts";
+import type { FileLayer } from "../io/file_layer.ts";
 
 /** The process environment of one command run. */
 export interface CliIo {
@@ -43,7 +43,7 @@ export interface CliIo {
   playgroundPage?: () => Promise<unknown>;
   /**
    * How commands read, list and stat files, and the platform's path rules
-   * (`src/_io/file_layer.ts`). Default: the `node:fs` layer. `cli.ts` passes
+   * (`src/io/file_layer.ts`). Default: the `node:fs` layer. `cli.ts` passes
    * the `Deno.*` layer under Deno, which starts sooner.
    */
   files?: FileLayer;

@@ -1,9 +1,9 @@
 // The remote client's cache file (`cachePath`): the exact bytes of the last
 // verified bundle, written atomically and read back at start-up. Uses
 // node:fs/promises so the same code runs on Deno and Node.
-import { nodeFs } from "../_io/node_fs.ts";
-import { ReadFailure, readRegularFile } from "../_io/read_regular_file.ts";
-import { NotRegularFileError, writeFileAtomic } from "../_io/write_file_atomic.ts";
+import { nodeFs } from "../io/node_fs.ts";
+import { ReadFailure, readRegularFile } from "../io/read_regular_file.ts";
+import { NotRegularFileError, writeFileAtomic } from "../io/write_file_atomic.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import type { Clock } from "../public/clock.ts";

@@ -1,8 +1,8 @@
 // Reading the bundle file of the local client with node:fs/promises only (no
 // Deno namespace), so the same code runs on Deno and Node.
-import { fileVersion } from "../_io/file_version.ts";
-import { ReadFailure, readRegularFile, type RegularFile } from "../_io/read_regular_file.ts";
-import { isPermissionDenial, systemErrorCode } from "../_io/system_error.ts";
+import { fileVersion } from "../io/file_version.ts";
+import { ReadFailure, readRegularFile, type RegularFile } from "../io/read_regular_file.ts";
+import { isPermissionDenial, systemErrorCode } from "../io/system_error.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 

@@ -2,7 +2,7 @@
 // One HTTP exchange of the remote delivery protocol (docs/remote.md, "Protocol"): a GET,
 // and for a 200 the body read whole under a byte limit.
 import { PolicyError } from "../public/policy_error.ts";
-import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
+import { discardBody, readBodyLimited } from "../io/read_body_limited.ts";
 import type { FetchFunction } from "./types.ts";
 
 /** What {@link requestBundle} needs. */

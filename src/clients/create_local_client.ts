@@ -31,9 +31,9 @@ import {
 } from "../_internal/check_options.ts";
 import { COMMON_FIELDS, importTrustedKeys } from "./_check_client_options.ts";
 import { type BundleFile, racyBytes, readBundleFile, readError } from "./_read_bundle_file.ts";
-import { statVersion } from "../_io/file_version.ts";
+import { statVersion } from "../io/file_version.ts";
 import { sameBytes } from "./_same_bytes.ts";
-import { systemErrorCode } from "../_io/system_error.ts";
+import { systemErrorCode } from "../io/system_error.ts";
 import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";

@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { openAppendFile } from "../_io/open_append_file.ts";
-import { systemErrorCode } from "../_io/system_error.ts";
+import { openAppendFile } from "../io/open_append_file.ts";
+import { systemErrorCode } from "../io/system_error.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
 import { PolicyError } from "../public/policy_error.ts";

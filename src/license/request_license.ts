@@ -7,8 +7,8 @@
 import { parseJson } from "../engine/parse_json.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { userAgent } from "../_internal/user_agent.ts";
-import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
-import { isPermissionDenial } from "../_io/system_error.ts";
+import { describeFetchFailure } from "../io/describe_fetch_failure.ts";
+import { isPermissionDenial } from "../io/system_error.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 

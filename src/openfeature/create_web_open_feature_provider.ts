@@ -79,8 +79,8 @@ import {
 import { watchExpiry } from "../verify/watch_expiry.ts";
 import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 import { verifyField } from "../verify/verify_keys.ts";
-import { describeFetchFailure } from "../_io/describe_fetch_failure.ts";
-import { discardBody, readBodyLimited } from "../_io/read_body_limited.ts";
+import { describeFetchFailure } from "../io/describe_fetch_failure.ts";
+import { discardBody, readBodyLimited } from "../io/read_body_limited.ts";
 import { PACKAGE_NAME } from "../_internal/version.ts";
 import {
   type BundleFacts,

@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { LiveState } from "../../src/_authoring/live_state.ts";
+import type { LiveState } from "../../src/authoring/live_state.ts";
 
 /** The `state` events of a response body. */
 export function stateEvents(body: ReadableStream<Uint8Array>) {

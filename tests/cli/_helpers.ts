@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { type CliIo, runCli } from "./_exports.ts";
 import { ISSUER, TEST_LICENSE } from "../_license.ts";
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import type { Clock } from "../../src/public/clock.ts";
 
 const FIXTURES = new URL("../testdata/cli/", import.meta.url);

@@ -7,7 +7,7 @@
  * after the test task built the page. A compile takes a while: `deno task
  * test:long` runs it.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 
 import { denoCommand } from "../_deno_command.ts";

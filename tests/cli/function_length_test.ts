@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import ts from "typescript";
-import { findFiles } from "../../src/_io/find_files.ts";
+import { findFiles } from "../../src/io/find_files.ts";
 
 /** Fewer lines than this for every function of src/cli/. */
 const MAX_LINES = 80;

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import { type ChildResult, cliEnv, DENO, runDeno } from "../faults/_policy_process.ts";
 import {
   CLI_BUNDLE,

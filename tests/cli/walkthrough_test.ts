@@ -31,7 +31,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LONG, noteLong } from "../_long.ts";
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = path.join(ROOT, "docs", "walkthrough.md");

@@ -3,7 +3,7 @@
 // remote client tells when it becomes degraded or stale (on its own clock, no
 // poll needed) and when it recovers; a throwing listener changes nothing; no
 // listener means no event and no timer.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   type ClientEvent,

@@ -1,6 +1,6 @@
 // The remote client against a real HTTP server on 127.0.0.1 that injects
 // faults (tests/clients/_fault_server.ts): one test per behaviour.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRemoteClient, type RemoteClientOptions, signBundle } from "../../mod.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import {

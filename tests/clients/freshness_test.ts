@@ -4,7 +4,7 @@
 // arrives; a renewed statement is taken without compiling the policies
 // again; the rollback check compares the signed version; the options are
 // checked; a stepped wall clock neither extends nor delays expiry.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import {

@@ -5,7 +5,7 @@
 //
 // Needs --allow-run=deno in the test process (the child is `deno run`), on top
 // of read of the repository and write of .tmp/.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 
 import { hmacSecret, numberedBundle, signedText, symlink, test, writeAtomic } from "./_helpers.ts";

@@ -2,7 +2,7 @@
 // the file once, once watching it on a fake clock (so that cleanup, which the
 // suite runs after close(), sees that close() stopped the watch timer; no
 // real time passes).
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { createLocalClient } from "../../mod.ts";
 import { FakeClock } from "../_fake_clock.ts";

@@ -1,7 +1,7 @@
 // createLocalClient(): options, reading at creation and its errors. Watching
 // is in local_client_watch_test.ts, permissions in local_client_permissions_test.ts,
 // and the behaviour every client shares in the conformance suite.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { createLocalClient, type LocalClientOptions } from "../../mod.ts";
 import { DEFAULT_WATCH_INTERVAL_MS } from "../../src/clients/mod.ts";

@@ -2,7 +2,7 @@
 // what each failure reports, and that close() stops everything. The client's
 // timers run on a FakeClock: a test runs checks one by one (each resolves when
 // the check is over and the next one is scheduled), never sleeping.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createLocalClient,
@@ -14,7 +14,7 @@ import {
 } from "../../mod.ts";
 
 import { FakeClock } from "../_fake_clock.ts";
-import { statVersion } from "../../src/_io/file_version.ts";
+import { statVersion } from "../../src/io/file_version.ts";
 import {
   hmacSecret,
   numberedBundle,

@@ -2,7 +2,7 @@
 // bundles (the configuration of docs/remote.md): the client must work
 // against a static origin unchanged. Skipped, with the reason printed, when
 // nginx is not installed; CI installs it (.ci/run).
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, rm } from "node:fs/promises";
 import { createRemoteClient } from "../../mod.ts";

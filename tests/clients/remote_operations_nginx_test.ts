@@ -3,7 +3,7 @@
 // no failed reload, the staleness bound, rollback refusal, and failover
 // between two real origins. Skipped, with the reason printed, when nginx is
 // not installed; CI installs it (.ci/run).
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { rename, rm, writeFile } from "node:fs/promises";
 import {

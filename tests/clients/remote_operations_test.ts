@@ -2,7 +2,7 @@
 // fake clock and a scripted fetch per origin: staleness, refresh(), several
 // origins, rollback refusal and the cache that keeps the highest bundle,
 // decision records on the client's clock.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, stat, utimes, writeFile } from "node:fs/promises";
 import {

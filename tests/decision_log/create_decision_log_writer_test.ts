@@ -2,7 +2,7 @@
 // fail like a full disk. A failure
 // must never throw into evaluate, never be an unhandled rejection (which
 // would end this test process), and never grow memory past maxBufferBytes.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { createLocalClient, type DecisionRecord, type PolicyError, signBundle } from "../../mod.ts";

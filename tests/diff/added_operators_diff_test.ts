@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import type { RuntimeBundleV1 } from "../../mod.ts";
 import { changedTargets, compareDecisions, diffBundles } from "../../src/diff/mod.ts";
-import { describeFieldChange } from "../../src/_authoring/describe_change.ts";
+import { describeFieldChange } from "../../src/authoring/describe_change.ts";
 import { referenceBucket } from "../properties/_reference_evaluator.ts";
 
 const target = { service: "shop", resource: "checkout", action: "open" };

@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { LONG, noteLong } from "../_long.ts";
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HEADING = "## The `policy` CLI: from an empty folder to a signed, simulated bundle";

@@ -17,7 +17,7 @@ import {
   type EvaluatesRequests,
   type ThrottleStore,
 } from "../../src/enforce/mod.ts";
-import { enforcementClient, readRateLimit, readRateLimitPolicy } from "./_fixtures.ts";
+import { enforcementClient, readRateLimit, readRateLimitPolicy } from "./fixtures.ts";
 import { FakeClock } from "../_fake_clock.ts";
 
 /** A server behind a guard. */

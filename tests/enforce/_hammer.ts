@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { requireDenoCommand } from "../_deno_command.ts";
-import type { ClientKind, ClusterSeeds } from "./_redis_clients.ts";
+import type { ClientKind, ClusterSeeds } from "./redis_clients.ts";
 import type { Answer } from "./_window_scenarios.ts";
 
 /** What one hammering process does. */

@@ -12,7 +12,7 @@
  */
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import type { HammerJob } from "./_hammer.ts";
-import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./_redis_clients.ts";
+import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./redis_clients.ts";
 
 const job = JSON.parse(Deno.args[0]!) as HammerJob;
 await using client = job.cluster === undefined

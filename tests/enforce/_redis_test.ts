@@ -1,17 +1,17 @@
 /**
- * Tests against a real redis-server (tests/enforce/_redis_server.ts), each
+ * Tests against a real redis-server (tests/enforce/redis_server.ts), each
  * with a server of its own, or a real Redis Cluster of its own
- * (tests/enforce/_redis_cluster.ts); skipped, with the reason printed, when
+ * (tests/enforce/redis_cluster.ts); skipped, with the reason printed, when
  * redis-server (or, for a cluster, redis-cli) is missing (CI installs both:
  * .ci/run).
  *
  * @module
  */
 
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { whyNotRunnable } from "../_program.ts";
-import { type ClusterOptions, type RedisCluster, startRedisCluster } from "./_redis_cluster.ts";
-import { findRedisServer, type RedisServer, startRedisServer } from "./_redis_server.ts";
+import { type ClusterOptions, type RedisCluster, startRedisCluster } from "./redis_cluster.ts";
+import { findRedisServer, type RedisServer, startRedisServer } from "./redis_server.ts";
 
 const found = await findRedisServer();
 if (!found.ok) {

@@ -13,7 +13,7 @@ import {
 import type { Decision, PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
 import { testSeed } from "../_random.ts";
-import { enforcementClient, readRateLimit, readRateLimitPolicy, TARGETS } from "./_fixtures.ts";
+import { enforcementClient, readRateLimit, readRateLimitPolicy, TARGETS } from "./fixtures.ts";
 import { FakeClock } from "../_fake_clock.ts";
 
 const client = enforcementClient(3, 60);

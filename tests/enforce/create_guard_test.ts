@@ -1,7 +1,7 @@
 // The web-standard guard behind Deno.serve on 127.0.0.1, asked over HTTP.
 import assert from "node:assert/strict";
 import { createGuard, createMemoryStore } from "../../src/enforce/mod.ts";
-import { enforcementClient, targetOfPath, TARGETS } from "./_fixtures.ts";
+import { enforcementClient, targetOfPath, TARGETS } from "./fixtures.ts";
 import { guardSuite } from "./_guard_suite.ts";
 import { FakeClock } from "../_fake_clock.ts";
 

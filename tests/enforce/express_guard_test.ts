@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { expressGuard } from "../../src/enforce/express_guard.ts";
 import type { Decision } from "../../src/engine/mod.ts";
-import { targetOfPath } from "./_fixtures.ts";
+import { targetOfPath } from "./fixtures.ts";
 import { guardSuite } from "./_guard_suite.ts";
 
 guardSuite("expressGuard (Express 5)", async ({ client, store }) => {

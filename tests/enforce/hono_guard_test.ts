@@ -1,7 +1,7 @@
 // The Hono adapter with the real Hono, served by Deno.serve on 127.0.0.1.
 import { Hono } from "hono";
 import { honoGuard, type HonoGuardVariables } from "../../src/enforce/hono_guard.ts";
-import { targetOfPath } from "./_fixtures.ts";
+import { targetOfPath } from "./fixtures.ts";
 import { guardSuite } from "./_guard_suite.ts";
 
 guardSuite("honoGuard (Hono)", ({ client, store }) => {

@@ -1,6 +1,6 @@
 // The Redis store on a real Redis Cluster under load and faults
 // (docs/enforcement.md "Redis Cluster"), each test on a cluster of its own:
-// three masters with a replica each (tests/enforce/_redis_cluster.ts). Four
+// three masters with a replica each (tests/enforce/redis_cluster.ts). Four
 // processes, two per client family, hammer a limited bucket and an exact one
 // (every check admitted and counted) in one hot slot, while the slot is
 // resharded key by key to another master and back, while a replica takes
@@ -17,13 +17,13 @@ import type { Decision, PolicyError } from "../../src/engine/mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
 import { LONG, noteLong } from "../_long.ts";
 import { answersOf, hammer, type HammerAnswer, type HammerJob } from "./_hammer.ts";
-import type { RedisCluster } from "./_redis_cluster.ts";
+import type { RedisCluster } from "./redis_cluster.ts";
 import {
   type ClientKind,
   connectClusterClient,
   HANG_BOUND_MS,
   type TestRedisClient,
-} from "./_redis_clients.ts";
+} from "./redis_clients.ts";
 import { redisClusterTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee } from "./_window_scenarios.ts";
 

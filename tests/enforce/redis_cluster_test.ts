@@ -1,7 +1,7 @@
 // The Redis store on a real Redis Cluster (docs/enforcement.md "Redis
 // Cluster"): three masters with a replica each, started by the test from
 // Debian's redis-server and `redis-cli --cluster create` on free loopback
-// ports (tests/enforce/_redis_cluster.ts). Both client families count in the
+// ports (tests/enforce/redis_cluster.ts). Both client families count in the
 // same buckets, each bucket on the master serving its key's slot; the script
 // is loaded once per master that runs a check (NOSCRIPT there, then EVAL
 // there), never on a replica; no command touches two keys. The hammering,
@@ -17,8 +17,8 @@ import {
 } from "../../src/enforce/redis/mod.ts";
 import type { Decision } from "../../src/engine/mod.ts";
 import { assertThrowsCode } from "../_assert_policy_error.ts";
-import type { RedisCluster } from "./_redis_cluster.ts";
-import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./_redis_clients.ts";
+import type { RedisCluster } from "./redis_cluster.ts";
+import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./redis_clients.ts";
 import { redisClusterTest } from "./_redis_test.ts";
 
 /** Per node: calls of EVAL, EVALSHA, and errors by prefix, since the last CONFIG RESETSTAT. */

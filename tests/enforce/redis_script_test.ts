@@ -12,8 +12,8 @@ import { countRequest, type WindowState } from "../../src/enforce/sliding_window
 import { checkAndCount, LAYOUT_VERSION } from "../../src/enforce/redis/_check_and_count.ts";
 import { createRedisStore, type RedisCommands } from "../../src/enforce/redis/mod.ts";
 import { LONG } from "../_long.ts";
-import { LAYOUT_1_SCRIPT } from "./_layout_1_script.ts";
-import { connectClient, HANG_BOUND_MS } from "./_redis_clients.ts";
+import { LAYOUT_1_SCRIPT } from "./layout_1_script.ts";
+import { connectClient, HANG_BOUND_MS } from "./redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import {
   type Answer,

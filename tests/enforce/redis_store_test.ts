@@ -1,5 +1,5 @@
 // The Redis store against Debian's redis-server, started by the tests on a
-// free loopback port (tests/enforce/_redis_server.ts): the Lua script
+// free loopback port (tests/enforce/redis_server.ts): the Lua script
 // answers like countRequest, both client adapters share one bucket, four
 // processes hammering one bucket never get more than the guarantee allows,
 // and a Redis restart mid-run gets the chosen failure mode. Skipped, with the
@@ -11,8 +11,8 @@ import { createRedisStore, DEFAULT_REDIS_TIMEOUT_MS } from "../../src/enforce/re
 import { createEnforcer } from "../../src/enforce/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
-import { enforcementClient, TARGETS } from "./_fixtures.ts";
-import { type ClientKind, connectClient, HANG_BOUND_MS } from "./_redis_clients.ts";
+import { enforcementClient, TARGETS } from "./fixtures.ts";
+import { type ClientKind, connectClient, HANG_BOUND_MS } from "./redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
 import { answersOf, hammer } from "./_hammer.ts";

@@ -9,7 +9,7 @@
  *
  * 200 steps in the default test task, 1000 under `deno task test:long`.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   createLocalClient,

@@ -15,7 +15,7 @@
 import * as path from "node:path";
 import { runCli } from "../../src/cli/run_cli.ts";
 import type { CliIo } from "../../src/cli/cli_io.ts";
-import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
+import { writeFileAtomic } from "../../src/io/write_file_atomic.ts";
 import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { baselineMs } from "./_baseline.ts";
 import { importInputs } from "./_import_inputs.ts";

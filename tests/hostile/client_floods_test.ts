@@ -8,7 +8,7 @@
  * bounded list of issues, within 30 times what JSON.parse takes on the same
  * bytes, and `evaluate` keeps answering meanwhile.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import {

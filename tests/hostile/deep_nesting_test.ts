@@ -6,7 +6,7 @@
  * stages after it must bound their own recursion. Each case runs in its own
  * worker under a deadline (see `_isolated.ts`).
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   compileBundle,

@@ -6,7 +6,7 @@
 // stripped, a freeze at bundleVersion 1e15, an origin serving an old bundle
 // past expiresAt, a cache file holding an expired bundle. Time is a fake
 // clock throughout.
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import {

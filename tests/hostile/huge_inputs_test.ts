@@ -6,7 +6,7 @@
  * is linear in the bundle's size. Each case runs in its own worker under a
  * deadline (see `_isolated.ts`).
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { createEvaluator, createLocalClient, loadBundle, PolicyError } from "../../mod.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../../src/verify/load_bundle.ts";

@@ -9,7 +9,7 @@
  * ending the test run. The quick suite runs a fixed sample of the inputs
  * (`QUICK`); `deno task test:long` runs them all.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_ISSUES } from "../../src/engine/validate_bundle.ts";

@@ -7,7 +7,7 @@
  * signature cover the canonical payload of the *parsed* document, so a file
  * either verifies and then means exactly what was signed, or fails.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   compileBundle,

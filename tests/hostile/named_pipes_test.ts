@@ -5,7 +5,7 @@
  * (opening a FIFO with no writer used to block forever). Each case runs in
  * a child process, so a hang fails the test instead of the test run.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -13,8 +13,8 @@ import { createEnforcer, type Verdict } from "../../src/enforce/mod.ts";
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
-import { enforcementClient, TARGETS } from "../enforce/_fixtures.ts";
-import { type ClientKind, connectClient, HANG_BOUND_MS } from "../enforce/_redis_clients.ts";
+import { enforcementClient, TARGETS } from "../enforce/fixtures.ts";
+import { type ClientKind, connectClient, HANG_BOUND_MS } from "../enforce/redis_clients.ts";
 import { type Resp, startFakeRedis } from "./_fake_redis.ts";
 
 const NOW = 1_767_225_600_000_000;

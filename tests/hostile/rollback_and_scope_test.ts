@@ -4,7 +4,7 @@
  * validly signed bundle, the unsigned delivery fields, scope on the local
  * client, and what HMAC proves.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { createLocalClient, createRemoteClient, loadBundle, signBundle } from "../../mod.ts";
 import { test, writeAtomic } from "../clients/_helpers.ts";

@@ -8,13 +8,13 @@
  * 0644. Everything here happens under `.tmp/`: the link to `/dev/null` is
  * only ever looked at (lstat), never followed.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { symlink } from "../clients/_helpers.ts";
 import { assertError, scratch } from "../cli/_helpers.ts";
 import { TEST_LICENSE } from "../_license.ts";
-import { writeFileAtomic } from "../../src/_io/write_file_atomic.ts";
+import { writeFileAtomic } from "../../src/io/write_file_atomic.ts";
 import { writeCacheFile } from "../../src/clients/_cache_file.ts";
 import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
 import { CLI, DENO, explainIgnored, policyTaskFlags } from "../faults/_policy_process.ts";

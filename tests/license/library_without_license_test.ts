@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { denoCommand } from "../_deno_command.ts";
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 

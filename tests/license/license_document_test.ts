@@ -1,4 +1,4 @@
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   BUILT_IN_LICENSE_PUBLIC_KEY,

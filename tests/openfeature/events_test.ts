@@ -5,7 +5,7 @@
 // 127.0.0.1) stops makes the provider STALE, then ERROR once the bundle is
 // too old to use, and READY again when the origin is back. Time is the
 // remote client's fake clock; polls are driven by refresh().
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import {
   type EventDetails,

@@ -8,7 +8,7 @@ import { OpenFeature as WebOpenFeature } from "@openfeature/web-sdk";
 import { compileBundle, createEvaluator, createLocalClient, validateBundle } from "../../mod.ts";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 import { createWebOpenFeatureProvider } from "../../src/openfeature/create_web_open_feature_provider.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { referenceBucket } from "../properties/_reference_evaluator.ts";
 import { compileCondition } from "../../src/engine/compile_condition.ts";
 import murmurhash3js from "murmurhash3js";

@@ -11,7 +11,7 @@ import { createEnforcer, createMemoryStore, type ThrottleStore } from "../../src
 import { createTelemetry } from "../../src/otel/mod.ts";
 import { PACKAGE_VERSION } from "../../src/_internal/version.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
 import { millis, Sdk } from "./_sdk.ts";
 import { bundle, TARGETS } from "./_bundle.ts";

@@ -9,7 +9,7 @@ import { createLocalClient, type DecisionRecord } from "../../mod.ts";
 import { createDecisionLogWriter } from "../../src/decision_log/mod.ts";
 import { createOtelDecisionLog, createTelemetry } from "../../src/otel/mod.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { assertThrowsCode } from "../_assert_policy_error.ts";
 import { Sdk } from "./_sdk.ts";
 import { createRemoteClient } from "../../mod.ts";

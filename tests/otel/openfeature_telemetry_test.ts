@@ -8,7 +8,7 @@ import { createLocalClient } from "../../mod.ts";
 import { createOpenFeatureProvider } from "../../src/openfeature/mod.ts";
 import { createWebOpenFeatureProvider } from "../../src/openfeature/create_web_open_feature_provider.ts";
 import { FakeClock } from "../_fake_clock.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { Sdk } from "./_sdk.ts";
 import { bundle } from "./_bundle.ts";
 

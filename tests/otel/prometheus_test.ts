@@ -16,7 +16,7 @@ import { createLocalClient } from "../../mod.ts";
 import { createEnforcer } from "../../src/enforce/mod.ts";
 import { createTelemetry } from "../../src/otel/mod.ts";
 import { freePort, listening } from "../_loopback.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { LONG, LONG_ONLY } from "../_long.ts";
 import { whyNotRunnable } from "../_program.ts";
 import { bundle, TARGETS } from "./_bundle.ts";

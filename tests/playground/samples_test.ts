@@ -2,8 +2,8 @@
 // docs/walkthrough.md builds from examples/service (the same rules, in the same policies), and
 // the service's suite passes against it, so the page's samples work together.
 import assert from "node:assert/strict";
-import { type DraftDocument, draftToBundle, validateDraft } from "../../src/_authoring/draft.ts";
-import { checkSuite, runSuite } from "../../src/_authoring/suite.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "../../src/authoring/draft.ts";
+import { checkSuite, runSuite } from "../../src/authoring/suite.ts";
 import { compileBundle } from "../../src/engine/mod.ts";
 import { parseJson } from "../../src/engine/mod.ts";
 

@@ -5,7 +5,7 @@
  */
 import type { Issue } from "../../mod.ts";
 import { validateBundle } from "../../src/engine/validate_bundle.ts";
-import { validateDraft } from "../../src/_authoring/draft.ts";
+import { validateDraft } from "../../src/authoring/draft.ts";
 import { parseSuite } from "../../src/cli/kit/suite.ts";
 import { posix } from "node:path";
 import { resolveConfig } from "../../src/cli/kit/config.ts";

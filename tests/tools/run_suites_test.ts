@@ -5,7 +5,7 @@
  * to its end; the last line says how each ended; the exit code is 1 when any
  * failed.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { DENO, explainIgnored } from "../faults/_policy_process.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { groupPath, GROUPS, groupSources, testModules } from "../../tools/test_groups.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

@@ -12,7 +12,7 @@ import {
   signBundle,
 } from "../../mod.ts";
 import { generateSec1Key, publicKeyOf, signWithOpenssl, verifyWithOpenssl } from "../_openssl.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { scratch } from "../cli/_helpers.ts";
 import { bundleOf, remoteOptions, TARGET } from "../clients/_remote_fixtures.ts";
 import { ok, StubFetch } from "../clients/_stub_fetch.ts";

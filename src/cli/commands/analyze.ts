@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { FileLayer, PathRules } from "../../_io/file_layer.ts";
+import type { FileLayer, PathRules } from "../../io/file_layer.ts";
 import {
   buildDraft,
   type DiscoveredPolicy,
@@ -22,7 +22,7 @@ import { CliError, exitCodeFor, usageError } from "../kit/errors.ts";
 import { defineCommand, type Session } from "../kit/session.ts";
 import { exists } from "../kit/read_document.ts";
 import { asEditableDraft, draftText, readDraftForEdit, saveDraft } from "../kit/draft.ts";
-import { type DraftDocument, isTarget } from "../../_authoring/draft.ts";
+import { type DraftDocument, isTarget } from "../../authoring/draft.ts";
 import { bundleDocument, draftDocument } from "../kit/documents.ts";
 import { isRecord } from "../../_internal/guards.ts";
 import { inspectBundleFile } from "../kit/bundle.ts";

@@ -12,7 +12,7 @@ import { defineCommand, type Session } from "../kit/session.ts";
 import type { CommandSpec } from "../kit/command_spec.ts";
 import type { ProjectConfig } from "../kit/config.ts";
 import type { Output } from "../kit/output.ts";
-import { countRules } from "../../_authoring/draft.ts";
+import { countRules } from "../../authoring/draft.ts";
 import { bundleFromDraft, readValidDraft } from "../kit/build_bundle.ts";
 import { bundleDocument, draftDocument } from "../kit/documents.ts";
 import { bundleText, checkParity } from "../kit/bundle.ts";

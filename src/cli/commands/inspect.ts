@@ -14,7 +14,7 @@ import { describeStatement, timeLeftMs } from "../kit/freshness.ts";
 import { describeDuration } from "../kit/duration.ts";
 import { inCliWords, inspectBundleFile } from "../kit/bundle.ts";
 import { bundleDocument } from "../kit/documents.ts";
-import { countRules } from "../../_authoring/draft.ts";
+import { countRules } from "../../authoring/draft.ts";
 import { describeEffect, describeTarget } from "../kit/describe.ts";
 import { mergeSigningBlocks } from "../kit/signing.ts";
 import { resolveVerifyKey, VERIFY_ALGORITHM_FLAG, verifyAlgorithm } from "../kit/verify_key.ts";

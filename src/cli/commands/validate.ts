@@ -14,11 +14,11 @@ import {
   type DraftDocument,
   draftToBundle,
   validateDraft,
-} from "../../_authoring/draft.ts";
+} from "../../authoring/draft.ts";
 import { lintBundle } from "../../lint/lint_bundle.ts";
 import { type ChosenDocument, describeDocument, validateDocument } from "../kit/documents.ts";
 import type { Output } from "../kit/output.ts";
-import { detectDocumentType } from "../../_authoring/document_type.ts";
+import { detectDocumentType } from "../../authoring/document_type.ts";
 import { parseDocumentText } from "../kit/read_document.ts";
 import { plural } from "../kit/describe.ts";
 import { expiredStatement } from "../kit/freshness.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { nodeFs } from "../../_io/node_fs.ts";
+import { nodeFs } from "../../io/node_fs.ts";
 import { CliError, usageError } from "../kit/errors.ts";
 import { draftDocument } from "../kit/documents.ts";
 import { defineCommand, type Session } from "../kit/session.ts";
@@ -17,7 +17,7 @@ import {
   writeUserConfig,
 } from "../kit/working_folder.ts";
 import { draftText } from "../kit/draft.ts";
-import { emptyDraft } from "../../_authoring/draft.ts";
+import { emptyDraft } from "../../authoring/draft.ts";
 import { didYouMean } from "../../_internal/suggest.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 import { describeValue } from "../../_internal/check_options.ts";

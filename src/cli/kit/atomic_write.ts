@@ -7,11 +7,11 @@
 import {
   writeFileAtomic as writeFileAtomicCore,
   type WriteFileAtomicOptions,
-} from "../../_io/write_file_atomic.ts";
+} from "../../io/write_file_atomic.ts";
 import { CliError } from "./errors.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 
-export { STALE_TEMPORARY_MS } from "../../_io/write_file_atomic.ts";
+export { STALE_TEMPORARY_MS } from "../../io/write_file_atomic.ts";
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions extends WriteFileAtomicOptions {

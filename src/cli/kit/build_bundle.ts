@@ -18,7 +18,7 @@ import {
   type DraftDocument,
   draftToBundle,
   validateDraft,
-} from "../../_authoring/draft.ts";
+} from "../../authoring/draft.ts";
 
 /**
  * Reads the draft and checks it with the engine's rules; its warnings are

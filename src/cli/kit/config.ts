@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { FileLayer, PathRules } from "../../_io/file_layer.ts";
+import type { FileLayer, PathRules } from "../../io/file_layer.ts";
 import type { Env } from "../../engine/types.ts";
 import { ENVS } from "../../public/vocabulary.ts";
 import { CliError } from "./errors.ts";

@@ -9,7 +9,7 @@
  *   `build.outputDirectory` when that is set) is what clients load: `build`
  *   writes it, `sign`, `inspect` and `simulate` work on it;
  * - a file named on the command line (`validate <file>`) is whichever of
- *   the two it holds: `detectDocumentType` (`src/_authoring/document_type.ts`).
+ *   the two it holds: `detectDocumentType` (`src/authoring/document_type.ts`).
  *
  * Commands print the document they worked on (its path and type).
  *
@@ -18,7 +18,7 @@
 import type { Session } from "./session.ts";
 import { exists } from "./read_document.ts";
 import { CliError } from "./errors.ts";
-import type { DocumentType } from "../../_authoring/document_type.ts";
+import type { DocumentType } from "../../authoring/document_type.ts";
 
 /** Where the path of a document came from. */
 export type DocumentSource = "argument" | "--bundle" | "draft.path" | "bundle.path";

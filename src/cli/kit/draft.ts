@@ -1,6 +1,6 @@
 /**
  * The draft as the CLI reads, edits and saves it. The document itself, its
- * projection onto a bundle and its validation are `src/_authoring/draft.ts`;
+ * projection onto a bundle and its validation are `src/authoring/draft.ts`;
  * reading it for an edit and saving it go through the session (the working
  * folder's lock and guarded write).
  *
@@ -12,7 +12,7 @@ import {
   DRAFT_SCHEMA_VERSION,
   type DraftDocument,
   type DraftPolicy,
-} from "../../_authoring/draft.ts";
+} from "../../authoring/draft.ts";
 import { CliError } from "./errors.ts";
 import { describeValue } from "../../_internal/check_options.ts";
 import { didYouMean } from "../../_internal/suggest.ts";

@@ -28,7 +28,7 @@ import { writeFileAtomic } from "./atomic_write.ts";
 import { policyHome } from "./working_folder.ts";
 import { plural } from "./describe.ts";
 import type { Session } from "./session.ts";
-import type { FileLayer } from "../../_io/file_layer.ts";
+import type { FileLayer } from "../../io/file_layer.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 
 /** The licence `activate` stores, in `$POLICY_HOME`. */

@@ -9,8 +9,8 @@
  * @module
  */
 import { JsonParseError, parseJson } from "../../engine/parse_json.ts";
-import { ReadFailure, type ReadOptions } from "../../_io/read_regular_file.ts";
-import type { FileLayer } from "../../_io/file_layer.ts";
+import { ReadFailure, type ReadOptions } from "../../io/read_regular_file.ts";
+import type { FileLayer } from "../../io/file_layer.ts";
 import { PolicyError } from "../../public/policy_error.ts";
 import { CliError } from "./errors.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import type { CliIo, CommandIo } from "../cli_io.ts";
-import type { FileLayer } from "../../_io/file_layer.ts";
+import type { FileLayer } from "../../io/file_layer.ts";
 import {
   detectFormat,
   type FlagValue,
@@ -49,7 +49,7 @@ import {
  */
 export async function withFileLayer(io: CliIo): Promise<CommandIo> {
   if (io.files !== undefined) return io as CommandIo;
-  const { nodeFileLayer } = await import("../../_io/node_file_layer.ts");
+  const { nodeFileLayer } = await import("../../io/node_file_layer.ts");
   return { ...io, files: await nodeFileLayer() };
 }
 

@@ -1,18 +1,18 @@
 /**
  * Simulation suites (`simulate --suite`, `diff --suite`) as the CLI reads
- * them: the check of `src/_authoring/suite.ts` with the file's name in the
+ * them: the check of `src/authoring/suite.ts` with the file's name in the
  * error, and which files `--suite` names (a file, or every `*.suite.json`
  * below a folder).
  *
  * @module
  */
-import type { FileLayer } from "../../_io/file_layer.ts";
+import type { FileLayer } from "../../io/file_layer.ts";
 import type { Issue } from "../../engine/types.ts";
 import { CliError } from "./errors.ts";
-import { systemErrorCode } from "../../_io/system_error.ts";
-import { findFiles, FindFilesError } from "../../_io/find_files.ts";
+import { systemErrorCode } from "../../io/system_error.ts";
+import { findFiles, FindFilesError } from "../../io/find_files.ts";
 import { isRecord } from "../../_internal/guards.ts";
-import { checkSuite, type Scenario } from "../../_authoring/suite.ts";
+import { checkSuite, type Scenario } from "../../authoring/suite.ts";
 
 /**
  * Checks a suite document read from `file`. Unknown fields are returned as

@@ -5,8 +5,8 @@
  * @module
  */
 import type { CommandIo } from "../cli_io.ts";
-import type { FileLayer } from "../../_io/file_layer.ts";
-import { nodeFs } from "../../_io/node_fs.ts";
+import type { FileLayer } from "../../io/file_layer.ts";
+import { nodeFs } from "../../io/node_fs.ts";
 import { readEnv } from "./env.ts";
 import { CliError } from "./errors.ts";
 import { parseJsoncObject } from "./jsonc.ts";

@@ -32,13 +32,13 @@
  * @module
  */
 import { toHex } from "../../_internal/encoding.ts";
-import { nodeFs } from "../../_io/node_fs.ts";
+import { nodeFs } from "../../io/node_fs.ts";
 
 /** The `node:fs/promises` module, as `nodeFs` loads it. */
 type NodeFsModule = Awaited<ReturnType<typeof nodeFs>>["fs"];
-import { systemErrorCode } from "../../_io/system_error.ts";
-import { ReadFailure, readRegularFile, type RegularFile } from "../../_io/read_regular_file.ts";
-import { type HeldFileLock, tryLockFile } from "../../_io/try_lock_file.ts";
+import { systemErrorCode } from "../../io/system_error.ts";
+import { ReadFailure, readRegularFile, type RegularFile } from "../../io/read_regular_file.ts";
+import { type HeldFileLock, tryLockFile } from "../../io/try_lock_file.ts";
 import { CliError } from "./errors.ts";
 import { type Clock, delay, SYSTEM_CLOCK } from "../../public/clock.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";

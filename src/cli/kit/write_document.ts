@@ -4,7 +4,7 @@
  * anything is written (what the CLI and the runtime could not read back is
  * never written), the command must still hold the working folder's lock,
  * and the file is replaced atomically, keeping its mode and owner (see
- * `src/_io/write_file_atomic.ts`). See `docs/cli.md`, "Writing files".
+ * `src/io/write_file_atomic.ts`). See `docs/cli.md`, "Writing files".
  *
  * @module
  */

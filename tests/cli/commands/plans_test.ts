@@ -9,7 +9,7 @@ import {
 import { planValidate } from "../../../src/cli/commands/validate.ts";
 import { inspectDocument, planVerification } from "../../../src/cli/commands/inspect.ts";
 import { validateBundle } from "../../../src/engine/validate_bundle.ts";
-import { validateDraft } from "../../../src/_authoring/draft.ts";
+import { validateDraft } from "../../../src/authoring/draft.ts";
 import { PolicyError } from "../../../src/public/policy_error.ts";
 import type { RuntimeBundleV1 } from "../../../src/engine/types.ts";
 import { rule } from "../_helpers.ts";

@@ -3,8 +3,8 @@ import * as path from "node:path";
 import { STALE_TEMPORARY_MS, writeFileAtomic } from "../../../src/cli/kit/atomic_write.ts";
 import { exists, readJsonDocument } from "../../../src/cli/kit/read_document.ts";
 import { scratch } from "../_helpers.ts";
-import { nodeFileLayer } from "../../../src/_io/node_file_layer.ts";
-import { denoFileLayer } from "../../../src/_io/deno_file_layer.ts";
+import { nodeFileLayer } from "../../../src/io/node_file_layer.ts";
+import { denoFileLayer } from "../../../src/io/deno_file_layer.ts";
 import { FakeClock } from "../../_fake_clock.ts";
 
 Deno.test("writeFileAtomic() replaces a file through a temporary file and leaves nothing else", async () => {

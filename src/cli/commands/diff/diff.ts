@@ -13,8 +13,8 @@ import {
 } from "../../../diff/compare_decisions.ts";
 import { CliError, exitCodeFor, usageError } from "../../kit/errors.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
-import { type DraftDocument, draftToBundle, validateDraft } from "../../../_authoring/draft.ts";
-import { detectDocumentType, type DocumentType } from "../../../_authoring/document_type.ts";
+import { type DraftDocument, draftToBundle, validateDraft } from "../../../authoring/draft.ts";
+import { detectDocumentType, type DocumentType } from "../../../authoring/document_type.ts";
 import { readBundleFileUnverified } from "../../kit/bundle.ts";
 import { parseDocumentText } from "../../kit/read_document.ts";
 import { parseSuite } from "../../kit/suite.ts";
@@ -25,7 +25,7 @@ import {
   describeFieldChange,
   describeRanking,
   shortJson,
-} from "../../../_authoring/describe_change.ts";
+} from "../../../authoring/describe_change.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** The declaration of `diff`. */

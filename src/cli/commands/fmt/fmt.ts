@@ -13,7 +13,7 @@
  *   for (`inspect` shows them for people).
  * - Only regular files are rewritten: a symbolic link, a pipe or a device is
  *   left as it is and reported as skipped.
- * - Comments are kept (`src/_authoring/format_jsonc.ts`): a draft without comments is
+ * - Comments are kept (`src/authoring/format_jsonc.ts`): a draft without comments is
  *   written exactly as `draftText` writes it (`$schema` first), everything
  *   else with the same layout.
  * - Every file is read and formatted before anything is written, so a file
@@ -25,14 +25,14 @@
  * @module
  */
 import { parseJson } from "../../../engine/parse_json.ts";
-import { findFiles } from "../../../_io/find_files.ts";
-import { nodeFs } from "../../../_io/node_fs.ts";
+import { findFiles } from "../../../io/find_files.ts";
+import { nodeFs } from "../../../io/node_fs.ts";
 import { CliError, exitCodeFor } from "../../kit/errors.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
 import { type DocumentKind, exists, parseDocumentText } from "../../kit/read_document.ts";
-import { detectDocumentType } from "../../../_authoring/document_type.ts";
+import { detectDocumentType } from "../../../authoring/document_type.ts";
 import { asEditableDraft, draftText } from "../../kit/draft.ts";
-import { commentsOf, formatJsonc, hasComments } from "../../../_authoring/format_jsonc.ts";
+import { commentsOf, formatJsonc, hasComments } from "../../../authoring/format_jsonc.ts";
 import { unifiedDiff } from "./line_diff.ts";
 import { plural } from "../../kit/describe.ts";
 import { withSchema } from "../../kit/schema.ts";

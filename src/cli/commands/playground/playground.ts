@@ -10,12 +10,12 @@ import { CliError, usageError } from "../../kit/errors.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
 import { exists, readTextDocument } from "../../kit/read_document.ts";
 import type { PlaygroundServer } from "./playground_server.ts";
-import type { LiveFile, LiveState } from "../../../_authoring/live_state.ts";
+import type { LiveFile, LiveState } from "../../../authoring/live_state.ts";
 import { plural } from "../../kit/describe.ts";
 import { folderOutside, isSuiteFileName, suiteFiles } from "../../kit/suite.ts";
-import { findFiles, FindFilesError } from "../../../_io/find_files.ts";
+import { findFiles, FindFilesError } from "../../../io/find_files.ts";
 import { isPolicyError } from "../../../public/policy_error.ts";
-import type { FileLayer } from "../../../_io/file_layer.ts";
+import type { FileLayer } from "../../../io/file_layer.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** The port when `--port` is not given. */
@@ -146,7 +146,7 @@ async function startServer(
 
 /** `--open`: the browser at `url`, or a warning saying to open it. */
 async function openIn(session: Session, url: string): Promise<void> {
-  const { openBrowser } = await import("../../../_io/open_browser.ts");
+  const { openBrowser } = await import("../../../io/open_browser.ts");
   try {
     await openBrowser(url);
   } catch (error) {

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Clock } from "../../../public/clock.ts";
-import type { LiveState } from "../../../_authoring/live_state.ts";
+import type { LiveState } from "../../../authoring/live_state.ts";
 
 /** Options of {@link startPlaygroundServer}. */
 export interface PlaygroundServerOptions {

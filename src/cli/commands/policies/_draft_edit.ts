@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { DraftDocument } from "../../../_authoring/draft.ts";
+import type { DraftDocument } from "../../../authoring/draft.ts";
 import type { CommandFunction, CommandSpec } from "../../kit/command_spec.ts";
 import { readDraftForEdit, saveDraft } from "../../kit/draft.ts";
 import type { Output, Warning } from "../../kit/output.ts";

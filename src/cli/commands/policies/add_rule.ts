@@ -8,7 +8,7 @@ import type { EffectType, Rule, Target } from "../../../engine/types.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { CliError } from "../../kit/errors.ts";
 import { LIST_HINT, requirePolicy, requireRule } from "../../kit/draft.ts";
-import { type DraftDocument, type DraftPolicy, validateDraft } from "../../../_authoring/draft.ts";
+import { type DraftDocument, type DraftPolicy, validateDraft } from "../../../authoring/draft.ts";
 import { describeValue } from "../../../_internal/check_options.ts";
 import { isRecord } from "../../../_internal/guards.ts";
 import { describeEffect, describeTarget } from "../../kit/describe.ts";

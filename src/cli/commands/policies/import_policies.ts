@@ -10,7 +10,7 @@ import { CliError, usageError } from "../../kit/errors.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
 import { type EditableDraft, readDraftForEdit, saveDraft } from "../../kit/draft.ts";
-import { type DraftDocument, emptyDraft, validateDraft } from "../../../_authoring/draft.ts";
+import { type DraftDocument, emptyDraft, validateDraft } from "../../../authoring/draft.ts";
 import { draftDocument } from "../../kit/documents.ts";
 import { type ImportedPolicies, importPolicies, keyText } from "./import_shapes.ts";
 import { DEFAULT_MAX_ISSUES } from "../../../engine/validate_bundle.ts";

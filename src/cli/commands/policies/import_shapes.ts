@@ -16,11 +16,11 @@
 import type { Condition, Effect, PolicyDefault, Target } from "../../../engine/types.ts";
 import { ENVS } from "../../../public/vocabulary.ts";
 import type { Issue } from "../../../engine/types.ts";
-import { CappedIssues } from "../../../_authoring/capped_issues.ts";
+import { CappedIssues } from "../../../authoring/capped_issues.ts";
 import { describeValue } from "../../../_internal/describe_value.ts";
 import { CliError } from "../../kit/errors.ts";
 import { isConditionValue, isRecord } from "../../../_internal/guards.ts";
-import type { DraftPolicy } from "../../../_authoring/draft.ts";
+import type { DraftPolicy } from "../../../authoring/draft.ts";
 
 /** Which of the two shapes a document is. */
 export type ImportForm = "wrapper" | "older";

@@ -14,7 +14,7 @@ import {
   type DraftDocument,
   type DraftPolicy,
   isTarget,
-} from "../../../_authoring/draft.ts";
+} from "../../../authoring/draft.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import type { Output } from "../../kit/output.ts";
 import {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { PolicyDefault, Target } from "../../../engine/types.ts";
-import { type DraftDocument, isTarget } from "../../../_authoring/draft.ts";
+import { type DraftDocument, isTarget } from "../../../authoring/draft.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { LIST_HINT, requirePolicy } from "../../kit/draft.ts";
 import { describeEffect, describeTarget, plural } from "../../kit/describe.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Rule } from "../../../engine/types.ts";
-import type { DraftDocument } from "../../../_authoring/draft.ts";
+import type { DraftDocument } from "../../../authoring/draft.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { LIST_HINT, requirePolicy, requireRule } from "../../kit/draft.ts";
 import { describeRuleBriefly, plural } from "../../kit/describe.ts";

@@ -11,7 +11,7 @@
  * @module
  */
 import type { Target } from "../../../engine/types.ts";
-import { type DraftDocument, isTarget } from "../../../_authoring/draft.ts";
+import { type DraftDocument, isTarget } from "../../../authoring/draft.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { CliError, usageError } from "../../kit/errors.ts";
 import { findPolicy, LIST_HINT, requirePolicy } from "../../kit/draft.ts";

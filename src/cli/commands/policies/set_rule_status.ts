@@ -6,7 +6,7 @@
  * @module
  */
 import type { Rule, RuleStatus } from "../../../engine/types.ts";
-import type { DraftDocument } from "../../../_authoring/draft.ts";
+import type { DraftDocument } from "../../../authoring/draft.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { usageError } from "../../kit/errors.ts";
 import { LIST_HINT, requirePolicy, requireRule } from "../../kit/draft.ts";

@@ -15,11 +15,7 @@ import type { Session } from "../../kit/session.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import type { Output } from "../../kit/output.ts";
 import { findPolicy, requirePolicy } from "../../kit/draft.ts";
-import {
-  type DraftDocument,
-  type DraftPolicy,
-  projectPolicies,
-} from "../../../_authoring/draft.ts";
+import { type DraftDocument, type DraftPolicy, projectPolicies } from "../../../authoring/draft.ts";
 import { describeEffect } from "../../kit/describe.ts";
 import { defineDraftEdit, type EditPlan } from "./_draft_edit.ts";
 

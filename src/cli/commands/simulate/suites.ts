@@ -20,7 +20,7 @@ import {
   runScenarios,
   type Scenario,
   type ScenarioResult as AuthoredScenarioResult,
-} from "../../../_authoring/suite.ts";
+} from "../../../authoring/suite.ts";
 import { COVERAGE_SUITE, type JunitError, type JunitSuite, renderJunit } from "./_junit.ts";
 import {
   describeVerification,

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { FileLayer } from "../../../_io/file_layer.ts";
-import { systemErrorCode } from "../../../_io/system_error.ts";
+import type { FileLayer } from "../../../io/file_layer.ts";
+import { systemErrorCode } from "../../../io/system_error.ts";
 import type { CommandIo } from "../../cli_io.ts";
 
 /** How often watched files are polled. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import fc from "../../../_fast_check.ts";
 import { parseJson } from "../../../../src/engine/parse_json.ts";
-import { commentsOf, formatJsonc } from "../../../../src/_authoring/format_jsonc.ts";
+import { commentsOf, formatJsonc } from "../../../../src/authoring/format_jsonc.ts";
 import { unifiedDiff } from "../../../../src/cli/commands/fmt/line_diff.ts";
 import { assertError, assertShape, draftWith, rule, scratch } from "../../_helpers.ts";
 import { symlink } from "../../../clients/_helpers.ts";

@@ -6,7 +6,7 @@ import {
   servedPage,
   startPlaygroundServer,
 } from "../../../../src/cli/commands/playground/playground_server.ts";
-import type { LiveState } from "../../../../src/_authoring/live_state.ts";
+import type { LiveState } from "../../../../src/authoring/live_state.ts";
 import { FakeClock } from "../../../_fake_clock.ts";
 import { stateEvents } from "../../_event_stream.ts";
 

@@ -1,7 +1,7 @@
 // The plan steps of the `policies` subcommands, called directly on drafts in memory: what each
 // edit does to the draft, what it reports and what it refuses, with no file, lock or output.
 import assert from "node:assert/strict";
-import type { DraftDocument } from "../../../../src/_authoring/draft.ts";
+import type { DraftDocument } from "../../../../src/authoring/draft.ts";
 import type { Warning } from "../../../../src/cli/kit/output.ts";
 import { planAddRule } from "../../../../src/cli/commands/policies/add_rule.ts";
 import { planRemoveRule } from "../../../../src/cli/commands/policies/remove_rule.ts";

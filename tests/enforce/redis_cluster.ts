@@ -1,6 +1,6 @@
 /**
  * A real Redis Cluster for the enforcement tests and benchmark: Debian's
- * redis-server started once per node (tests/enforce/_redis_server.ts, each in
+ * redis-server started once per node (tests/enforce/redis_server.ts, each in
  * a folder of its own, on free loopback ports for its clients and its cluster
  * bus), joined by `redis-cli --cluster create`, three masters with one
  * replica each by default. Administration (the topology, resharding,
@@ -12,7 +12,7 @@
  * @module
  */
 import { freeFixedPort } from "../_loopback.ts";
-import { type RedisServer, startRedisServer } from "./_redis_server.ts";
+import { type RedisServer, startRedisServer } from "./redis_server.ts";
 
 /** A node as `CLUSTER NODES` describes it. */
 export interface ClusterNode {

@@ -7,7 +7,7 @@
  * for Deno's Node compatibility layer (docs/performance.md, "Start-up").
  * `cli.ts` chooses one for its runtime and passes it in `CliIo.files`; the
  * library never uses the Deno one (it serves Deno, Node and browsers from
- * one source). Both pass the same tests (`tests/_io/file_layer_test.ts`).
+ * one source). Both pass the same tests (`tests/io/file_layer_test.ts`).
  *
  * Writes, renames and the working folder's lock stay on the one atomic
  * writer (`write_file_atomic.ts`, `node:fs`), loaded when a command writes.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type LiveState, parseLiveState } from "../../src/_authoring/live_state.ts";
+import { type LiveState, parseLiveState } from "../../src/authoring/live_state.ts";
 
 Deno.test("parseLiveState reads back what the server sends, and refuses anything else", () => {
   const state: LiveState = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compileBundle } from "../../src/engine/compile_bundle.ts";
-import { checkSuite, describeOutcome, runSuite } from "../../src/_authoring/suite.ts";
+import { checkSuite, describeOutcome, runSuite } from "../../src/authoring/suite.ts";
 
 const target = { service: "billing", resource: "invoice", action: "create" };
 const compiled = compileBundle({

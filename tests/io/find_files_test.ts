@@ -1,13 +1,13 @@
 /**
- * The folder walker (src/_io/find_files.ts) with `within`: no folder is
+ * The folder walker (src/io/find_files.ts) with `within`: no folder is
  * listed whose real path leads out of the folder, the one given included;
  * links to folders below are never entered either way.
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { findFiles, FindFilesError } from "../../src/_io/find_files.ts";
-import { isInside } from "../../src/_io/within_folder.ts";
-import { withTempDir } from "../_temp_dir.ts";
+import { findFiles, FindFilesError } from "../../src/io/find_files.ts";
+import { isInside } from "../../src/io/within_folder.ts";
+import { withTempDir } from "../temp_dir.ts";
 import { symlink } from "../clients/_helpers.ts";
 
 Deno.test("findFiles within a folder lists only folders whose real path is inside", async () => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { posix } from "node:path";
 import fc from "../_fast_check.ts";
-import { posixPathRules } from "../../src/_io/posix_path.ts";
+import { posixPathRules } from "../../src/io/posix_path.ts";
 
 const CWD = "/work/here";
 const rules = posixPathRules(() => CWD);

@@ -4,7 +4,7 @@
  * the CLI's Deno file layer (`deno_file_layer.ts`), which must not load
  * `node:path` (Deno's Node compatibility layer costs its start-up). They
  * give what `node:path`'s `posix` functions give, which
- * `tests/_io/posix_path_test.ts` checks on generated paths.
+ * `tests/io/posix_path_test.ts` checks on generated paths.
  *
  * @module
  */

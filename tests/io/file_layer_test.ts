@@ -1,5 +1,5 @@
 /**
- * The CLI's two file layers (`node:fs` and `Deno.*`, src/_io/file_layer.ts)
+ * The CLI's two file layers (`node:fs` and `Deno.*`, src/io/file_layer.ts)
  * on the same cases: a regular file is read (directly and through a
  * symlink); a named pipe, a device, a folder, a missing file and a file
  * over the limit are refused with the same reason, at once (a pipe with no
@@ -7,13 +7,13 @@
  * agree; with `within`, only files whose real path is inside the folder are
  * read. Named pipes need `--allow-run=mkfifo`.
  */
-import { makeTempDir } from "../_temp_dir.ts";
+import { makeTempDir } from "../temp_dir.ts";
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import type { FileLayer } from "../../src/_io/file_layer.ts";
-import { nodeFileLayer } from "../../src/_io/node_file_layer.ts";
-import { denoFileLayer } from "../../src/_io/deno_file_layer.ts";
-import { ReadFailure, type ReadOptions } from "../../src/_io/read_regular_file.ts";
+import type { FileLayer } from "../../src/io/file_layer.ts";
+import { nodeFileLayer } from "../../src/io/node_file_layer.ts";
+import { denoFileLayer } from "../../src/io/deno_file_layer.ts";
+import { ReadFailure, type ReadOptions } from "../../src/io/read_regular_file.ts";
 import { symlink } from "../clients/_helpers.ts";
 
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
