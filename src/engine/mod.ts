@@ -40,7 +40,14 @@
 export * from "./types.ts";
 // The vocabulary as values, for callers that check or list effect types,
 // environments, rule statuses and comparison operators.
-export { COMPARISON_OPERATORS, EFFECT_TYPES, ENVS, RULE_STATUSES } from "../public/vocabulary.ts";
+export {
+  COMPARISON_OPERATORS,
+  EFFECT_TYPES,
+  ENVS,
+  ROLLOUT_BUCKETINGS,
+  RULE_STATUSES,
+  SEMVER_COMPARISONS,
+} from "../public/vocabulary.ts";
 export * from "../public/policy_error.ts";
 export { JsonParseError, parseJson, type ParseJsonOptions } from "./parse_json.ts";
 // Named, not `*`: these modules also export what only the load pipeline
