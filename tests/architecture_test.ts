@@ -303,6 +303,19 @@ Deno.test("every byte the CLI prints goes through its output module (src/cli/kit
   ]);
 });
 
+/** The modules of `files` that call `JSON.parse` themselves. */
+export function bareJsonParse(files: Iterable<string>, text: (file: string) => string): string[] {
+  return [...files].filter((file) => /\bJSON\s*\.\s*parse\s*\(/.test(codeOnly(text(file))));
+}
+
+Deno.test("JSON of untrusted text goes through parseJson: no bare JSON.parse in src/ or playground/", () => {
+  // Deno 2.9's V8 misreads escaped keys (docs/security.md "JSON exactly as written"); parseJson
+  // (src/engine/parse_json.ts) is the one caller, and reads the text again when it must.
+  const files = [...SRC, ...OUTSIDE.filter((f) => f.startsWith("playground/"))];
+  const read = (f: string) => TEXT.get(f) ?? Deno.readTextFileSync(new URL(f, ROOT));
+  assert.deepEqual(bareJsonParse(files, read), ["src/engine/parse_json.ts"]);
+});
+
 /** Most source files a folder of src/ holds directly: more is a folder to split. */
 const MAX_FILES_PER_FOLDER = 30;
 

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { symlink } from "../clients/_helpers.ts";
 import { GRACE_STATE_FILE } from "../../src/cli/kit/license.ts";
 import { cliEnv, DENO, explainIgnored, runDeno, runPolicy } from "../faults/_policy_process.ts";
+import { HANG_BOUND_MS } from "../_hang_bound.ts";
 
 explainIgnored("tests/hostile/named_pipes_test.ts");
 const MKFIFO = Deno.permissions.querySync({ name: "run", command: "mkfifo" }).state === "granted";
@@ -92,7 +93,7 @@ Deno.test({
       assert.equal(output.code, 0, output.stderr);
       assert.equal(report.code, "REMOTE_UNAVAILABLE");
       assert.match(report.message, /cache file .* not a regular file/);
-      assert.ok(report.ms < 5000, `rejected after ${report.ms} ms`);
+      assert.ok(report.ms < HANG_BOUND_MS, `rejected after ${report.ms} ms`);
     } finally {
       await remove();
     }

@@ -40,6 +40,7 @@ import { systemErrorCode } from "../../io/system_error.ts";
 import { ReadFailure, readRegularFile, type RegularFile } from "../../io/read_regular_file.ts";
 import { type HeldFileLock, tryLockFile } from "../../io/try_lock_file.ts";
 import { CliError } from "./errors.ts";
+import { parseJson } from "../../engine/parse_json.ts";
 import { type Clock, delay, SYSTEM_CLOCK } from "../../public/clock.ts";
 import { describeThrown } from "../../_internal/describe_thrown.ts";
 
@@ -313,7 +314,7 @@ async function readLock(file: string): Promise<SeenLock | null> {
   }
   let record: LockRecord | null = null;
   try {
-    const value = JSON.parse(new TextDecoder().decode(read.bytes));
+    const value = parseJson(new TextDecoder().decode(read.bytes)) as LockRecord | null;
     if (typeof value?.token === "string" && Number.isSafeInteger(value.pid)) record = value;
   } catch {
     // not a record: judged by its age
