@@ -214,6 +214,20 @@ const SIGNATURE_FIELDS = {
 /** A freshness statement's time: UTC, whole seconds or milliseconds (the load checks the date). */
 const STATEMENT_TIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$";
 
+/**
+ * A checksum, of a bundle or named by its freshness statement: `sha256:`
+ * and 64 lowercase hex digits. Validation, the statement's check and the
+ * JSON Schemas read it from here.
+ */
+export const CHECKSUM_PATTERN = "^sha256:[0-9a-f]{64}$";
+
+/** A bundle's `generatedAt`: an ISO 8601 date, or date and time (validation also parses it). */
+export const GENERATED_AT_PATTERN =
+  "^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$";
+
+/** The lowest `bundleVersion` (of a bundle, and of the statement that names it). */
+export const MIN_BUNDLE_VERSION = 1;
+
 const string = (description?: string, extra: { nonEmpty?: true; pattern?: string } = {}) =>
   ({
     type: { kind: "string", ...extra },
@@ -239,15 +253,11 @@ export const BUNDLE_FORMAT = {
       orgId: { type: { kind: "string" } },
       projectId: { type: { kind: "string" } },
       generatedAt: {
-        type: {
-          kind: "string",
-          pattern:
-            "^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$",
-        },
+        type: { kind: "string", pattern: GENERATED_AT_PATTERN },
         description: "ISO 8601",
       },
-      bundleVersion: { type: { kind: "integer", minimum: 1 } },
-      checksum: { type: { kind: "string", pattern: "^sha256:[0-9a-f]{64}$" } },
+      bundleVersion: { type: { kind: "integer", minimum: MIN_BUNDLE_VERSION } },
+      checksum: { type: { kind: "string", pattern: CHECKSUM_PATTERN } },
       etag: { type: { kind: "string" } },
       signature: { type: { kind: "object", of: "signature" } },
       freshness: { type: { kind: "object", of: "freshness" } },
@@ -262,8 +272,8 @@ export const BUNDLE_FORMAT = {
     closed: true,
     fields: {
       type: { type: { kind: "const", value: "policy-bundle-freshness/v1" }, required: true },
-      checksum: { type: { kind: "string", pattern: "^sha256:[0-9a-f]{64}$" }, required: true },
-      bundleVersion: { type: { kind: "integer", minimum: 1 }, required: true },
+      checksum: { type: { kind: "string", pattern: CHECKSUM_PATTERN }, required: true },
+      bundleVersion: { type: { kind: "integer", minimum: MIN_BUNDLE_VERSION }, required: true },
       orgId: { type: { kind: "string" } },
       projectId: { type: { kind: "string" } },
       env: { type: { kind: "enum", values: ENVS, refusedAtLoad: true }, required: true },

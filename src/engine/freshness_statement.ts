@@ -9,7 +9,7 @@
  */
 import { isRecord } from "../_internal/guards.ts";
 import { canonicalJsonBytes } from "./canonical_payload.ts";
-import { fieldNames } from "./bundle_format.ts";
+import { CHECKSUM_PATTERN, fieldNames, MIN_BUNDLE_VERSION } from "./bundle_format.ts";
 import type { FreshnessStatement } from "./types.ts";
 
 /** The `type` of a version 1 statement, the only one there is. */
@@ -18,7 +18,7 @@ export const FRESHNESS_TYPE = "policy-bundle-freshness/v1";
 /** The members a statement may have, from the format's definition (the optional ones: `orgId`, `projectId`). */
 const MEMBERS: ReadonlySet<string> = new Set(fieldNames("freshness"));
 const SIGNATURE_MEMBERS: ReadonlySet<string> = new Set(fieldNames("statementSignature"));
-const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
+const CHECKSUM = new RegExp(CHECKSUM_PATTERN);
 /** UTC with a `Z`, whole seconds or milliseconds: what `toISOString` writes, `.000` optional. */
 const TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?Z$/;
 
@@ -91,8 +91,8 @@ export function freshnessProblem(value: unknown): string | undefined {
     return 'checksum must be "sha256:" followed by 64 lowercase hex characters';
   }
   const version = value.bundleVersion;
-  if (!Number.isSafeInteger(version) || (version as number) < 1) {
-    return "bundleVersion must be a whole number >= 1";
+  if (!Number.isSafeInteger(version) || (version as number) < MIN_BUNDLE_VERSION) {
+    return `bundleVersion must be a whole number >= ${MIN_BUNDLE_VERSION}`;
   }
   for (const field of ["orgId", "projectId"]) {
     if (value[field] !== undefined && typeof value[field] !== "string") {
