@@ -54,9 +54,14 @@ export function hasComments(text: string): boolean {
   return tokenize(text).some((t) => t.kind === "comment");
 }
 
-/** The comments of `text`, in order (for checking that formatting kept them all). */
+/**
+ * The comments of `text`, in order, without trailing white space (for
+ * checking that formatting kept them all: {@link formatJsonc} writes a
+ * comment without it, and a line comment of a file with CRLF endings ends
+ * with its `\r`).
+ */
 export function commentsOf(text: string): string[] {
-  return tokenize(text).filter((t) => t.kind === "comment").map((t) => t.text);
+  return tokenize(text).filter((t) => t.kind === "comment").map((t) => t.text.trimEnd());
 }
 
 /**

@@ -250,13 +250,14 @@ async function plan(
     throw error;
   }
   const { isDeepStrictEqual } = await import("node:util");
-  const same = isDeepStrictEqual(parseJson(after, { comments: true }), expected) &&
-    isDeepStrictEqual(commentsOf(after), commentsOf(before));
-  if (!same) {
+  if (!isDeepStrictEqual(parseJson(after, { comments: true }), expected)) {
     return skip(
       "formatting would change what it means (a number JSON cannot write back as it is); it was left as it is",
       kind,
     );
+  }
+  if (!isDeepStrictEqual(commentsOf(after), commentsOf(before))) {
+    return skip("formatting would not keep its comments as written; it was left as it is", kind);
   }
   const file: FmtFile = {
     path: target.path,

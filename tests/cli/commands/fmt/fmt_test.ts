@@ -365,3 +365,24 @@ Deno.test("fmt finds the files the README and the walkthrough write: suite.json 
   assert.equal(found.filter((f) => f.startsWith("policy/rules/")).length, 6, found.join(", "));
   assert.ok(!found.includes("notes.json"));
 });
+
+Deno.test("fmt formats a commented file with CRLF line endings (written on Windows)", async () => {
+  await using s = await scratch();
+  await draftWith(s, [rule("a")]);
+  const lf = '{ // the paid plans\n  "id": "paid", /* kept */ "status": "active",\n' +
+    '  "priority": 1, "target": {"service": "billing", "resource": "invoice", "action": "create"},\n' +
+    '  "effect": {"type": "allow"} }\n';
+  await s.write("crlf.rule.json", lf.replaceAll("\n", "\r\n"));
+  await s.write("lf.rule.json", lf);
+  const r = await s.json(["fmt"]);
+  assert.equal(r.code, 0, r.stderr);
+  const status = Object.fromEntries(
+    (r.doc.files as { path: string; status: string; reason: string | null }[]).map((
+      f,
+    ) => [path.basename(f.path), [f.status, f.reason]]),
+  );
+  assert.deepEqual(status["crlf.rule.json"], ["formatted", null]);
+  // Formatted as the same file with LF endings is.
+  assert.equal(await s.read("crlf.rule.json"), await s.read("lf.rule.json"));
+  assert.deepEqual(commentsOf(await s.read("crlf.rule.json")), ["// the paid plans", "/* kept */"]);
+});
