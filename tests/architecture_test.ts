@@ -14,6 +14,8 @@
  *   `license`, `openfeature`, `otel` → `cli` → `cli.ts`; a module imports only from its own
  *   folder, from its own layer's folders it is allowed to, and from layers
  *   below, never from above;
+ * - no import circle among the modules of `src/` (`src/engine/` aside, for
+ *   now: its circle `_program_dispatch.ts` ↔ `_target_program.ts` remains);
  * - `public` (what users import: errors, codes, Clock, Issue, the vocabulary)
  *   depends on no other folder, `_internal` on `public` alone, `io` on the
  *   kernel alone;
@@ -287,6 +289,15 @@ Deno.test("the CLI package is layered: kit < commands < dispatcher, no import ci
   // (help and completions are handed the dispatcher by run_cli.ts).
   assert.deepEqual(cliLayerBreaks(EDGES), []);
   assert.deepEqual(circles(EDGES, new Set(SRC.filter((f) => f.startsWith("src/cli/")))), []);
+});
+
+Deno.test("no import circle in any folder of src/ (src/engine/ aside)", () => {
+  // A circle means two modules that cannot be read, tested or loaded one without the other; the
+  // fix is a type or constant in the module both need. src/engine/ is left out while its circle
+  // (_program_dispatch.ts <-> _target_program.ts) is being taken apart by the engine's own work.
+  const files = new Set(SRC.filter((f) => !f.startsWith("src/engine/")));
+  assert.ok(files.size > 200, `the modules of src/ are read (${files.size})`);
+  assert.deepEqual(circles(EDGES, files), []);
 });
 
 /** The modules of src/cli/ that write to the process's output streams themselves. */

@@ -30,7 +30,7 @@ import {
 } from "./remote_defaults.ts";
 import { userAgent } from "../_internal/user_agent.ts";
 import type { ClientOptions, FetchFunction } from "./types.ts";
-import type { PollResult, RemoteClientOptions } from "./create_remote_client.ts";
+import type { PollResult, RemoteClientOptions } from "./remote_client_options.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
 import type { Telemetry } from "../telemetry/types.ts";

@@ -2,9 +2,10 @@
  * The remote client: polls plain HTTP origins for the project's bundle
  * (`docs/remote.md`), verifies every candidate with the same
  * load pipeline as the local client, and evaluates in-process. Its parts:
- * `_remote_options.ts` (options), `_origin_failover.ts` (one poll across
- * the origins), `_poll_delay.ts` and `_poll_timer.ts` (the schedule),
- * `_cache_start.ts` (start-up from the cache file).
+ * `remote_client_options.ts` (the options) and `_remote_options.ts` (their
+ * check), `_origin_failover.ts` (one poll across the origins),
+ * `_poll_delay.ts` and `_poll_timer.ts` (the schedule), `_cache_start.ts`
+ * (start-up from the cache file).
  *
  * Uses only web standards (`fetch`, `AbortController`, `setTimeout`) and,
  * for `cachePath`, `node:fs/promises`, so it runs on Deno and Node 20+.
@@ -13,9 +14,8 @@
  */
 import { type ErrorCode, PolicyError } from "../public/policy_error.ts";
 import { restateError } from "../_internal/restate_error.ts";
-import type { Decision, Env, EvaluationRequest } from "../engine/types.ts";
+import type { Decision, EvaluationRequest } from "../engine/types.ts";
 import type { LoadedBundle } from "../verify/load_bundle.ts";
-import type { VerifyKeySet } from "../verify/verify_bundle_signature.ts";
 import { acceptRemoteBundle } from "./_accept_remote_bundle.ts";
 import { BundleSlot } from "./_bundle_slot.ts";
 import { callSafely } from "../_internal/call_safely.ts";
@@ -45,110 +45,16 @@ import { pollDelay } from "./_poll_delay.ts";
 import { DEGRADED_AFTER_FAILURES } from "./remote_defaults.ts";
 import { PollTimer } from "./_poll_timer.ts";
 import { type Origin, type RemoteConfig, resolveRemoteOptions } from "./_remote_options.ts";
-import type {
-  ClientListener,
-  ClientOptions,
-  FetchFunction,
-  PolicyClient,
-  RemoteClientStatus,
-} from "./types.ts";
+import type { ClientListener, PolicyClient, RemoteClientStatus } from "./types.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import type { Clock } from "../public/clock.ts";
 import { clientState, type LoadAttempt, startLoad } from "./_client_telemetry.ts";
+import type { PollResult, RemoteClientOptions } from "./remote_client_options.ts";
 
 // The library's one clock (src/public/clock.ts), public with the option that takes it.
 export type { Clock };
-
-/** Options of {@link createRemoteClient}. Unknown keys are refused (`INVALID_OPTIONS`). */
-export interface RemoteClientOptions extends Omit<ClientOptions, "verify" | "allowUnsigned"> {
-  /**
-   * The origin's base URL (`http:` or `https:`); `/v1/...` is appended to it.
-   * A list of up to {@link MAX_ORIGINS} is tried in order at each poll, the
-   * next on any failure of the one before (docs/operations.md "Several origins").
-   */
-  baseUrl: string | URL | readonly (string | URL)[];
-  /** The runtime key, sent as `Authorization: Bearer <runtimeKey>`. Never logged. */
-  runtimeKey: string;
-  /** The organisation: the bundle's `orgId` must equal it. */
-  orgId: string;
-  /** The project: the bundle's `projectId` must equal it. */
-  projectId: string;
-  /** The environment: the bundle's `env` must equal it. */
-  env: Env;
-  /**
-   * Required: the control plane's ECDSA P-256 public key, or a list of them
-   * during a key rotation. An HMAC key is refused (`REMOTE_HMAC_REFUSED`);
-   * there is no `allowUnsigned`: remote bundles are always verified.
-   */
-  verify: VerifyKeySet;
-  /** Polling: `intervalMs` between successful polls (default 30 s, jittered ±10 %). */
-  poll?: { intervalMs?: number };
-  /**
-   * A file that receives the exact bytes of every verified bundle (written
-   * atomically), and from which the client starts, degraded, when the first
-   * request fails. Its folder must exist.
-   */
-  cachePath?: string;
-  /** Timeout of one request, body included. Default 10 s. */
-  requestTimeoutMs?: number;
-  /** Longest wait between polls after failures. Default 5 min. */
-  maxBackoffMs?: number;
-  /** Longest time `createRemoteClient` may take before it rejects. Default 15 s. */
-  startTimeoutMs?: number;
-  /**
-   * Once the bundle in force was last confirmed by an origin longer ago than
-   * this, `evaluate` throws `BUNDLE_STALE` (fail closed) until a poll
-   * succeeds. Default: never.
-   */
-  maxStalenessMs?: number;
-  /** Called after every poll, successful or not, with its outcome. */
-  onPoll?: (result: PollResult) => void;
-  /** The `fetch` to use. Default: the global `fetch`. */
-  fetch?: FetchFunction;
-  /**
-   * The clock and timers to use (docs/remote.md "Options"). Default: the
-   * system clock (`performance.now()`, `Date.now()`, the global timers).
-   * Staleness, timeouts and backoff are measured on its monotonic `now()`;
-   * the times in `status()` and on the cache file come from `wallNow()`.
-   */
-  clock?: Clock;
-  /** A source of numbers in [0, 1) for jitter and decision sampling. Default: `Math.random`. */
-  random?: () => number;
-}
-
-/** What `onPoll` receives after each poll, and `refresh()` resolves with. */
-export type PollResult =
-  | {
-    /** A new verified bundle is in force. */
-    outcome: "updated";
-    httpStatus: 200;
-    error: null;
-    /** The origin that served it. */
-    servedBy: string;
-    /** The client's status after the poll. */
-    status: RemoteClientStatus;
-  }
-  | {
-    /** A 304, or the same bytes again: the bundle in force is confirmed. */
-    outcome: "unchanged";
-    httpStatus: 200 | 304;
-    error: null;
-    /** The origin that confirmed it. */
-    servedBy: string;
-    /** The client's status after the poll. */
-    status: RemoteClientStatus;
-  }
-  | {
-    /** Every origin failed; the bundle in force stays. */
-    outcome: "failed";
-    /** The first origin's HTTP status, or null when no answer came. */
-    httpStatus: number | null;
-    /** The first origin's failure (every origin's went to `onError`). */
-    error: PolicyError;
-    servedBy: null;
-    /** The client's status after the poll. */
-    status: RemoteClientStatus;
-  };
+// The options and what `onPoll` receives: apart, as `_remote_options.ts` reads them too.
+export type { PollResult, RemoteClientOptions };
 
 /** What `refresh()` resolves with: the poll's result, or `closed` when `close()` ended it. */
 export type RefreshResult = PollResult | {
