@@ -13,8 +13,8 @@
  * one winning).
  *
  * The text must already have parsed (`parseJson` with `comments`); the
- * caller checks that the result parses to the same value
- * ({@link formatKeepingMeaning} does both).
+ * caller checks that the result means the same ({@link formattingChange};
+ * {@link formatKeepingMeaning} does both).
  *
  * @module
  */
@@ -66,20 +66,63 @@ export function commentsOf(text: string): string[] {
 
 /**
  * The canonical text of a JSONC document ({@link formatJsonc}), or `null`
- * when that text would not hold the same value with the same comments (a
- * number JSON cannot write back as it is).
+ * when that text would not hold the same value with the same comments
+ * ({@link formattingChange}). The playground's Format button.
  *
  * @throws {JsonParseError} When `text` is not JSON with comments.
+ * @throws {PolicyError} `BUNDLE_INVALID` when its value has no canonical
+ * JSON (a number that is not finite, nesting deeper than 512 levels): a
+ * signed document could not hold it.
  * @throws {RangeError} When it is nested too deeply to format.
  */
 export function formatKeepingMeaning(text: string): string | null {
-  const value = canonicalJson(parseJson(text, { comments: true }));
+  const value = parseJson(text, { comments: true });
+  // The payload's own refusal, with its message: the page shows it.
+  canonicalJson(value);
   const formatted = formatJsonc(text);
-  const before = commentsOf(text);
-  const after = commentsOf(formatted);
-  const same = canonicalJson(parseJson(formatted, { comments: true })) === value &&
-    after.length === before.length && after.every((comment, i) => comment === before[i]);
-  return same ? formatted : null;
+  return formattingChange(text, formatted, value) === null ? formatted : null;
+}
+
+/**
+ * What formatting `before` into `after` would change, the one check of
+ * `policy fmt` and {@link formatKeepingMeaning}: `"value"` when `after` does
+ * not parse to `expected` (the value `before` holds, or what the caller
+ * means to write instead, such as a draft with its `$schema`), member for
+ * member in any order and number for number (`-0` is not `0`);
+ * `"comments"` when it does not hold the comments of `before`, in order;
+ * null when it means the same.
+ */
+export function formattingChange(
+  before: string,
+  after: string,
+  expected: unknown,
+): "value" | "comments" | null {
+  if (!sameJson(parseJson(after, { comments: true }), expected)) return "value";
+  const kept = commentsOf(before);
+  const written = commentsOf(after);
+  const same = written.length === kept.length && written.every((comment, i) => comment === kept[i]);
+  return same ? null : "comments";
+}
+
+/**
+ * Equality of two parsed JSON values: the same members (in any order), the
+ * same elements, `Object.is` for the rest. Iterative: any depth.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  const pairs: [unknown, unknown][] = [[a, b]];
+  while (pairs.length > 0) {
+    const [x, y] = pairs.pop()!;
+    if (Object.is(x, y)) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    const keys = Object.keys(x);
+    if (keys.length !== Object.keys(y).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(y, key)) return false;
+      pairs.push([(x as Record<string, unknown>)[key], (y as Record<string, unknown>)[key]]);
+    }
+  }
+  return true;
 }
 
 /** The canonical text of a JSONC document that parses, with a final newline. */

@@ -24,7 +24,6 @@
  *
  * @module
  */
-import { parseJson } from "../../../engine/parse_json.ts";
 import { findFiles } from "../../../io/find_files.ts";
 import { nodeFs } from "../../../io/node_fs.ts";
 import { CliError, exitCodeFor } from "../../kit/errors.ts";
@@ -32,7 +31,7 @@ import { defineCommand, type Session } from "../../kit/session.ts";
 import { type DocumentKind, exists, parseDocumentText } from "../../kit/read_document.ts";
 import { detectDocumentType } from "../../../authoring/document_type.ts";
 import { asEditableDraft, draftText } from "../../kit/draft.ts";
-import { commentsOf, formatJsonc, hasComments } from "../../../authoring/format_jsonc.ts";
+import { formatJsonc, formattingChange, hasComments } from "../../../authoring/format_jsonc.ts";
 import { unifiedDiff } from "./line_diff.ts";
 import { plural } from "../../kit/describe.ts";
 import { withSchema } from "../../kit/schema.ts";
@@ -205,7 +204,7 @@ async function plan(
     file: { path: target.path, kind, status: "skipped" as const, reason, diff: null },
     text: null,
   });
-  // node:fs (and node:util below) load when fmt runs: it writes, as the other writers do.
+  // node:fs loads when fmt runs: it writes, as the other writers do.
   const { fs } = await nodeFs();
   const info = await fs.lstat(target.path).catch(() => null);
   if (info === null) {
@@ -249,14 +248,14 @@ async function plan(
     if (error instanceof RangeError) return skip("it is nested too deeply to format", kind);
     throw error;
   }
-  const { isDeepStrictEqual } = await import("node:util");
-  if (!isDeepStrictEqual(parseJson(after, { comments: true }), expected)) {
+  const change = formattingChange(before, after, expected);
+  if (change === "value") {
     return skip(
       "formatting would change what it means (a number JSON cannot write back as it is); it was left as it is",
       kind,
     );
   }
-  if (!isDeepStrictEqual(commentsOf(after), commentsOf(before))) {
+  if (change === "comments") {
     return skip("formatting would not keep its comments as written; it was left as it is", kind);
   }
   const file: FmtFile = {

@@ -386,3 +386,34 @@ Deno.test("fmt formats a commented file with CRLF line endings (written on Windo
   assert.equal(await s.read("crlf.rule.json"), await s.read("lf.rule.json"));
   assert.deepEqual(commentsOf(await s.read("crlf.rule.json")), ["// the paid plans", "/* kept */"]);
 });
+
+Deno.test("fmt leaves a file as it is when formatting would change what it holds", async () => {
+  await using s = await scratch();
+  // A draft without comments is written as the draft writer writes it, by JSON.stringify: 1e400
+  // would become null, and -0 would become 0.
+  const overflow = '{"schemaVersion":"1.0","policies":[],"limit":1e400}';
+  const negativeZero = '{"schemaVersion":"1.0","policies":[],"offset":-0}';
+  for (const draft of [overflow, negativeZero]) {
+    await s.write("policy-drafts.json", draft);
+    // Any other file keeps a number it cannot write back as it was written.
+    await s.write("big.rule.json", '{"id":"big","priority":1e400}');
+    const r = await s.json(["fmt", "policy-drafts.json", "big.rule.json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const [skipped, formatted] = r.doc.files as { kind: string; status: string; reason: string }[];
+    assert.deepEqual([skipped!.kind, skipped!.status], ["draft", "skipped"]);
+    assert.equal(
+      skipped!.reason,
+      "formatting would change what it means (a number JSON cannot write back as it is); it was left as it is",
+    );
+    assert.equal(await s.read("policy-drafts.json"), draft);
+    assert.deepEqual([formatted!.kind, formatted!.status], ["rule", "formatted"]);
+    assert.equal(await s.read("big.rule.json"), '{\n  "id": "big",\n  "priority": 1e400\n}\n');
+  }
+  const text = await s.run(["fmt", "policy-drafts.json"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(
+    text.stdout,
+    "skipped policy-drafts.json: formatting would change what it means (a number JSON cannot write back as it is); it was left as it is\n" +
+      "1 file: 0 formatted, 0 already formatted, 1 skipped\n",
+  );
+});
