@@ -2,6 +2,7 @@
 // docs/performance.md between HTML comment markers (each written by the run
 // that measures it, so that no table is copied by hand), number formats, and
 // the line saying when, where and under what load a block was measured.
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -72,14 +73,39 @@ export function runCaption(run: RunInfo): string {
     `load average ${a === b ? a : `${a} at the start, ${b} at the end`}.`;
 }
 
+/**
+ * Rewrites the blocks of docs/performance.md (under `repo`) named in
+ * `blocks` with their bodies, then lays the page out as `deno fmt` does.
+ */
+export function writeDocBlocks(repo: string, blocks: Record<string, string>): void {
+  const docs = join(repo, "docs", "performance.md");
+  let text = readFileSync(docs, "utf8");
+  for (const [name, body] of Object.entries(blocks)) {
+    if (betweenMarkers(text, name) === undefined) {
+      throw new Error(`docs/performance.md has no <!-- ${name} --> block`);
+    }
+    text = replaceBetweenMarkers(text, name, body);
+  }
+  writeFileSync(docs, text);
+  formatPage(docs);
+}
+
 /** Rewrites the block `name` of docs/performance.md (under `repo`) with `body`. */
 export function writeDocBlock(repo: string, name: string, body: string): void {
-  const docs = join(repo, "docs", "performance.md");
-  const text = readFileSync(docs, "utf8");
-  if (betweenMarkers(text, name) === undefined) {
-    throw new Error(`docs/performance.md has no <!-- ${name} --> block`);
+  writeDocBlocks(repo, { [name]: body });
+}
+
+/**
+ * Lays a page out with `deno fmt` (the tasks grant running `deno`; the
+ * benchmark's own writer already lays tables out so, and fmt wraps the
+ * captions). Done here rather than by `&& deno fmt` in the task, which would
+ * take the task's arguments.
+ */
+function formatPage(path: string): void {
+  const fmt = spawnSync("deno", ["fmt", "--quiet", path], { encoding: "utf8" });
+  if (fmt.status !== 0) {
+    console.error(`deno fmt ${path} did not run (${fmt.error?.message ?? fmt.stderr}): run it`);
   }
-  writeFileSync(docs, replaceBetweenMarkers(text, name, body));
 }
 
 /**

@@ -174,3 +174,36 @@ export function renderAims(results: PeerResult[]): string {
   }
   return rows.join("\n");
 }
+
+/**
+ * Before and after in one run (`--before`): per scenario and size, evaluate and
+ * traceEvaluation of the earlier checkout and of this one, each ratio round by
+ * round: after ÷ before, and each against its floor or its own evaluate.
+ */
+export function renderBeforeAfter(results: PeerResult[]): string | undefined {
+  const find = finder(results);
+  if (!results.some((r) => r.engine.endsWith("@before") && r.status === "ok")) return undefined;
+  const rows = [
+    "| scenario | targets | evaluate before | after | after ÷ before | × floor before | × floor after | trace before | after | after ÷ before | trace × evaluate before | after |",
+    "| -------- | ------: | --------------: | ----: | -------------: | -------------: | ------------: | -----------: | ----: | -------------: | ----------------------: | ----: |",
+  ];
+  for (const [scenario, n] of pairs(results)) {
+    const [floor, ours, oursBefore, trace, traceBefore] = [
+      "floor",
+      "ours",
+      "ours@before",
+      "ours-trace",
+      "ours-trace@before",
+    ].map((engine) => find(engine, scenario, n));
+    rows.push(
+      `| ${scenario} | ${n.toLocaleString("en-US")} | ${cell(oursBefore)} | ${cell(ours)} | ${
+        ratioCell(ratio(ours, oursBefore))
+      } | ${ratioCell(ratio(oursBefore, floor))} | ${ratioCell(ratio(ours, floor))} | ${
+        cell(traceBefore)
+      } | ${cell(trace)} | ${ratioCell(ratio(trace, traceBefore))} | ${
+        ratioCell(ratio(traceBefore, oursBefore))
+      } | ${ratioCell(ratio(trace, ours))} |`,
+    );
+  }
+  return rows.join("\n");
+}

@@ -1,6 +1,7 @@
 // deno task bench:peers [--scenarios 3-rules,50-rules] [--targets 10,1000]
 //                       [--engines ours,cedar] [--rounds 5] [--measure-ms 1000]
-//                       [--all] [--no-write]
+//                       [--before .tmp/before [--only-before-after]] [--all]
+//                       [--no-write]
 // deno task bench:peers:node [same flags] (compiled by build_node.ts, run by node)
 //
 // The peer benchmark: each scenario of bench/scenarios/ in our engine (evaluate,
@@ -10,9 +11,12 @@
 // bench/peers/results-<runtime>.json, docs/perf-chart.svg and the tables between
 // the markers in docs/performance.md. Every engine, floors and peers alike, runs
 // once in each of --rounds interleaved rounds; tables show the median over the
-// rounds and the spread (docs/performance.md "Method").
+// rounds and the spread (docs/performance.md "Method"). With --before, a checkout of
+// an earlier commit, that checkout's own engines (ours, ours-trace) run too, in the
+// same rounds, as `ours@before`, `ours-trace@before`: before and after in one run
+// (Deno only).
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -23,20 +27,28 @@ import { expresses, type PeerEngine } from "./_engine.ts";
 import { MEASURE_MS, type Measurement } from "./_measure.ts";
 import { childCommand, runtimeInfo } from "./_runtime.ts";
 import { renderChart } from "./_chart.ts";
+import { methodLine, nsRounds, type PeerResult, renderTable } from "./report.ts";
 import {
-  methodLine,
-  nsRounds,
-  type PeerResult,
-  renderTable,
-  replaceBetweenMarkers,
-} from "./report.ts";
-import { PEER_TABLE_ENGINES, renderAims, renderScenarioTable } from "./_scenario_report.ts";
+  PEER_TABLE_ENGINES,
+  renderAims,
+  renderBeforeAfter,
+  renderScenarioTable,
+} from "./_scenario_report.ts";
 import { median, ratioSpread, spread } from "../_stats.ts";
-import { runCaption, startRun } from "../_report.ts";
+import { runCaption, startRun, writeDocBlocks } from "../_report.ts";
 import { type Scenario, scenarioById, SCENARIOS, THREE_RULES } from "../scenarios/mod.ts";
 
 /** Rounds of the tables: every engine once per round. */
 const ROUNDS = 5;
+/** The engines a --before checkout runs beside ours. */
+const BEFORE_ENGINES: readonly string[] = ["ours", "ours-trace"];
+const BEFORE = "@before";
+const runtime = runtimeInfo();
+
+/** `engine` as the --before checkout has it: measured by that checkout's child script. */
+function beforeEngine(engine: PeerEngine): PeerEngine {
+  return { ...engine, id: `${engine.id}${BEFORE}`, label: `${engine.label}, before` };
+}
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -53,6 +65,10 @@ const { values: flags } = parseArgs({
     "measure-ms": { type: "string", default: String(MEASURE_MS) },
     // The repository to write into: the compiled Node runner lives elsewhere.
     repo: { type: "string" },
+    // A checkout of an earlier commit whose engines run beside ours, in the same rounds.
+    before: { type: "string" },
+    // Write the before-and-after block only (a partial run leaves the rest as it was).
+    "only-before-after": { type: "boolean", default: false },
   },
 });
 const scenarios = flags.scenarios.split(",").map(scenarioById);
@@ -62,30 +78,39 @@ if (!(Number.isSafeInteger(rounds) && rounds >= 1 && measureMs > 0)) {
   throw new Error("--rounds must be a whole number of at least 1, --measure-ms positive");
 }
 const only = flags.targets?.split(",").map(Number);
-const engines = flags.engines.split(",").map((id) => {
-  const engine = ENGINES.find((e) => e.id === id);
-  if (engine === undefined) throw new Error(`unknown engine ${id}`);
-  return engine;
-});
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const repo = flags.repo === undefined ? here("../..") : resolve(flags.repo);
 const childScript = here(`./child${import.meta.url.slice(import.meta.url.lastIndexOf("."))}`);
+/** The child script of the --before checkout, which measures that checkout's engines. */
+const beforeScript = flags.before === undefined
+  ? undefined
+  : join(resolve(flags.before), "bench", "peers", "child.ts");
+if (beforeScript !== undefined && runtime.name !== "deno") {
+  throw new Error("--before runs the checkout's TypeScript children: Deno only");
+}
+const engines = flags.engines.split(",").flatMap((id) => {
+  const engine = ENGINES.find((e) => e.id === id);
+  if (engine === undefined) throw new Error(`unknown engine ${id}`);
+  return beforeScript !== undefined && BEFORE_ENGINES.includes(id)
+    ? [engine, beforeEngine(engine)]
+    : [engine];
+});
 const scratch = join(repo, ".tmp", "bench-peers");
-const runtime = runtimeInfo();
 const finishRun = startRun();
 
 /** One engine at one scenario and size, measured in a fresh process. */
 function runChild(engine: PeerEngine, scenario: Scenario, n: number): Measurement | string {
   const pair = `${engine.id} ${scenario.id} n=${n}`;
+  const before = engine.id.endsWith(BEFORE);
   const [command, args] = childCommand(
-    childScript,
-    [engine.id, String(n), scenario.id, scratch, String(measureMs)],
+    before ? beforeScript! : childScript,
+    [engine.id.replace(BEFORE, ""), String(n), scenario.id, scratch, String(measureMs)],
     scratch,
   );
   const child = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 24 });
   const line = (child.stdout ?? "").trim().split("\n").at(-1) ?? "";
   if (child.status === 0 && line.startsWith("{")) {
-    const m = JSON.parse(line) as Measurement;
+    const m = { ...JSON.parse(line) as Measurement, engine: engine.id };
     console.error(
       `${pair}: load ${m.loadMs.toFixed(1)} ms, ${m.nsPerDecision.toFixed(0)} ns/decision ` +
         `(median batch ${m.nsPerDecisionMedian.toFixed(0)})`,
@@ -171,8 +196,13 @@ const captioned = (body: string) => `${methodLine(rounds)} ${runCaption(run)}\n\
 const table = captioned(renderTable(peerResults, labels));
 const scenarioTable = captioned(renderScenarioTable(results));
 const aims = captioned(renderAims(results));
-console.log([table, scenarioTable, aims].join("\n\n"));
-if (!flags["no-write"]) {
+const beforeAfterBody = renderBeforeAfter(results);
+const beforeAfter = beforeAfterBody === undefined ? undefined : captioned(beforeAfterBody);
+console.log([table, scenarioTable, aims, beforeAfter ?? ""].join("\n\n"));
+if (!flags["no-write"] && flags["only-before-after"]) {
+  if (beforeAfter === undefined) throw new Error("--only-before-after needs --before");
+  writeDocBlocks(repo, { [`before-after:${runtime.name}`]: beforeAfter });
+} else if (!flags["no-write"]) {
   const report = {
     generatedBy: "bench/peers/run.ts",
     date: new Date().toISOString(),
@@ -215,10 +245,10 @@ if (!flags["no-write"]) {
     ),
     renderChart(peerResults, labels, sizes, title),
   );
-  const docs = join(repo, "docs", "performance.md");
-  let text = readFileSync(docs, "utf8");
-  text = replaceBetweenMarkers(text, `peers:${runtime.name}`, table);
-  text = replaceBetweenMarkers(text, `scenarios:${runtime.name}`, scenarioTable);
-  text = replaceBetweenMarkers(text, `engine-aims:${runtime.name}`, aims);
-  writeFileSync(docs, text);
+  writeDocBlocks(repo, {
+    [`peers:${runtime.name}`]: table,
+    [`scenarios:${runtime.name}`]: scenarioTable,
+    [`engine-aims:${runtime.name}`]: aims,
+    ...(beforeAfter === undefined ? {} : { [`before-after:${runtime.name}`]: beforeAfter }),
+  });
 }
