@@ -238,7 +238,7 @@ export class BundleBuilder {
     const emitter = new Emitter(rules, this.#rulePolicies, this.#nextOfTarget);
     const targetCount = this.#firstRule.length;
     const starts = new Int32Array(targetCount);
-    // Each program gets its index on eq/in when worth it.
+    // Each program gets its index when worth it.
     const linker = new ProgramLinker(this.#conditions.paths);
     for (let t = 0; t < targetCount; t++) {
       // The action first: a resource with one action finds its program by it.

@@ -6,8 +6,8 @@
  * closure: a leaf into one specialised to its kind by {@link leafTest}, which
  * holds the one definition of how conditions compare (docs/bundle-format.md
  * "Conditions"); `and`, `or`, `not` into closures over their children's.
- * Shapes also give the guards the eq/in index of wide programs is built from
- * (`_program_dispatch.ts`).
+ * Shapes also give the admissions the index of wide programs is built from
+ * (`dispatch/admission.ts`, `_program_dispatch.ts`).
  *
  * (A single loop running conditions laid out as leaf instructions with jumps
  * was measured against these closures: it cost 15-25 % on the three-rule

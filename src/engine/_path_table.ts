@@ -34,6 +34,8 @@ const UNREAD = -2;
 const RECURSION_LIMIT = 16;
 /** `gen` outside any evaluation: values are read, never remembered. */
 const NONE = -1;
+/** The parent of a slot that remembers a test's result (see `memoSlot`). */
+const MEMO = -2;
 
 /** Paths, their slots, and what the evaluation in progress has read through them. */
 export class PathTable {
@@ -93,6 +95,21 @@ export class PathTable {
       slot = child;
     }
     this.#paths.set(stripped, slot);
+    return slot;
+  }
+
+  /**
+   * A slot that holds no path but a test's result, remembered for one
+   * evaluation (`dispatch/shared_tests.ts`): it is stamped like a path's
+   * value, and never read as a path.
+   */
+  memoSlot(): number {
+    const slot = this.keys.length;
+    this.parents.push(MEMO);
+    this.depths.push(0);
+    this.keys.push("");
+    this.stamps.push(UNREAD);
+    this.values.push(undefined);
     return slot;
   }
 

@@ -13,7 +13,7 @@
  * followed by the records of the candidates it can return. `test` is a
  * compiled condition, or null for "true"; once the program is linked
  * (`_program_dispatch.ts`, right after it is emitted) the first one may be
- * replaced by the program's index on `eq`/`in`. `ifTrue` and `ifFalse` each say
+ * replaced by the program's index. `ifTrue` and `ifFalse` each say
  * what comes next: a number >= 0 is the offset of the next instruction,
  * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
  * the candidate whose record is at offset `-n - 2`. Instructions test the

@@ -4,18 +4,7 @@ import { PolicyError } from "../public/policy_error.ts";
 import { isRecord, MAX_CONDITION_DEPTH } from "../_internal/guards.ts";
 import { leafNode, TrieNode } from "./_condition_trie.ts";
 import { PathTable, readPath } from "./_path_table.ts";
-import {
-  AND,
-  EQ,
-  IN,
-  type InList,
-  leafOperation,
-  leafTest,
-  NEVER,
-  NOT,
-  OR,
-  type Shape,
-} from "./_condition_code.ts";
+import { AND, leafOperation, leafTest, NEVER, NOT, OR, type Shape } from "./_condition_code.ts";
 
 /** A compiled condition: a test of the request context. */
 export type Test = (context: Record<string, unknown>) => boolean;
@@ -56,6 +45,19 @@ function makeTest(shape: Shape, paths: PathTable): Test {
   return test;
 }
 
+/**
+ * A test of `and` or `or` of `tests`, or of `not` of `tests[0]`, as compiling
+ * makes them (`dispatch/shared_tests.ts` remakes conditions over remembered
+ * children).
+ */
+export function combineTests(
+  kind: typeof AND | typeof OR | typeof NOT,
+  tests: readonly Test[],
+  paths: PathTable,
+): Test {
+  return makeTest({ kind, tests } as Shape, paths);
+}
+
 /** True when every test is (in order, stopping at the first false). */
 function all(tests: readonly Test[]): Test {
   if (tests.length === 2) {
@@ -78,72 +80,6 @@ function any(tests: readonly Test[]): Test {
     for (let i = 0; i < tests.length; i++) if (tests[i]!(ctx)) return true;
     return false;
   };
-}
-
-/**
- * What a test needs of one path to be true: the value read there (as the
- * test reads it: the raw property for a top-level key, through own
- * properties of plain objects for a nested path) is one of `values`, none
- * of them null or NaN. A necessary condition only: the test still decides.
- * `eq` and `in` have one, `and` its first child's, `or` the union of its
- * children's when each has one on the same path (`_program_dispatch.ts`
- * indexes them).
- */
-export interface Guard {
-  /** The path's slot in the table the test reads through. */
-  readonly slot: number;
-  /** The values that can make the test true (compared as `===`, `0` and `-0` alike). */
-  readonly values: readonly unknown[];
-}
-
-const guards = new WeakMap<Test, Guard | null>();
-
-/** The guard of a compiled test, if it has one (see {@link Guard}). */
-export function guardOf(test: Test): Guard | undefined {
-  let guard = guards.get(test);
-  if (guard === undefined) guards.set(test, guard = findGuard(shapeOf(test)));
-  return guard ?? undefined;
-}
-
-function findGuard(shape: Shape): Guard | null {
-  switch (shape.kind) {
-    case AND:
-      for (const child of (shape as { tests: readonly Test[] }).tests) {
-        const guard = guardOf(child);
-        if (guard !== undefined) return guard;
-      }
-      return null;
-    case OR: {
-      const tests = (shape as { tests: readonly Test[] }).tests;
-      const first = guardOf(tests[0]!);
-      if (first === undefined) return null;
-      const values = new Set<unknown>(first.values);
-      for (let i = 1; i < tests.length; i++) {
-        const guard = guardOf(tests[i]!);
-        if (guard === undefined || guard.slot !== first.slot) return null;
-        for (const value of guard.values) values.add(value);
-      }
-      return { slot: first.slot, values: [...values] };
-    }
-    case EQ: {
-      const leaf = shape as { slot: number; operand: unknown };
-      return isGuardValue(leaf.operand) ? { slot: leaf.slot, values: [leaf.operand] } : null;
-    }
-    case IN: {
-      const leaf = shape as { slot: number; operand: InList };
-      if (leaf.operand.matchesNull) return null; // an absent value matches
-      const values = leaf.operand.values.filter(isGuardValue);
-      return values.length > 0 ? { slot: leaf.slot, values: [...new Set(values)] } : null;
-    }
-    default:
-      return null;
-  }
-}
-
-/** A value a guard can hold: a primitive that `===` can match (not null, not NaN). */
-function isGuardValue(value: unknown): boolean {
-  return typeof value === "string" || typeof value === "boolean" ||
-    (typeof value === "number" && value === value);
 }
 
 /** Compiles a condition on its own; malformed nodes and unknown operators compile to false. */
