@@ -1,5 +1,5 @@
-// The plan steps of build, validate and inspect, called directly: what each decides from its
-// inputs, with no file, lock, key or output.
+// The plan steps of the commands, called directly: what each decides from its inputs, with no
+// file, lock, key, network or output (the `policies` subcommands: policies/plans_test.ts).
 import assert from "node:assert/strict";
 import {
   type BuildOptions,
@@ -13,6 +13,8 @@ import { validateDraft } from "../../../src/authoring/draft.ts";
 import { PolicyError } from "../../../src/public/policy_error.ts";
 import type { RuntimeBundleV1 } from "../../../src/engine/types.ts";
 import { rule } from "../_helpers.ts";
+import { type FmtInput, planFmt, planFmtFile } from "../../../src/cli/commands/fmt/fmt.ts";
+import { schemaUrl } from "../../../src/cli/kit/schema.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -75,4 +77,81 @@ Deno.test("inspect: the verdict of --signature and the document, from what the l
     [document.policyCount, document.ruleCount, document.policies, document.verification],
     [1, 2, null, invalid],
   );
+});
+
+const code = (c: string) => (error: unknown) => (error as { code?: string }).code === c;
+
+function fmtInput(path: string, text: string | null, kind: FmtInput["kind"] = null): FmtInput {
+  return { path, kind, name: path.slice(1), text, notRegular: text === null ? "a folder" : null };
+}
+
+Deno.test("fmt: each file's outcome from its text, and what the command writes and reports", () => {
+  const compact = planFmtFile(fmtInput("/a.rule.json", '{"id":"a"}'), true);
+  assert.deepEqual(compact.file, {
+    path: "/a.rule.json",
+    kind: "rule",
+    status: "unchanged",
+    reason: null,
+    diff: "--- a/a.rule.json\n+++ b/a.rule.json\n@@ -1 +1,3 @@\n" +
+      '-{"id":"a"}\n\\ No newline at end of file\n+{\n+  "id": "a"\n+}\n',
+  });
+  assert.equal(compact.text, '{\n  "id": "a"\n}\n');
+  const formatted = planFmtFile(fmtInput("/b.rule.json", '{\n  "id": "b"\n}\n'), true);
+  assert.deepEqual([formatted.file.status, formatted.file.diff, formatted.text], [
+    "unchanged",
+    null,
+    null,
+  ]);
+  const folder = planFmtFile(fmtInput("/c.rule.json", null), false);
+  assert.deepEqual([folder.file.status, folder.file.reason], [
+    "skipped",
+    "it is a folder; fmt rewrites regular files only (name the file itself)",
+  ]);
+  const bundle = planFmtFile(fmtInput("/b.json", JSON.stringify(BUNDLE)), false);
+  assert.deepEqual([bundle.file.kind, bundle.file.status, bundle.text], [
+    "bundle",
+    "skipped",
+    null,
+  ]);
+  // A draft without comments is written as the draft writer writes it ($schema first); one whose
+  // value that would change is left as it is.
+  const draft = planFmtFile(
+    fmtInput("/d.json", '{"schemaVersion":"1.0","policies":[]}', "draft"),
+    false,
+  );
+  assert.equal(
+    draft.text,
+    `{\n  "$schema": "${schemaUrl("draft")}",\n  "schemaVersion": "1.0",\n  "policies": []\n}\n`,
+  );
+  const overflow = '{"schemaVersion":"1.0","policies":[],"x":1e400}';
+  const kept = planFmtFile(fmtInput("/d.json", overflow, "draft"), false);
+  assert.deepEqual([kept.file.status, kept.text], ["skipped", null]);
+  assert.match(kept.file.reason!, /^formatting would change what it means/);
+  assert.throws(() => planFmtFile(fmtInput("/e.json", "{"), false), code("DOCUMENT_PARSE_ERROR"));
+
+  const files = [compact, formatted, folder];
+  const check = planFmt(files, { check: true, diff: false });
+  assert.deepEqual(check.document.files.map((f) => f.status), [
+    "unformatted",
+    "unchanged",
+    "skipped",
+  ]);
+  assert.deepEqual(check.document.summary, { files: 3, changed: 1, unchanged: 1, skipped: 1 });
+  assert.deepEqual([check.document.passed, check.exitCode, check.writes], [false, 1, []]);
+  assert.deepEqual(
+    [
+      planFmt(files, { check: false, diff: true }).exitCode,
+      planFmt([], { check: true, diff: false }).exitCode,
+    ],
+    [0, 0],
+    "--diff alone, and nothing to format, pass",
+  );
+  const write = planFmt(files, { check: false, diff: false });
+  assert.deepEqual(write.document.files.map((f) => f.status), [
+    "formatted",
+    "unchanged",
+    "skipped",
+  ]);
+  assert.deepEqual(write.writes, [{ path: "/a.rule.json", kind: "rule", text: compact.text }]);
+  assert.equal(write.exitCode, 0);
 });

@@ -27,6 +27,7 @@
 import { findFiles } from "../../../io/find_files.ts";
 import { nodeFs } from "../../../io/node_fs.ts";
 import { CliError, exitCodeFor } from "../../kit/errors.ts";
+import type { Output } from "../../kit/output.ts";
 import { defineCommand, type Session } from "../../kit/session.ts";
 import { type DocumentKind, exists, parseDocumentText } from "../../kit/read_document.ts";
 import { detectDocumentType } from "../../../authoring/document_type.ts";
@@ -39,14 +40,14 @@ import { isSuiteFileName } from "../../kit/suite.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 
 /** What a file is, for `policy fmt`. */
-type FmtKind = "draft" | "config" | "rule" | "suite" | "document" | "bundle";
+export type FmtKind = "draft" | "config" | "rule" | "suite" | "document" | "bundle";
 
 /** The file names a folder is searched for: rule files, and suites as `isSuiteFileName` says. */
 const byPattern = (name: string) =>
   (name.endsWith(".rule.json") && name !== ".rule.json") || isSuiteFileName(name);
 
 /** One file's outcome (docs/cli.md, "fmt"). */
-interface FmtFile {
+export interface FmtFile {
   path: string;
   kind: FmtKind | null;
   /** `formatted` (written), `unformatted` (would change: --check, --diff), `unchanged`, `skipped`. */
@@ -81,45 +82,96 @@ export const FMT_SPEC: CommandSpec = {
   examples: ["policy fmt", "policy fmt --check", "policy fmt policy/rules --diff"],
 };
 
+/** What a file holds, as `fmt` read it: its text, or what it is when it is not a regular file. */
+export interface FmtInput {
+  path: string;
+  /** What the file is known to be from where it is (the draft, the config), or null. */
+  kind: FmtKind | null;
+  /** The path from the working folder, for diffs. */
+  name: string;
+  /** The file's text, or null when it was not read. */
+  text: string | null;
+  /** What it is when it is not a regular file (`a symbolic link`), or null. */
+  notRegular: string | null;
+}
+
+/**
+ * What formatting one file gives: its report, and its new text (null:
+ * nothing to write). A file with a new text is `unchanged` here:
+ * {@link planFmt} makes it `formatted` or, writing nothing, `unformatted`.
+ */
+export interface FmtFilePlan {
+  file: FmtFile;
+  text: string | null;
+}
+
+/** What `fmt` does: its JSON document (but `warnings`), the files to write, its exit code. */
+export interface FmtPlan {
+  document: {
+    check: boolean;
+    diff: boolean;
+    passed: boolean;
+    files: FmtFile[];
+    summary: { files: number; changed: number; unchanged: number; skipped: number };
+  };
+  writes: { path: string; kind: DocumentKind; text: string }[];
+  exitCode: number;
+}
+
 /** Formats the draft, rule files, suites and config. */
 export const runFmt = defineCommand(FMT_SPEC, async (session) => {
   const out = session.out;
-  const check = session.has("check");
-  const showDiff = session.has("diff");
+  const options = { check: session.has("check"), diff: session.has("diff") };
   const wf = (await session.workingFolder()).path;
   const targets = await chosenFiles(session);
+  // Each file is read and formatted before the next is read, and all before anything is written:
+  // the first file that cannot be read or parsed stops the command.
   const planned = async () => {
-    const plans = [];
-    for (const target of targets) plans.push(await plan(session, target, showDiff));
-    return plans;
-  };
-  const files: FmtFile[] = [];
-  if (check || showDiff) {
-    for (const p of await planned()) {
-      files.push({ ...p.file, status: p.text === null ? p.file.status : "unformatted" });
+    const files: FmtFilePlan[] = [];
+    for (const target of targets) {
+      files.push(planFmtFile(await readTarget(session, target, wf), options.diff));
     }
+    return planFmt(files, options);
+  };
+  let plan: FmtPlan;
+  if (options.check || options.diff) {
+    plan = await planned();
   } else {
-    await session.exclusive(async () => {
-      // Everything formatted first: a file that does not parse stops the command before any write.
-      const plans = await planned();
-      for (const p of plans) {
-        if (p.text !== null) {
-          await session.writeDocument(p.file.path, documentKind(p.file.kind), p.text);
-          files.push({ ...p.file, status: "formatted" });
-        } else {
-          files.push(p.file);
-        }
-      }
+    plan = await session.exclusive(async () => {
+      const plan = await planned();
+      for (const w of plan.writes) await session.writeDocument(w.path, w.kind, w.text);
+      return plan;
     });
   }
+  const show = (file: string) => session.files.path.relative(wf, file) || file;
+  out.result({ ...plan.document, warnings: out.warnings }, () => render(out, plan, show));
+  return plan.exitCode;
+});
+
+/**
+ * What `fmt` does with the files it formatted: with `check` or `diff` it
+ * writes nothing and reports what would change; otherwise it writes them.
+ */
+export function planFmt(
+  planned: readonly FmtFilePlan[],
+  { check, diff }: { check: boolean; diff: boolean },
+): FmtPlan {
+  const dryRun = check || diff;
+  const files = planned.map(({ file, text }): FmtFile =>
+    text === null ? file : { ...file, status: dryRun ? "unformatted" : "formatted" }
+  );
+  const writes = dryRun
+    ? []
+    : planned.flatMap(({ file, text }) =>
+      text === null ? [] : [{ path: file.path, kind: documentKind(file.kind), text }]
+    );
   const count = (status: FmtFile["status"]) => files.filter((f) => f.status === status).length;
   const changed = count("formatted") + count("unformatted");
   const passed = !check || changed === 0;
-  const show = (file: string) => session.files.path.relative(wf, file) || file;
-  out.result(
-    {
+  return {
+    document: {
       check,
-      diff: showDiff,
+      diff,
       passed,
       files,
       summary: {
@@ -128,28 +180,30 @@ export const runFmt = defineCommand(FMT_SPEC, async (session) => {
         unchanged: count("unchanged"),
         skipped: count("skipped"),
       },
-      warnings: out.warnings,
     },
-    () => {
-      for (const f of files) {
-        if (f.status === "unformatted" && f.diff !== null) out.lines(f.diff.trimEnd());
-        else if (f.status === "unformatted") out.line(`not formatted: ${show(f.path)}`);
-        else if (f.status === "formatted") out.line(`formatted ${show(f.path)}`);
-        else if (f.status === "skipped") out.info(`skipped ${show(f.path)}: ${f.reason}`);
-        else out.note(`already formatted: ${show(f.path)}`);
-      }
-      const summary = `${plural(files.length, "file")}: ${changed} ${
-        check || showDiff ? "not formatted" : "formatted"
-      }, ${count("unchanged")} already formatted, ${count("skipped")} skipped`;
-      if (check && changed > 0) {
-        out.line(`${summary}; run 'policy fmt' to format them`);
-      } else {
-        out.info(files.length === 0 ? "no files to format" : summary);
-      }
-    },
-  );
-  return passed ? 0 : exitCodeFor("FORMAT_CHECK_FAILED");
-});
+    writes,
+    exitCode: passed ? 0 : exitCodeFor("FORMAT_CHECK_FAILED"),
+  };
+}
+
+function render(out: Output, plan: FmtPlan, show: (file: string) => string): void {
+  const { check, diff, files, summary: counts } = plan.document;
+  for (const f of files) {
+    if (f.status === "unformatted" && f.diff !== null) out.lines(f.diff.trimEnd());
+    else if (f.status === "unformatted") out.line(`not formatted: ${show(f.path)}`);
+    else if (f.status === "formatted") out.line(`formatted ${show(f.path)}`);
+    else if (f.status === "skipped") out.info(`skipped ${show(f.path)}: ${f.reason}`);
+    else out.note(`already formatted: ${show(f.path)}`);
+  }
+  const summary = `${plural(files.length, "file")}: ${counts.changed} ${
+    check || diff ? "not formatted" : "formatted"
+  }, ${counts.unchanged} already formatted, ${counts.skipped} skipped`;
+  if (check && counts.changed > 0) {
+    out.line(`${summary}; run 'policy fmt' to format them`);
+  } else {
+    out.info(files.length === 0 ? "no files to format" : summary);
+  }
+}
 
 /** A file to format and what it is known to be from where it is. */
 interface Target {
@@ -194,16 +248,14 @@ function documentKind(kind: FmtKind | null): DocumentKind {
     : "document";
 }
 
-/** What formatting one file gives: its new text (null: nothing to write) and its report. */
-async function plan(
-  session: Session,
-  target: Target,
-  showDiff: boolean,
-): Promise<{ file: FmtFile; text: string | null }> {
-  const skip = (reason: string, kind = target.kind) => ({
-    file: { path: target.path, kind, status: "skipped" as const, reason, diff: null },
-    text: null,
-  });
+/**
+ * Reads a file to format: its text when it is a regular file, what it is otherwise.
+ *
+ * @throws {CliError} `DOCUMENT_READ_ERROR` when it does not exist or cannot be read.
+ */
+async function readTarget(session: Session, target: Target, wf: string): Promise<FmtInput> {
+  const name = session.files.path.relative(wf, target.path) || target.path;
+  const input = { ...target, name, text: null, notRegular: null };
   // node:fs loads when fmt runs: it writes, as the other writers do.
   const { fs } = await nodeFs();
   const info = await fs.lstat(target.path).catch(() => null);
@@ -213,21 +265,39 @@ async function plan(
     });
   }
   if (!info.isFile()) {
+    const what = info.isSymbolicLink()
+      ? "a symbolic link"
+      : info.isDirectory()
+      ? "a folder"
+      : "not a regular file";
+    return { ...input, notRegular: what };
+  }
+  return { ...input, text: await session.readText(target.path, documentKind(target.kind)) };
+}
+
+/**
+ * What formatting one file gives (docs/cli.md, "fmt"): a file that is not
+ * regular, a bundle, one nested too deeply or one whose formatting would
+ * change its value or its comments is skipped, with the reason; a draft
+ * without comments is written as the draft writer writes it; anything else
+ * in the one JSONC layout. With `showDiff`, a change comes with its diff.
+ *
+ * @throws {CliError} `DOCUMENT_PARSE_ERROR` when the text is not JSON with comments.
+ */
+export function planFmtFile(input: FmtInput, showDiff: boolean): FmtFilePlan {
+  const skip = (reason: string, kind = input.kind) => ({
+    file: { path: input.path, kind, status: "skipped" as const, reason, diff: null },
+    text: null,
+  });
+  if (input.text === null) {
     return skip(
-      `it is ${
-        info.isSymbolicLink()
-          ? "a symbolic link"
-          : info.isDirectory()
-          ? "a folder"
-          : "not a regular file"
-      }; fmt rewrites regular files only (name the file itself)`,
+      `it is ${input.notRegular}; fmt rewrites regular files only (name the file itself)`,
     );
   }
-  const readKind = documentKind(target.kind);
-  const before = await session.readText(target.path, readKind);
+  const before = input.text;
   // Parsed as the commands read it (JSON with comments), for its errors and its value.
-  const { value } = parseDocumentText(before, readKind, target.path);
-  const kind = target.kind ?? kindOf(value, target.path);
+  const { value } = parseDocumentText(before, documentKind(input.kind), input.path);
+  const kind = input.kind ?? kindOf(value, input.path);
   if (kind === "bundle") {
     return skip(
       "it is a bundle: build and sign write bundles compact, and clients reload them on any change ('policy inspect' shows one for people)",
@@ -237,7 +307,7 @@ async function plan(
   let after: string;
   let expected: unknown = value;
   try {
-    if (kind === "draft" && !hasComments(before) && isEditableDraft(value, target.path)) {
+    if (kind === "draft" && !hasComments(before) && isEditableDraft(value, input.path)) {
       // Exactly what the commands that edit the draft write.
       expected = withSchema(value as object, "draft");
       after = draftText(expected as Parameters<typeof draftText>[0]);
@@ -258,18 +328,10 @@ async function plan(
   if (change === "comments") {
     return skip("formatting would not keep its comments as written; it was left as it is", kind);
   }
-  const file: FmtFile = {
-    path: target.path,
-    kind,
-    status: "unchanged",
-    reason: null,
-    diff: null,
-  };
+  const file: FmtFile = { path: input.path, kind, status: "unchanged", reason: null, diff: null };
   if (after === before) return { file, text: null };
-  const name = session.files.path.relative((await session.workingFolder()).path, target.path) ||
-    target.path;
   return {
-    file: { ...file, diff: showDiff ? unifiedDiff(before, after, name) : null },
+    file: { ...file, diff: showDiff ? unifiedDiff(before, after, input.name) : null },
     text: after,
   };
 }
