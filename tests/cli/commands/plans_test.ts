@@ -15,6 +15,7 @@ import type { RuntimeBundleV1 } from "../../../src/engine/types.ts";
 import { rule } from "../_helpers.ts";
 import { type FmtInput, planFmt, planFmtFile } from "../../../src/cli/commands/fmt/fmt.ts";
 import { schemaUrl } from "../../../src/cli/kit/schema.ts";
+import { comparableDraft, planDiff, type Side } from "../../../src/cli/commands/diff/diff.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -154,4 +155,72 @@ Deno.test("fmt: each file's outcome from its text, and what the command writes a
   ]);
   assert.deepEqual(write.writes, [{ path: "/a.rule.json", kind: "rule", text: compact.text }]);
   assert.equal(write.exitCode, 0);
+});
+
+const side = (type: "bundle" | "draft", bundle: RuntimeBundleV1): Side => ({
+  file: `/${type}.json`,
+  argument: `${type}.json`,
+  type,
+  bundle,
+});
+
+Deno.test("diff: the change by meaning, the decisions it changes, and --fail-on-change", () => {
+  const denied = {
+    ...BUNDLE,
+    env: "dev" as const,
+    policies: [{
+      ...BUNDLE.policies[0]!,
+      rules: BUNDLE.policies[0]!.rules.map((r) => ({ ...r, effect: { type: "deny" as const } })),
+    }],
+  };
+  const target = { service: "billing", resource: "invoice", action: "create" };
+  const replay = { kind: "requests" as const, path: "/r.jsonl", requests: [{ line: 3, target }] };
+  const plan = planDiff(side("bundle", BUNDLE), side("bundle", denied), replay, true);
+  assert.deepEqual(Object.keys(plan.document).slice(0, 2), ["old", "new"]);
+  assert.equal(plan.document.changed, true);
+  assert.deepEqual(plan.document.scope.map((c) => c.field), ["env"], "two bundles: scope too");
+  const decisions = plan.document.decisions!;
+  assert.deepEqual([decisions.source, decisions.changed], [
+    { kind: "requests", path: "/r.jsonl" },
+    1,
+  ]);
+  assert.deepEqual([decisions.changes[0]!.line, decisions.changes[0]!.scenario], [3, null]);
+  assert.equal(plan.exitCode, 1);
+  // A draft's env is not its own: scope is not compared.
+  assert.deepEqual(
+    planDiff(side("bundle", BUNDLE), side("draft", denied), null, true).document.scope,
+    [],
+  );
+  // --fail-on-change fails on a changed decision when requests are replayed, else on any change.
+  const unchanged = { ...replay, requests: [{ line: 1, target: { ...target, action: "x" } }] };
+  assert.equal(
+    planDiff(side("bundle", BUNDLE), side("bundle", denied), unchanged, true).exitCode,
+    0,
+  );
+  assert.equal(planDiff(side("bundle", BUNDLE), side("bundle", denied), null, false).exitCode, 0);
+  const same = planDiff(side("bundle", BUNDLE), side("bundle", BUNDLE), null, true);
+  assert.deepEqual([same.document.changed, same.exitCode], [false, 0]);
+  const expected = { decision: "allow" as const };
+  const scenarios = [{ name: "pays", target, context: {}, expected }];
+  const suite = { kind: "suite" as const, path: "/s.json", scenarios };
+  const bySuite = planDiff(side("bundle", BUNDLE), side("bundle", denied), suite, false);
+  assert.deepEqual(
+    [
+      bySuite.document.decisions!.changes[0]!.line,
+      bySuite.document.decisions!.changes[0]!.scenario,
+    ],
+    [null, "pays"],
+  );
+});
+
+Deno.test("diff: a draft is compared as the bundle it builds, once it validates", () => {
+  const draft = { schemaVersion: "1.0", policies: [] };
+  const valid = comparableDraft(draft, "/d.json", "d.json");
+  assert.deepEqual([valid.type, valid.bundle.env, valid.bundle.policies], ["draft", "prod", []]);
+  assert.throws(
+    () => comparableDraft({ schemaVersion: "1.0", policies: "none" }, "/d.json", "d.json"),
+    (e: unknown) =>
+      code("DRAFT_INVALID")(e) && /^\/d\.json is not a valid draft: /.test((e as Error).message) &&
+      (e as { hint?: string }).hint === "run 'policy validate d.json' for the list",
+  );
 });

@@ -18,7 +18,8 @@ import { detectDocumentType, type DocumentType } from "../../../authoring/docume
 import { readBundleFileUnverified } from "../../kit/bundle.ts";
 import { parseDocumentText } from "../../kit/read_document.ts";
 import { parseSuite } from "../../kit/suite.ts";
-import { parseRequests } from "./requests.ts";
+import type { Scenario } from "../../../authoring/suite.ts";
+import { parseRequests, type RecordedRequest } from "./requests.ts";
 import { describeEffect, describeTarget, plural } from "../../kit/describe.ts";
 import type { Output } from "../../kit/output.ts";
 import {
@@ -82,31 +83,64 @@ export const runDiff = defineCommand(DIFF_SPEC, async (session) => {
   }
   const before = await readComparable(session, oldArgument!);
   const after = await readComparable(session, newArgument);
-  const diff = diffBundles(before.bundle, after.bundle, {
-    compareScope: before.type === "bundle" && after.type === "bundle",
-  });
-  const decisions = await replay(session, before.bundle, after.bundle);
-  const failed = session.has("fail-on-change") &&
-    (decisions === null ? diff.changed : decisions.changed > 0);
-  out.result(
-    {
-      old: { path: before.file, type: before.type },
-      new: { path: after.file, type: after.type },
-      ...diff,
-      decisions,
-    },
-    () => printDiff(out, before, after, diff, decisions),
-  );
-  return failed ? exitCodeFor("CHANGE_DETECTED") : 0;
+  const replay = await readReplay(session);
+  const plan = planDiff(before, after, replay, session.has("fail-on-change"));
+  out.result({ ...plan.document }, () => printDiff(out, before, after, plan.document));
+  return plan.exitCode;
 });
 
 /** One side of the comparison: a valid bundle, or a valid draft read as the bundle it builds. */
-interface Side {
+export interface Side {
   file: string;
   /** The path as given, for text output. */
   argument: string;
   type: DocumentType;
   bundle: RuntimeBundleV1;
+}
+
+/** The recorded requests (`--requests`) or the suite's scenarios (`--suite`) to replay. */
+export type ReplayInput =
+  | { kind: "requests"; path: string; requests: readonly RecordedRequest[] }
+  | { kind: "suite"; path: string; scenarios: readonly Scenario[] };
+
+/** The JSON document of `diff`. */
+export type DiffDocument =
+  & { old: { path: string; type: DocumentType }; new: { path: string; type: DocumentType } }
+  & BundleDiff
+  & { decisions: Replay | null };
+
+/** What `diff` reports, and its exit code. */
+export interface DiffPlan {
+  document: DiffDocument;
+  exitCode: number;
+}
+
+/**
+ * What changes from `before` to `after` (docs/change-safety.md): their
+ * difference by meaning (scope compared only between two bundles), the
+ * decisions of `replay` that change, and whether `--fail-on-change` fails:
+ * on a changed decision when requests were replayed, on any change otherwise.
+ */
+export function planDiff(
+  before: Side,
+  after: Side,
+  replay: ReplayInput | null,
+  failOnChange: boolean,
+): DiffPlan {
+  const diff = diffBundles(before.bundle, after.bundle, {
+    compareScope: before.type === "bundle" && after.type === "bundle",
+  });
+  const decisions = replay === null ? null : replayDecisions(before.bundle, after.bundle, replay);
+  const failed = failOnChange && (decisions === null ? diff.changed : decisions.changed > 0);
+  return {
+    document: {
+      old: { path: before.file, type: before.type },
+      new: { path: after.file, type: after.type },
+      ...diff,
+      decisions,
+    },
+    exitCode: failed ? exitCodeFor("CHANGE_DETECTED") : 0,
+  };
 }
 
 /**
@@ -133,6 +167,17 @@ async function readComparable(session: Session, argument: string): Promise<Side>
     const seen = await readBundleFileUnverified(session, file);
     return { file, argument, type, bundle: seen.document };
   }
+  return comparableDraft(document, file, argument);
+}
+
+/**
+ * A draft as a side of the comparison: the bundle it builds, once it
+ * validates as `validate` checks it. Its env is not the draft's: scope is
+ * not compared when a side is a draft.
+ *
+ * @throws {CliError} `DRAFT_INVALID`, naming its first error and how many more there are.
+ */
+export function comparableDraft(document: unknown, file: string, argument: string): Side {
   const result = validateDraft(document);
   if (!result.valid) {
     const first = result.errors[0]!;
@@ -144,58 +189,49 @@ async function readComparable(session: Session, argument: string): Promise<Side>
       { hint: `run 'policy validate ${argument}' for the list` },
     );
   }
-  // The env is not the draft's: scope is not compared when a side is a draft.
   const bundle = draftToBundle(document as DraftDocument, { env: "prod" });
-  return { file, argument, type, bundle };
+  return { file, argument, type: "draft", bundle };
 }
 
-/** The decision comparison of `--requests` or `--suite`, or null without them. */
-async function replay(
-  session: Session,
-  before: RuntimeBundleV1,
-  after: RuntimeBundleV1,
-): Promise<Replay | null> {
+/** The requests of `--requests` or the scenarios of `--suite`, or null without them. */
+async function readReplay(session: Session): Promise<ReplayInput | null> {
   const requestsFlag = session.string("requests");
   const suiteFlag = session.string("suite");
   if (requestsFlag === undefined && suiteFlag === undefined) return null;
   if (requestsFlag !== undefined) {
     const file = await session.fromWorkingFolder(requestsFlag);
     const requests = parseRequests(await session.readText(file, "requests"), file);
-    const result = compareDecisions(before, after, requests);
-    return {
-      source: { kind: "requests" as const, path: file },
-      ...result,
-      changes: result.changes.map(({ index, ...change }) => ({
-        line: requests[index]!.line,
-        scenario: null,
-        ...change,
-      })),
-    };
+    return { kind: "requests", path: file, requests };
   }
   const file = await session.fromWorkingFolder(suiteFlag!);
   const suite = parseSuite(await session.readJson(file, "suite"), file, {
     strict: session.global.strict,
   });
   for (const w of suite.warnings) session.out.warn(w.code, `${file}: ${w.message} (at ${w.path})`);
-  const result = compareDecisions(before, after, suite.scenarios);
+  return { kind: "suite", path: file, scenarios: suite.scenarios };
+}
+
+/** The decisions of `replay` under both bundles, each change named by its line or scenario. */
+function replayDecisions(
+  before: RuntimeBundleV1,
+  after: RuntimeBundleV1,
+  replay: ReplayInput,
+): Replay {
+  const requests = replay.kind === "requests" ? replay.requests : replay.scenarios;
+  const result = compareDecisions(before, after, requests);
   return {
-    source: { kind: "suite" as const, path: file },
+    source: { kind: replay.kind, path: replay.path },
     ...result,
     changes: result.changes.map(({ index, ...change }) => ({
-      line: null,
-      scenario: suite.scenarios[index]!.name,
+      line: replay.kind === "requests" ? replay.requests[index]!.line : null,
+      scenario: replay.kind === "suite" ? replay.scenarios[index]!.name : null,
       ...change,
     })),
   };
 }
 
-function printDiff(
-  out: Output,
-  before: Side,
-  after: Side,
-  diff: BundleDiff,
-  decisions: Replay | null,
-): void {
+function printDiff(out: Output, before: Side, after: Side, diff: DiffDocument): void {
+  const decisions = diff.decisions;
   out.info(`old: ${before.argument} (${before.type})`);
   out.info(`new: ${after.argument} (${after.type})`);
   if (!diff.changed) out.line("no change in meaning");
@@ -245,7 +281,7 @@ function printDiff(
 }
 
 /** A changed decision as the JSON document lists it. */
-interface ChangeLine extends Omit<DecisionChange, "index"> {
+export interface ChangeLine extends Omit<DecisionChange, "index"> {
   /** The line of the requests file (from 1), or null for a suite. */
   line: number | null;
   /** The scenario's name, or null for a requests file. */
@@ -253,7 +289,7 @@ interface ChangeLine extends Omit<DecisionChange, "index"> {
 }
 
 /** What `--requests` or `--suite` found. */
-interface Replay extends Omit<DecisionComparison, "changes"> {
+export interface Replay extends Omit<DecisionComparison, "changes"> {
   source: { kind: "requests" | "suite"; path: string };
   changes: ChangeLine[];
 }
