@@ -25,11 +25,6 @@ import type { CommandSpec } from "../kit/command_spec.ts";
 
 const ACTIONS = ["set", "reset", "init"] as const;
 
-/**
- * Shows the working folder and where it came from; `set <path>` and
- * `reset` persist it in `$POLICY_HOME/config.json`; `init` creates an empty
- * draft in it and refuses to overwrite one.
- */
 /** The declaration of `working-folder`. */
 export const WORKING_FOLDER_SPEC: CommandSpec = {
   name: "working-folder",
@@ -51,8 +46,38 @@ export const WORKING_FOLDER_SPEC: CommandSpec = {
   ],
 };
 
+/**
+ * Shows the working folder and where it came from; `set <path>` and
+ * `reset` persist it in `$POLICY_HOME/config.json`; `init` creates an empty
+ * draft in it and refuses to overwrite one.
+ */
 export const runWorkingFolder = defineCommand(WORKING_FOLDER_SPEC, async (session) => {
-  const [action, argument] = session.positionals;
+  const request = workingFolderRequest(session.positionals);
+  switch (request.action) {
+    case "set":
+      return await set(session, request.path);
+    case "reset":
+      return await reset(session);
+    case "init":
+      return await init(session);
+    default:
+      return await show(session, "show", await resolve(session), null);
+  }
+});
+
+/** What `working-folder` is asked to do: show, set (with its path as given), reset or init. */
+export type WorkingFolderRequest =
+  | { action: "show" | "reset" | "init" }
+  | { action: "set"; path: string };
+
+/**
+ * The action of `working-folder <positionals>`, checked.
+ *
+ * @throws {CliError} `USAGE_ERROR` for an unknown subcommand (with the closest
+ * one), an argument to anything but `set`, or `set` without a path.
+ */
+export function workingFolderRequest(positionals: readonly string[]): WorkingFolderRequest {
+  const [action, argument] = positionals;
   if (action !== undefined && !(ACTIONS as readonly string[]).includes(action)) {
     throw usageError(
       `unknown subcommand ${describeValue(action)} for 'policy working-folder'${
@@ -66,17 +91,33 @@ export const runWorkingFolder = defineCommand(WORKING_FOLDER_SPEC, async (sessio
       `unexpected argument ${describeValue(argument)} for 'policy working-folder'`,
     );
   }
-  switch (action) {
-    case "set":
-      return await set(session, argument);
-    case "reset":
-      return await reset(session);
-    case "init":
-      return await init(session);
-    default:
-      return await show(session, "show", await resolve(session), null);
+  if (action !== "set") return { action: (action ?? "show") as "show" | "reset" | "init" };
+  if (argument === undefined) {
+    throw usageError(
+      "'policy working-folder set' needs a path",
+      "policy working-folder set <path>",
+    );
   }
-});
+  return { action, path: argument };
+}
+
+/**
+ * The user config that `set` (a `workingFolder`, absolute) or `reset`
+ * (null) makes of `config`, the one read (`moved`: a damaged one was moved
+ * aside, and `config` is empty): its other settings kept, `schemaVersion`
+ * 1; or null when there is nothing to write (`reset` of a config that
+ * persists no folder).
+ */
+export function planUserConfig(
+  config: Record<string, unknown>,
+  moved: string | null,
+  workingFolder: string | null,
+): Record<string, unknown> | null {
+  if (workingFolder !== null) return { ...config, schemaVersion: 1, workingFolder };
+  if (!Object.hasOwn(config, "workingFolder") && moved === null) return null;
+  const { workingFolder: _removed, ...rest } = config;
+  return { ...rest, schemaVersion: 1 };
+}
 
 async function resolve(session: Session): Promise<WorkingFolder> {
   const folder = await resolveWorkingFolder(session.global.workingFolder, session.io);
@@ -151,20 +192,14 @@ function warnIfOverridden(session: Session): void {
   }
 }
 
-async function set(session: Session, argument: string | undefined): Promise<number> {
-  if (argument === undefined) {
-    throw usageError(
-      "'policy working-folder set' needs a path",
-      "policy working-folder set <path>",
-    );
-  }
+async function set(session: Session, argument: string): Promise<number> {
   const target = session.files.path.resolve(session.io.cwd, argument);
   if (!(await isDirectory(session.files, target))) {
     throw new CliError("WORKING_FOLDER_NOT_FOUND", `${target} is not an existing folder`);
   }
   const file = requireUserConfig(session);
-  const { config } = await userConfigForChange(session, file);
-  await writeUserConfig(file, { ...config, schemaVersion: 1, workingFolder: target });
+  const { config, moved } = await userConfigForChange(session, file);
+  await writeUserConfig(file, planUserConfig(config, moved, target)!);
   session.out.note(`wrote ${file}`);
   warnIfOverridden(session);
   return await show(session, "set", { path: target, source: "user-config" }, null);
@@ -192,9 +227,9 @@ async function userConfigForChange(
 async function reset(session: Session): Promise<number> {
   const file = requireUserConfig(session);
   const { config, moved } = await userConfigForChange(session, file);
-  if (Object.hasOwn(config, "workingFolder") || moved !== null) {
-    const { workingFolder: _removed, ...rest } = config;
-    await writeUserConfig(file, { ...rest, schemaVersion: 1 });
+  const changed = planUserConfig(config, moved, null);
+  if (changed !== null) {
+    await writeUserConfig(file, changed);
     session.out.note(`wrote ${file}`);
   }
   return await show(session, "reset", await resolve(session), null);

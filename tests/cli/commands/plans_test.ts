@@ -16,6 +16,7 @@ import { rule } from "../_helpers.ts";
 import { type FmtInput, planFmt, planFmtFile } from "../../../src/cli/commands/fmt/fmt.ts";
 import { schemaUrl } from "../../../src/cli/kit/schema.ts";
 import { comparableDraft, planDiff, type Side } from "../../../src/cli/commands/diff/diff.ts";
+import { planUserConfig, workingFolderRequest } from "../../../src/cli/commands/working_folder.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -222,5 +223,31 @@ Deno.test("diff: a draft is compared as the bundle it builds, once it validates"
     (e: unknown) =>
       code("DRAFT_INVALID")(e) && /^\/d\.json is not a valid draft: /.test((e as Error).message) &&
       (e as { hint?: string }).hint === "run 'policy validate d.json' for the list",
+  );
+});
+
+Deno.test("working-folder: its subcommand checked, and what set and reset make of the user config", () => {
+  assert.deepEqual(workingFolderRequest([]), { action: "show" });
+  assert.deepEqual(workingFolderRequest(["init"]), { action: "init" });
+  assert.deepEqual(workingFolderRequest(["set", "../shop"]), { action: "set", path: "../shop" });
+  assert.throws(
+    () => workingFolderRequest(["sett"]),
+    (e: unknown) => code("USAGE_ERROR")(e) && /did you mean/.test((e as Error).message),
+  );
+  assert.throws(() => workingFolderRequest(["reset", "x"]), code("USAGE_ERROR"));
+  assert.throws(() => workingFolderRequest(["set"]), code("USAGE_ERROR"));
+
+  const config = { schemaVersion: 1, workingFolder: "/old", other: true };
+  assert.deepEqual(planUserConfig(config, null, "/new"), {
+    schemaVersion: 1,
+    workingFolder: "/new",
+    other: true,
+  });
+  assert.deepEqual(planUserConfig(config, null, null), { schemaVersion: 1, other: true });
+  assert.equal(planUserConfig({ schemaVersion: 1 }, null, null), null, "nothing to reset");
+  assert.deepEqual(
+    planUserConfig({}, "/home/config.json.damaged", null),
+    { schemaVersion: 1 },
+    "a damaged config moved aside is written anew",
   );
 });
