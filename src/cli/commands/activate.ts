@@ -20,6 +20,7 @@ import { writeFileAtomic } from "../kit/atomic_write.ts";
 import {
   HOW_TO_LICENSE,
   type LicenseSource,
+  type LicenseState,
   licenseState,
   readLicenseFile,
   storedLicensePath,
@@ -27,6 +28,7 @@ import {
 } from "../kit/license.ts";
 import { plural } from "../kit/describe.ts";
 import type { CommandSpec } from "../kit/command_spec.ts";
+import type { Output } from "../kit/output.ts";
 
 /** The declaration of `activate`. */
 export const ACTIVATE_SPEC: CommandSpec = {
@@ -69,7 +71,23 @@ export const ACTIVATE_SPEC: CommandSpec = {
 
 /** Activates the toolkit licence. */
 export const runActivate = defineCommand(ACTIVATE_SPEC, async (session) => {
-  const modes = ["key", "license-file", "status"].filter((f) => session.has(f));
+  const mode = activateMode(ACTIVATE_MODES.filter((f) => session.has(f)));
+  if (mode === "status") return await status(session);
+  const key = mode === "key" ? session.requireString("key") : undefined;
+  const licenseFile = mode === "license-file" ? session.requireString("license-file") : undefined;
+  return await install(session, key, licenseFile);
+});
+
+/** The flags that choose what `activate` does, one of them. */
+const ACTIVATE_MODES = ["key", "license-file", "status"] as const;
+
+/**
+ * What `activate` does, from the mode flags given.
+ *
+ * @throws {CliError} `USAGE_ERROR` when none of them, or more than one, is given.
+ */
+export function activateMode(given: readonly string[]): typeof ACTIVATE_MODES[number] {
+  const modes = ACTIVATE_MODES.filter((f) => given.includes(f));
   if (modes.length !== 1) {
     throw usageError(
       modes.length === 0
@@ -78,13 +96,8 @@ export const runActivate = defineCommand(ACTIVATE_SPEC, async (session) => {
       "run 'policy activate --help'",
     );
   }
-  if (session.has("status")) return await status(session);
-  const key = session.has("key") ? session.requireString("key") : undefined;
-  const licenseFile = session.has("license-file")
-    ? session.requireString("license-file")
-    : undefined;
-  return await install(session, key, licenseFile);
-});
+  return modes[0]!;
+}
 
 /** A licence as the JSON document shows it. */
 function licenseView(license: VerifiedLicense) {
@@ -105,6 +118,93 @@ function graceView(grace: GracePeriod | null) {
     startedAt: grace?.startedAt.toISOString() ?? null,
     endsAt: grace?.endsAt.toISOString() ?? null,
     daysLeft: grace?.daysLeft ?? GRACE_PERIOD_DAYS,
+  };
+}
+
+/** The JSON document of `activate` (but `warnings`). */
+export interface ActivateDocument {
+  action: "activate" | "install" | "status";
+  status: "licensed" | "grace" | "unlicensed";
+  source: LicenseSource | null;
+  path: string | null;
+  replaced: boolean;
+  license: ReturnType<typeof licenseView> | null;
+  grace: ReturnType<typeof graceView> | null;
+}
+
+/** What installing a verified licence does: the file to store, the document, a warning. */
+export interface InstallPlan {
+  /** The text of `$POLICY_HOME/license.json`: the licence document, laid out. */
+  text: string;
+  document: ActivateDocument;
+  /** `LICENSE_OVERRIDDEN` when the environment's licence takes precedence, or null. */
+  warning: string | null;
+}
+
+/**
+ * What storing `verified` in `target` does (`replaced`: a licence was
+ * there): the file's text, the document, and a warning when a variable of
+ * `overriding` (`POLICY_LICENSE`, `POLICY_LICENSE_FILE`, the set ones, in
+ * that order) takes precedence over the stored licence.
+ */
+export function planInstall(
+  verified: { document: unknown; license: VerifiedLicense },
+  { action, target, replaced, overriding }: {
+    action: "activate" | "install";
+    target: string;
+    replaced: boolean;
+    overriding: readonly string[];
+  },
+): InstallPlan {
+  const variable = overriding[0];
+  return {
+    text: JSON.stringify(verified.document, null, 2) + "\n",
+    document: {
+      action,
+      status: "licensed",
+      source: "stored",
+      path: target,
+      replaced,
+      license: licenseView(verified.license),
+      grace: null,
+    },
+    warning: variable === undefined
+      ? null
+      : `${variable} is set and takes precedence over the licence stored in ${target}`,
+  };
+}
+
+/** What `activate --status` reports of `state`, and its exit code (3 when build is refused). */
+export function planLicenseStatus(state: LicenseState): {
+  document: ActivateDocument;
+  exitCode: number;
+} {
+  if (state.status === "licensed") {
+    const { source, path, license } = state.found;
+    return {
+      document: {
+        action: "status",
+        status: "licensed",
+        source,
+        path,
+        replaced: false,
+        license: licenseView(license),
+        grace: null,
+      },
+      exitCode: 0,
+    };
+  }
+  return {
+    document: {
+      action: "status",
+      status: state.status,
+      source: null,
+      path: null,
+      replaced: false,
+      license: null,
+      grace: graceView(state.grace),
+    },
+    exitCode: state.status === "unlicensed" ? exitCodeFor("LICENSE_REQUIRED") : 0,
   };
 }
 
@@ -147,107 +247,69 @@ async function install(
     out.note(`read ${file} (license)`);
     description = `the licence file ${file}`;
   }
-  const { document, license } = await verifyLicenseText(session, text, description);
-  const replaced = await exists(session.files, target);
-  await writeFileAtomic(target, JSON.stringify(document, null, 2) + "\n", {
-    mode: 0o600,
-    createParents: true,
+  const verified = await verifyLicenseText(session, text, description);
+  const plan = planInstall(verified, {
+    action: key !== undefined ? "activate" : "install",
+    target,
+    replaced: await exists(session.files, target),
+    overriding: ["POLICY_LICENSE", "POLICY_LICENSE_FILE"].filter((v) =>
+      session.env(v) !== undefined
+    ),
   });
+  await writeFileAtomic(target, plan.text, { mode: 0o600, createParents: true });
   out.note(`wrote ${target} (license)`);
-  for (const variable of ["POLICY_LICENSE", "POLICY_LICENSE_FILE"]) {
-    if (session.env(variable) !== undefined) {
-      out.warn(
-        "LICENSE_OVERRIDDEN",
-        `${variable} is set and takes precedence over the licence stored in ${target}`,
-      );
-      break;
-    }
-  }
-  out.result(
-    {
-      action: key !== undefined ? "activate" : "install",
-      status: "licensed",
-      source: "stored" satisfies LicenseSource,
-      path: target,
-      replaced,
-      license: licenseView(license),
-      grace: null,
-      warnings: out.warnings,
-    },
-    () => {
-      out.line(
-        `licence ${license.licenseId} for ${license.licensee} ${
-          key !== undefined ? "activated" : "installed"
-        }`,
-      );
-      out.info(`  features: ${license.features.join(", ")}`);
-      out.info(`  expires:  ${license.expiresAt} (${plural(license.daysLeft, "day")} left)`);
-      out.info(`  stored:   ${target}${replaced ? " (replacing the previous licence)" : ""}`);
-    },
-  );
+  if (plan.warning !== null) out.warn("LICENSE_OVERRIDDEN", plan.warning);
+  out.result({ ...plan.document, warnings: out.warnings }, () => {
+    const { license, replaced } = plan.document;
+    out.line(
+      `licence ${license!.licenseId} for ${license!.licensee} ${
+        key !== undefined ? "activated" : "installed"
+      }`,
+    );
+    out.info(`  features: ${license!.features.join(", ")}`);
+    out.info(`  expires:  ${license!.expiresAt} (${plural(license!.daysLeft, "day")} left)`);
+    out.info(`  stored:   ${target}${replaced ? " (replacing the previous licence)" : ""}`);
+  });
   return 0;
 }
 
 async function status(session: Session): Promise<number> {
   const out = session.out;
   const state = await licenseState(session);
+  const plan = planLicenseStatus(state);
+  out.result({ ...plan.document, warnings: out.warnings }, () => renderStatus(out, state));
+  return plan.exitCode;
+}
+
+function renderStatus(out: Output, state: LicenseState): void {
   if (state.status === "licensed") {
     const { source, path: file, license } = state.found;
-    out.result(
-      {
-        action: "status",
-        status: "licensed",
-        source,
-        path: file,
-        replaced: false,
-        license: licenseView(license),
-        grace: null,
-        warnings: out.warnings,
-      },
-      () => {
-        out.line(
-          `licensed: ${license.licenseId} for ${license.licensee} (from ${
-            file === null ? source : `${file}, ${source}`
-          })`,
-        );
-        out.info(`  features: ${license.features.join(", ")}`);
-        out.info(`  expires:  ${license.expiresAt} (${plural(license.daysLeft, "day")} left)`);
-      },
+    out.line(
+      `licensed: ${license.licenseId} for ${license.licensee} (from ${
+        file === null ? source : `${file}, ${source}`
+      })`,
     );
-    return 0;
+    out.info(`  features: ${license.features.join(", ")}`);
+    out.info(`  expires:  ${license.expiresAt} (${plural(license.daysLeft, "day")} left)`);
+    return;
   }
   const grace = state.grace;
-  out.result(
-    {
-      action: "status",
-      status: state.status,
-      source: null,
-      path: null,
-      replaced: false,
-      license: null,
-      grace: graceView(grace),
-      warnings: out.warnings,
-    },
-    () => {
-      if (grace === null) {
-        out.line(
-          `no licence; the ${GRACE_PERIOD_DAYS}-day grace period starts with the first successful 'policy build' or 'policy sign'${
-            state.statePath === null ? "" : ` (recorded in ${state.statePath})`
-          }`,
-        );
-      } else if (state.status === "grace") {
-        out.line(
-          `no licence: grace period, ${
-            plural(grace.daysLeft, "day")
-          } left (started ${grace.startedAt.toISOString()}, ends ${grace.endsAt.toISOString()})`,
-        );
-      } else {
-        out.line(
-          `no licence, and the grace period ended ${grace.endsAt.toISOString()}: build and sign are refused`,
-        );
-      }
-      out.info(HOW_TO_LICENSE);
-    },
-  );
-  return state.status === "unlicensed" ? exitCodeFor("LICENSE_REQUIRED") : 0;
+  if (grace === null) {
+    out.line(
+      `no licence; the ${GRACE_PERIOD_DAYS}-day grace period starts with the first successful 'policy build' or 'policy sign'${
+        state.statePath === null ? "" : ` (recorded in ${state.statePath})`
+      }`,
+    );
+  } else if (state.status === "grace") {
+    out.line(
+      `no licence: grace period, ${
+        plural(grace.daysLeft, "day")
+      } left (started ${grace.startedAt.toISOString()}, ends ${grace.endsAt.toISOString()})`,
+    );
+  } else {
+    out.line(
+      `no licence, and the grace period ended ${grace.endsAt.toISOString()}: build and sign are refused`,
+    );
+  }
+  out.info(HOW_TO_LICENSE);
 }

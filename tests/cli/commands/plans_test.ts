@@ -17,6 +17,12 @@ import { type FmtInput, planFmt, planFmtFile } from "../../../src/cli/commands/f
 import { schemaUrl } from "../../../src/cli/kit/schema.ts";
 import { comparableDraft, planDiff, type Side } from "../../../src/cli/commands/diff/diff.ts";
 import { planUserConfig, workingFolderRequest } from "../../../src/cli/commands/working_folder.ts";
+import {
+  activateMode,
+  planInstall,
+  planLicenseStatus,
+} from "../../../src/cli/commands/activate.ts";
+import { gracePeriod } from "../../../src/license/grace_period.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -250,4 +256,61 @@ Deno.test("working-folder: its subcommand checked, and what set and reset make o
     { schemaVersion: 1 },
     "a damaged config moved aside is written anew",
   );
+});
+
+const LICENSE = {
+  licenseId: "lic-1",
+  licensee: "Acme",
+  issuedAt: "2026-01-01T00:00:00Z",
+  expiresAt: "2027-01-01T00:00:00Z",
+  features: ["build", "sign"],
+  keyId: "k1",
+  daysLeft: 30,
+};
+
+Deno.test("activate: one mode, the licence stored and reported, and the status's exit code", () => {
+  assert.equal(activateMode(["status"]), "status");
+  assert.throws(() => activateMode([]), code("USAGE_ERROR"));
+  assert.throws(
+    () => activateMode(["status", "key"]),
+    (e: unknown) => (e as Error).message === "--key and --status cannot be combined",
+  );
+
+  const verified = { document: { licenseId: "lic-1" }, license: LICENSE };
+  const options = { action: "install" as const, target: "/home/license.json", replaced: true };
+  const plan = planInstall(verified, { ...options, overriding: [] });
+  assert.equal(plan.text, '{\n  "licenseId": "lic-1"\n}\n');
+  assert.deepEqual(
+    [plan.document.status, plan.document.source, plan.document.replaced, plan.warning],
+    ["licensed", "stored", true, null],
+  );
+  assert.equal(
+    planInstall(verified, { ...options, overriding: ["POLICY_LICENSE_FILE"] }).warning,
+    "POLICY_LICENSE_FILE is set and takes precedence over the licence stored in /home/license.json",
+  );
+
+  const licensed = planLicenseStatus({
+    status: "licensed",
+    found: { source: "POLICY_LICENSE", path: null, license: LICENSE },
+  });
+  assert.deepEqual([licensed.document.license!.licenseId, licensed.exitCode], ["lic-1", 0]);
+  const startedAt = new Date("2026-01-01T00:00:00Z");
+  const over = gracePeriod(startedAt, new Date("2026-03-01T00:00:00Z"));
+  const refused = planLicenseStatus({
+    status: "unlicensed",
+    grace: over,
+    lastWarnedAt: null,
+    statePath: "/home/grace.json",
+  });
+  assert.deepEqual([refused.document.grace!.daysLeft, refused.exitCode], [0, 3]);
+  const fresh = planLicenseStatus({
+    status: "grace",
+    grace: null,
+    lastWarnedAt: null,
+    statePath: null,
+  });
+  assert.deepEqual([fresh.document.grace, fresh.exitCode], [
+    { days: 30, startedAt: null, endsAt: null, daysLeft: 30 },
+    0,
+  ]);
 });
