@@ -63,15 +63,9 @@ export const runKeysGenerate = defineCommand(KEYS_SPEC, async (session) => {
   }
   if (algorithm === "HMAC_SHA256") {
     if (session.has("out-dir")) throw usageError("--out-dir applies to ECDSA_SHA_256 only");
-    const secret = generateHmacSecret();
-    out.result({
-      algorithm,
-      secret,
-      privateKeyPath: null,
-      publicKeyPath: null,
-      warnings: out.warnings,
-    }, () => {
-      out.line(secret);
+    const plan = planKeys({ algorithm, secret: generateHmacSecret() });
+    out.result({ ...plan.document, warnings: out.warnings }, () => {
+      out.line(plan.document.secret!);
       out.aside(
         "store this secret in an environment variable (for example POLICY_HMAC_SECRET) and keep it out of files and shell history",
       );
@@ -81,34 +75,20 @@ export const runKeysGenerate = defineCommand(KEYS_SPEC, async (session) => {
   const dir = await session.fromWorkingFolder(
     session.requireString("out-dir", "with --algorithm ECDSA_SHA_256"),
   );
-  const privateKeyPath = session.files.path.join(dir, PRIVATE_KEY_FILE);
-  const publicKeyPath = session.files.path.join(dir, PUBLIC_KEY_FILE);
-  const refuse = (target: string) =>
-    new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
-      hint: "choose another --out-dir, or move the existing keys away first",
-    });
-  for (const target of [privateKeyPath, publicKeyPath]) {
-    if (await exists(session.files, target)) throw refuse(target);
+  const paths = {
+    privateKeyPath: session.files.path.join(dir, PRIVATE_KEY_FILE),
+    publicKeyPath: session.files.path.join(dir, PUBLIC_KEY_FILE),
+  };
+  for (const target of Object.values(paths)) {
+    if (await exists(session.files, target)) throw keyExists(target);
   }
-  const pair = await generateEcdsaKeyPair();
-  await writeFileAtomic(privateKeyPath, pair.privateKey, {
-    mode: 0o600,
-    overwrite: false,
-    createParents: true,
-    onExists: refuse,
-  });
-  await writeFileAtomic(publicKeyPath, pair.publicKey, {
-    overwrite: false,
-    onExists: refuse,
-  });
+  const plan = planKeys({ algorithm, ...paths, pair: await generateEcdsaKeyPair() });
+  for (const w of plan.writes) {
+    await writeFileAtomic(w.path, w.text, { ...w.options, overwrite: false, onExists: keyExists });
+  }
+  const { privateKeyPath, publicKeyPath } = paths;
   out.note(`wrote ${privateKeyPath} (private key, mode 0600) and ${publicKeyPath}`);
-  out.result({
-    algorithm,
-    secret: null,
-    privateKeyPath,
-    publicKeyPath,
-    warnings: out.warnings,
-  }, () => {
+  out.result({ ...plan.document, warnings: out.warnings }, () => {
     out.info(`wrote ${privateKeyPath} (private key, PKCS#8, mode 0600)`);
     out.info(`wrote ${publicKeyPath} (public key, SPKI)`);
     out.info(
@@ -117,6 +97,67 @@ export const runKeysGenerate = defineCommand(KEYS_SPEC, async (session) => {
   });
   return 0;
 });
+
+/** The refusal to replace a key file. */
+function keyExists(target: string): CliError {
+  return new CliError("KEY_EXISTS", `${target} already exists; it was not replaced`, {
+    hint: "choose another --out-dir, or move the existing keys away first",
+  });
+}
+
+/** New key material and where it goes. */
+export type NewKeys =
+  | { algorithm: "HMAC_SHA256"; secret: string }
+  | {
+    algorithm: "ECDSA_SHA_256";
+    privateKeyPath: string;
+    publicKeyPath: string;
+    pair: { privateKey: string; publicKey: string };
+  };
+
+/** What `keys generate` writes and reports. */
+export interface KeysPlan {
+  /** The JSON document (but `warnings`): the secret, or the key files' paths, never a private key. */
+  document: {
+    algorithm: SignatureAlgorithm;
+    secret: string | null;
+    privateKeyPath: string | null;
+    publicKeyPath: string | null;
+  };
+  /** The key files, none replaced: the private key readable by its owner alone. */
+  writes: { path: string; text: string; options: { mode?: number; createParents?: boolean } }[];
+}
+
+/**
+ * What `keys generate` does with new keys: an HMAC secret is printed, never
+ * written; a key pair is written, the private key with mode 0600 (and its
+ * folder created), and only the paths are reported.
+ */
+export function planKeys(keys: NewKeys): KeysPlan {
+  if (keys.algorithm === "HMAC_SHA256") {
+    return {
+      document: {
+        algorithm: keys.algorithm,
+        secret: keys.secret,
+        privateKeyPath: null,
+        publicKeyPath: null,
+      },
+      writes: [],
+    };
+  }
+  const { privateKeyPath, publicKeyPath, pair } = keys;
+  return {
+    document: { algorithm: keys.algorithm, secret: null, privateKeyPath, publicKeyPath },
+    writes: [
+      {
+        path: privateKeyPath,
+        text: pair.privateKey,
+        options: { mode: 0o600, createParents: true },
+      },
+      { path: publicKeyPath, text: pair.publicKey, options: {} },
+    ],
+  };
+}
 
 /** Dispatches `keys generate`. */
 export const runKeys = defineGroup({

@@ -14,7 +14,6 @@ import { PolicyError } from "../../../src/public/policy_error.ts";
 import type { RuntimeBundleV1 } from "../../../src/engine/types.ts";
 import { rule } from "../_helpers.ts";
 import { type FmtInput, planFmt, planFmtFile } from "../../../src/cli/commands/fmt/fmt.ts";
-import { schemaUrl } from "../../../src/cli/kit/schema.ts";
 import { comparableDraft, planDiff, type Side } from "../../../src/cli/commands/diff/diff.ts";
 import { planUserConfig, workingFolderRequest } from "../../../src/cli/commands/working_folder.ts";
 import {
@@ -22,7 +21,9 @@ import {
   planInstall,
   planLicenseStatus,
 } from "../../../src/cli/commands/activate.ts";
+import { planKeys } from "../../../src/cli/commands/keys.ts";
 import { gracePeriod } from "../../../src/license/grace_period.ts";
+import { schemaUrl } from "../../../src/cli/kit/schema.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -313,4 +314,31 @@ Deno.test("activate: one mode, the licence stored and reported, and the status's
     { days: 30, startedAt: null, endsAt: null, daysLeft: 30 },
     0,
   ]);
+});
+
+Deno.test("keys generate: a secret is printed, never written; a pair is written, 0600 for the private key", () => {
+  const hmac = planKeys({ algorithm: "HMAC_SHA256", secret: "ab".repeat(32) });
+  assert.deepEqual([hmac.document.secret, hmac.writes], ["ab".repeat(32), []]);
+  const pair = { privateKey: "PRIVATE PEM", publicKey: "PUBLIC PEM" };
+  const ecdsa = planKeys({
+    algorithm: "ECDSA_SHA_256",
+    privateKeyPath: "/k/private-key.pem",
+    publicKeyPath: "/k/public-key.pem",
+    pair,
+  });
+  assert.deepEqual(ecdsa.writes, [
+    {
+      path: "/k/private-key.pem",
+      text: "PRIVATE PEM",
+      options: { mode: 0o600, createParents: true },
+    },
+    { path: "/k/public-key.pem", text: "PUBLIC PEM", options: {} },
+  ]);
+  assert.ok(!JSON.stringify(ecdsa.document).includes("PRIVATE PEM"), "no key in the document");
+  assert.deepEqual(ecdsa.document, {
+    algorithm: "ECDSA_SHA_256",
+    secret: null,
+    privateKeyPath: "/k/private-key.pem",
+    publicKeyPath: "/k/public-key.pem",
+  });
 });
