@@ -41,20 +41,25 @@ async function queryUntil(
 ): Promise<Sample[]> {
   const deadline = Date.now() + SCRAPE_BOUND_MS;
   let samples: Sample[] = [];
+  let last = "";
   while (Date.now() < deadline) {
     const response = await fetch(
       `http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(query)}`,
     );
-    const body = await response.json();
-    assert.equal(body.status, "success", JSON.stringify(body));
-    samples = body.data.result;
-    if (done(samples)) return samples;
+    if (response.status === 503) {
+      // Listening, not ready yet (it is loading its storage): it says "Service Unavailable".
+      last = `${response.status} ${await response.text()}`;
+    } else {
+      const body = await response.json();
+      assert.equal(body.status, "success", JSON.stringify(body));
+      samples = body.data.result;
+      last = JSON.stringify(samples);
+      if (done(samples)) return samples;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.fail(
-    `Prometheus did not answer ${query} as expected within ${SCRAPE_BOUND_MS} ms: ${
-      JSON.stringify(samples)
-    }`,
+    `Prometheus did not answer ${query} as expected within ${SCRAPE_BOUND_MS} ms: ${last}`,
   );
 }
 
