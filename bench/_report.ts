@@ -102,10 +102,23 @@ export function writeDocBlock(repo: string, name: string, body: string): void {
  * take the task's arguments.
  */
 function formatPage(path: string): void {
-  const fmt = spawnSync("deno", ["fmt", "--quiet", path], { encoding: "utf8" });
-  if (fmt.status !== 0) {
-    console.error(`deno fmt ${path} did not run (${fmt.error?.message ?? fmt.stderr}): run it`);
+  const args = ["fmt", "--quiet", path];
+  // Under Deno without node:child_process, which reads the whole environment (a permission the
+  // tasks do not grant).
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  let failure: string | null = null;
+  if (deno !== undefined) {
+    try {
+      const done = new deno.Command("deno", { args, stdout: "null", stderr: "piped" }).outputSync();
+      if (!done.success) failure = new TextDecoder().decode(done.stderr);
+    } catch (error) {
+      failure = String(error);
+    }
+  } else {
+    const fmt = spawnSync("deno", args, { encoding: "utf8" });
+    if (fmt.status !== 0) failure = fmt.error?.message ?? fmt.stderr;
   }
+  if (failure !== null) console.error(`deno fmt ${path} did not run (${failure}): run it`);
 }
 
 /**

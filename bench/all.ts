@@ -15,6 +15,7 @@ const TASKS = [
   "bench:otel",
   "bench:rollout",
   "bench:change-safety",
+  "bench:traces",
   "bench:aims",
 ];
 

@@ -11,7 +11,7 @@ import type { Decision, EffectType, Issue, Policy, Target } from "../engine/type
 import { EFFECT_TYPES } from "../public/vocabulary.ts";
 import { type CompiledBundle, policiesOf } from "../engine/compile_bundle.ts";
 import { createEvaluator } from "../engine/evaluate.ts";
-import { traceEvaluation } from "../engine/trace_evaluation.ts";
+import { rulesThatFire } from "../engine/trace_evaluation.ts";
 import { unknownFieldIssues } from "../_internal/unknown_field_issue.ts";
 import { isEffectType, isRecord } from "../_internal/guards.ts";
 
@@ -168,9 +168,7 @@ export function runScenarios(
     const t0 = now();
     const request = { target: scenario.target, context: scenario.context };
     const actual = evaluate(request);
-    for (const r of traceEvaluation(compiled, request).rules) {
-      if (r.effect !== undefined) exercised.add(ruleKey(r.policyKey, r.ruleId));
-    }
+    for (const r of rulesThatFire(compiled, request)) exercised.add(ruleKey(r.policyKey, r.ruleId));
     const e = scenario.expected;
     const mismatches: string[] = [];
     if (actual.decision !== e.decision) mismatches.push("decision");

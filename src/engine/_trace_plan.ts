@@ -19,6 +19,7 @@ import {
   type ExplanationProgram,
 } from "./_explain_condition.ts";
 import type { PathTable } from "./_path_table.ts";
+import type { Test } from "./compile_condition.ts";
 import { type Code, pushRecord, RECORD_SIZE } from "./_target_program.ts";
 
 /** A rule naming the target. */
@@ -27,6 +28,8 @@ export interface PlannedRule {
   readonly ruleId: string;
   readonly priority: number;
   readonly active: boolean;
+  /** The rule's compiled `when` (what `evaluate` runs); null without one, or disabled. */
+  readonly test: Test | null;
   /**
    * The program that tests the rule's `when` and explains it; null when the
    * rule has no `when`, or is disabled (its condition is not tested).
@@ -112,6 +115,7 @@ export function planTrace(
         ruleId: ranked.rule.id,
         priority: ranked.rule.priority,
         active: ranked.active,
+        test: ranked.active ? ranked.test : null,
         explain: ranked.active && ranked.test !== null
           ? explanationOf(when, ranked.test, paths, explainers)
           : null,

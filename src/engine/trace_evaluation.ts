@@ -190,6 +190,36 @@ export function traceEvaluation(
 }
 
 /**
+ * The rules naming a request's target that fire (their `when`, or its
+ * absence, gives them an effect), as a trace finds them but with nothing
+ * explained: each active rule's compiled test, the one `evaluate` runs. What
+ * suites count as covered.
+ */
+export function rulesThatFire(
+  compiled: CompiledBundle,
+  request: EvaluationRequest,
+): { policyKey: string; ruleId: string }[] {
+  const context = checkRequest(request, null);
+  const { service, resource, action } = request.target;
+  const compiledCode = compiledCodeOf(compiled);
+  const plan = planOf(compiledCode, service, resource, action);
+  const fired: { policyKey: string; ruleId: string }[] = [];
+  if (plan === undefined) return fired;
+  const { paths } = compiledCode;
+  const mark = paths.open();
+  try {
+    for (const rule of plan.rules) {
+      if (!rule.active) continue;
+      const chosen = rule.test === null || rule.test(context) ? rule.onTrue : rule.onFalse;
+      if (chosen >= 0) fired.push({ policyKey: rule.policyKey, ruleId: rule.ruleId });
+    }
+  } finally {
+    paths.close(mark);
+  }
+  return fired;
+}
+
+/**
  * Tests every active rule of the plan once: fills `ruleTraces` in bundle
  * order and marks in `fired` the candidates that fired and the policies one
  * of whose rules did. Returns how many rules fired.

@@ -15,6 +15,7 @@ import {
   policiesOf,
   traceEvaluation,
 } from "../../src/engine/mod.ts";
+import { rulesThatFire } from "../../src/engine/trace_evaluation.ts";
 import { bundle, context, fc, target } from "./_arbitraries.ts";
 import { referenceEvaluate, referenceTrace } from "./_reference_evaluator.ts";
 import { reverseKeys } from "../_reverse_keys.ts";
@@ -73,6 +74,14 @@ Deno.test("property: evaluate() and traceEvaluation() agree with a naive referen
           assert.deepEqual(selected, trace.candidates[0] ?? null);
           // Plain JSON: nothing undefined, nothing that does not survive a round trip.
           assert.deepEqual(JSON.parse(JSON.stringify(trace)), trace);
+          // What suites count as covered: the rules the trace shows with an effect.
+          assert.deepEqual(
+            rulesThatFire(compiled, request),
+            trace.rules.filter((r) => r.effect !== undefined).map(({ policyKey, ruleId }) => ({
+              policyKey,
+              ruleId,
+            })),
+          );
         }
       },
     ),
