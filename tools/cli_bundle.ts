@@ -1,17 +1,25 @@
 /**
- * The bundle that `deno task policy` runs (`tools/policy.ts`): `cli.ts` in one file, so that Deno
- * loads one module instead of about ninety (docs/performance.md,
- * "Start-up"). The bundle is build output (`dist/policy-cli/`, never
- * committed); it is made here, in this process, whenever it is missing or
- * any source may have changed, so a fresh clone needs no build step.
+ * The bundle that `deno task policy` runs (`tools/policy.ts`): `cli.ts` in a few files instead of
+ * about ninety modules, split where a command is imported (docs/performance.md, "Start-up"):
+ * the entry, `cli.js`, holds the dispatcher, and each command (with what only it needs) is a
+ * file of its own, with the code commands share in further files. Every dynamic import of one
+ * of these files is rewritten to a URL computed when it runs: Deno reads, analyses and
+ * compiles every module a literal `import("./x.js")` names as soon as the importing module
+ * loads, and so a command would pay for all the others. `policy simulate` loads the entry, the
+ * files it imports, and simulate's. The bundle is build output (`dist/policy-cli/`, never
+ * committed); it is made here, in this process, whenever it is missing or any source may have
+ * changed, so a fresh clone needs no build step.
  *
  * "May have changed": the stamp of the sources (the path, size and
  * modification time of every file under `src/`, of `cli.ts`, `deno.json`,
  * `deno.lock` and this file) differs from the one recorded with the bundle.
- * Taking the stamp costs about a millisecond. The stamp is taken before the
+ * Taking the stamp costs a few milliseconds (paths given as strings: built
+ * as URLs, they cost three times as much). The stamp is taken before the
  * sources are bundled, so a change made while bundling is seen by the next
- * run. The bundle and its record are each written atomically (temporary
- * file, then rename).
+ * run. Each file of the bundle and its record are written atomically
+ * (temporary file, then rename), the files the entry imports before the
+ * entry, the record last; files of a build before the previous one are then
+ * removed (a process still running the previous build finds its files).
  *
  * Bundling uses `Deno.bundle` (esbuild inside Deno; `--unstable-bundle` in
  * the task's flags), which needs no permission beyond the task's read and
@@ -33,20 +41,24 @@
 /** The part of the `Deno` namespace `Deno.bundle` adds (unstable, so typed here). */
 type Bundle = (options: {
   entrypoints: string[];
+  outputDir: string;
+  codeSplitting: true;
   write: false;
   external: string[];
   format: "esm";
   platform: "deno";
-}) => Promise<{ success: boolean; outputFiles?: { text(): string }[] }>;
+}) => Promise<{ success: boolean; outputFiles?: { path: string; text(): string }[] }>;
 
 const ROOT = new URL("../", import.meta.url);
 /** The command's source, `cli.ts`. */
 export const CLI_SOURCE: URL = new URL("cli.ts", ROOT);
 const OUT = new URL("dist/policy-cli/", ROOT);
-/** The bundle of `cli.ts` (build output). */
+/** The bundle of `cli.ts` (build output): its entry; the other files are beside it. */
 export const CLI_BUNDLE: URL = new URL("cli.js", OUT);
 /** The stamp of the sources the bundle was made from. */
 export const CLI_BUNDLE_STAMP: URL = new URL("stamp.txt", OUT);
+/** The names of the bundle's files, one a line: the files of the build before are kept. */
+const CLI_BUNDLE_FILES: URL = new URL("files.txt", OUT);
 
 /** `cli.ts`'s import of the playground page, relative to `cli.ts` (docs/playground.md). */
 export const PLAYGROUND_PAGE = "./dist/playground/page.js";
@@ -59,13 +71,14 @@ const INPUTS = ["cli.ts", "deno.json", "deno.lock", "tools/cli_bundle.ts", "tool
  * rename, added or removed source changes it.
  */
 export function sourceStamp(): string {
+  const root = fromFileUrl(ROOT);
   const lines: string[] = [];
   const add = (relative: string) => {
-    const info = Deno.statSync(new URL(relative, ROOT));
+    const info = Deno.statSync(root + relative);
     lines.push(`${relative} ${info.size} ${info.mtime?.getTime()}`);
   };
   const walk = (relative: string) => {
-    for (const entry of Deno.readDirSync(new URL(relative, ROOT))) {
+    for (const entry of Deno.readDirSync(root + relative)) {
       if (entry.isDirectory) walk(`${relative}${entry.name}/`);
       else add(`${relative}${entry.name}`);
     }
@@ -73,6 +86,13 @@ export function sourceStamp(): string {
   walk("src/");
   INPUTS.forEach(add);
   return lines.sort().join("\n");
+}
+
+/** The path of a `file:` URL (a folder's ends with a separator). */
+function fromFileUrl(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  // Windows: `/C:/x/` is `C:/x/`.
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
 }
 
 function readText(url: URL): string | null {
@@ -125,12 +145,31 @@ export function withPageFromBundle(text: string): string | null {
   return parts.join(`import(new URL(${JSON.stringify(fromBundle)}, import.meta.url).href)`);
 }
 
-/** Bundles `cli.ts` into {@link CLI_BUNDLE}; false when this Deno cannot. */
+/**
+ * The text of a file of the bundle with every dynamic import of another of
+ * its files (`import("./x.js")`, `names`) made a URL computed when it runs,
+ * so that Deno loads that file only then; `null` when the text imports a
+ * relative module that is not one of them (then the sources run).
+ */
+export function withLazyImports(text: string, names: ReadonlySet<string>): string | null {
+  let unknown = false;
+  const out = text.replace(/\bimport\("(\.\/[^"]+)"\)/g, (literal, specifier: string) => {
+    if (specifier === PLAYGROUND_PAGE) return literal; // the entry's, see withPageFromBundle
+    if (!names.has(specifier.slice("./".length))) unknown = true;
+    return `import(new URL(${JSON.stringify(specifier)}, import.meta.url).href)`;
+  });
+  return unknown ? null : out;
+}
+
+/** Bundles `cli.ts` into {@link CLI_BUNDLE} and the files beside it; false when this Deno cannot. */
 async function rebuild(current: string): Promise<boolean> {
   const bundle = (Deno as unknown as { bundle?: Bundle }).bundle;
   if (typeof bundle !== "function") return false;
+  const out = fromFileUrl(OUT);
   const result = await bundle({
     entrypoints: [CLI_SOURCE.href],
+    outputDir: out,
+    codeSplitting: true,
     write: false,
     // Loaded by `policy analyze` only, from Deno's npm cache through deno.json; the playground
     // page by `policy playground` only, from where `deno task playground:build` writes it.
@@ -138,13 +177,36 @@ async function rebuild(current: string): Promise<boolean> {
     format: "esm",
     platform: "deno",
   });
-  const output = result.outputFiles?.[0]?.text();
-  if (!result.success || output === undefined) return false;
-  const text = withPageFromBundle(output);
-  if (text === null) return false;
+  const outputs = result.outputFiles ?? [];
+  if (!result.success || outputs.length === 0) return false;
+  const nameOf = (path: string) => path.slice(path.replace(/\\/g, "/").lastIndexOf("/") + 1);
+  const names = new Set(outputs.map((file) => nameOf(file.path)));
+  if (!names.has("cli.js")) return false;
+  const files: [name: string, text: string][] = [];
+  for (const file of outputs) {
+    const name = nameOf(file.path);
+    let text: string | null = withLazyImports(file.text(), names);
+    if (text !== null && name === "cli.js") text = withPageFromBundle(text);
+    if (text === null) return false;
+    files.push([name, text]);
+  }
   Deno.mkdirSync(OUT, { recursive: true });
-  writeAtomically(CLI_BUNDLE, text);
+  const previous = new Set((readText(CLI_BUNDLE_FILES) ?? "").split("\n").filter(Boolean));
+  // The entry last of the files: a run that finds it finds what it imports.
+  files.sort(([a], [b]) => (a === "cli.js" ? 1 : 0) - (b === "cli.js" ? 1 : 0));
+  for (const [name, text] of files) writeAtomically(new URL(name, OUT), text);
+  writeAtomically(CLI_BUNDLE_FILES, [...names].sort().join("\n") + "\n");
   writeAtomically(CLI_BUNDLE_STAMP, current);
+  // Files of older builds; the previous build's stay, for a process that is running it.
+  for (const entry of Deno.readDirSync(OUT)) {
+    const { name } = entry;
+    if (!entry.isFile || !name.endsWith(".js") || names.has(name) || previous.has(name)) continue;
+    try {
+      Deno.removeSync(new URL(name, OUT));
+    } catch {
+      // gone already, or not ours to remove: left
+    }
+  }
   return true;
 }
 

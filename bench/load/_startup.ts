@@ -66,9 +66,11 @@ const simulated = (stdout: string): boolean => {
  * Prepares `dir` and returns the cases: the example bundle signed with a
  * fresh ECDSA key (for the programs that load and decide), and the npm build
  * installed from its packed tarball, with `startup/decide.mjs` beside it so
- * that it imports the package as a user's program does.
+ * that it imports the package as a user's program does. With `before`, a
+ * checkout of an earlier commit, its `tools/policy.ts` runs the same
+ * `simulate` too, right after this tree's, in the same runs.
  */
-export async function prepareStartup(dir: string): Promise<StartupCase[]> {
+export async function prepareStartup(dir: string, before?: string): Promise<StartupCase[]> {
   mkdirSync(dir, { recursive: true });
   const pair = await generateEcdsaKeyPair();
   const example = JSON.parse(readFileSync(join(examples, "bundle.json"), "utf8"));
@@ -91,6 +93,24 @@ export async function prepareStartup(dir: string): Promise<StartupCase[]> {
     path(script),
     ...args,
   ];
+  /** `deno run tools/policy.ts simulate` of the checkout at `checkout`. */
+  const policyTask = (checkout: string, name: string): StartupCase => ({
+    name,
+    command: "deno",
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--unstable-bundle",
+      `--allow-read=${checkout}`,
+      `--allow-write=${checkout}/dist`,
+      "--allow-env=POLICY_*",
+      `${checkout}/tools/policy.ts`,
+      // The checkout's own example (it may read nothing outside itself).
+      ...simulateArgs.map((arg) => arg === examples ? `${checkout}/examples` : arg),
+    ],
+    check: simulated,
+  });
   return [
     {
       name: "deno run of an empty script",
@@ -108,22 +128,13 @@ export async function prepareStartup(dir: string): Promise<StartupCase[]> {
       command: "deno",
       args: deno("./startup/decide_client.ts", bundle, key),
     },
-    {
-      name: "deno run tools/policy.ts simulate: cli.ts bundled (what deno task policy runs)",
-      command: "deno",
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        "--unstable-bundle",
-        `--allow-read=${root}`,
-        `--allow-write=${root}/dist`,
-        "--allow-env=POLICY_*",
-        path("../../tools/policy.ts"),
-        ...simulateArgs,
-      ],
-      check: simulated,
-    },
+    policyTask(
+      root,
+      "deno run tools/policy.ts simulate: cli.ts bundled (what deno task policy runs)",
+    ),
+    ...(before === undefined
+      ? []
+      : [policyTask(before.replace(/\/$/, ""), "the same, before (the --before checkout)")]),
     {
       name: "deno task policy simulate (the same, through deno task)",
       command: "deno",

@@ -1,11 +1,14 @@
-// deno task bench:load [--no-write] [--load-only]
+// deno task bench:load [--no-write] [--load-only] [--startup-only] [--before <checkout>]
 //
 // Load, reload, memory and start-up of our engine under Deno, with an ~8 MiB
 // ECDSA-signed bundle (the default maxFileBytes). Writes
 // bench/load/results-deno.json and the block between the markers in
 // docs/performance.md. Run with --v8-flags=--expose-gc (the task does): each
 // timed load starts after a full collection. --load-only measures the load
-// and memory and prints them, nothing else (no file is written).
+// and memory and prints them, nothing else (no file is written);
+// --startup-only measures the start-up and prints it (no file is written).
+// --before <checkout> runs that checkout's `deno task policy` (tools/policy.ts)
+// beside this tree's in the start-up table, in the same runs.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -36,6 +39,24 @@ const STAGE_NAMES: Record<keyof StageTimes, string> = {
 const f = (ms: number) => ms.toFixed(ms < 10 ? 1 : 0);
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const MiB = 1024 * 1024;
+
+const flag = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+const before = flag("--before");
+const STARTUP_RUNS = 21;
+if (process.argv.includes("--startup-only")) {
+  const startup = measureStartup(
+    await prepareStartup(here("../../.tmp/bench-startup"), before),
+    STARTUP_RUNS,
+  );
+  for (const [name, { ms, quartilesMs: [q1, q3], ratio }] of startup) {
+    console.log(`${name}: ${f(ms)} ms (${f(q1)}–${f(q3)}), ${ratio.toFixed(2)}×`);
+  }
+  console.log(runCaption(finishRun()));
+  process.exit(0);
+}
 
 const bundle = await makeSignedBundle();
 const mib = bundle.bytes.byteLength / MiB;
@@ -145,9 +166,8 @@ console.error(
 );
 
 // 4. Start-up, with the npm build installed in .tmp/bench-startup/.
-const STARTUP_RUNS = 21;
 const startup = measureStartup(
-  await prepareStartup(here("../../.tmp/bench-startup")),
+  await prepareStartup(here("../../.tmp/bench-startup"), before),
   STARTUP_RUNS,
 );
 

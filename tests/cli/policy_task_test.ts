@@ -2,9 +2,12 @@
  * The README's `deno task policy` runs `cli.ts` bundled (tools/policy.ts,
  * tools/cli_bundle.ts): a run makes the bundle when it is missing or stale
  * and records the sources' stamp with it; a run on unchanged sources uses
- * it as it is; the command behaves as `cli.ts` does; the playground page
- * stays out of the bundle (tests/cli/commands/playground/playground_test.ts serves it
- * through the task). Needs `--allow-run=deno`.
+ * it as it is; the command behaves as `cli.ts` does; the files the entry
+ * loads before a command runs import no `node:` module, and a command's own
+ * files are imported through computed URLs, so that Deno loads them only
+ * when the command runs; the playground page stays out of the bundle
+ * (tests/cli/commands/playground/playground_test.ts serves it through the
+ * task). Needs `--allow-run=deno`.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -28,6 +31,20 @@ function task(args: string[], cwd = ROOT): Promise<ChildResult> {
     env: cliEnv(`${cwd}/.policy-home`),
     seconds: 120,
   });
+}
+
+/** A bundle file and the files it imports statically, and theirs. */
+function staticallyLoaded(file: URL, into = new Map<string, URL>()): URL[] {
+  if (into.has(file.href)) return [...into.values()];
+  into.set(file.href, file);
+  const text = Deno.readTextFileSync(file);
+  for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"(\.\/[^"]+)"/gm)) {
+    staticallyLoaded(new URL(specifier!, file), into);
+  }
+  for (const [, specifier] of text.matchAll(/^import\s*"(\.\/[^"]+)"/gm)) {
+    staticallyLoaded(new URL(specifier!, file), into);
+  }
+  return [...into.values()];
 }
 
 /** Copies a file, or a folder and everything below it. */
@@ -69,13 +86,22 @@ Deno.test({
     // The bundle is there, made from these very sources.
     assert.equal(Deno.readTextFileSync(CLI_BUNDLE_STAMP), sourceStamp());
     const made = Deno.statSync(CLI_BUNDLE).mtime!.getTime();
-    // A static import of a `node:` module anywhere in the sources, even in a module that a command
-    // imports lazily, is hoisted to the top of the bundle: under Deno it would load Node's
-    // compatibility layer at every start (docs/performance.md, "Start-up").
-    const nodeImports = Deno.readTextFileSync(CLI_BUNDLE).match(
-      /^import\b[^;]*?["']node:[^"']+["']/gm,
-    );
-    assert.deepEqual(nodeImports, null, "the bundle imports no node: module statically");
+    // What loads before any command runs (the entry and what it imports statically) imports no
+    // `node:` module: under Deno it would load Node's compatibility layer at every start
+    // (docs/performance.md, "Start-up").
+    const eager = staticallyLoaded(CLI_BUNDLE);
+    assert.ok(eager.length >= 1);
+    for (const file of eager) {
+      const nodeImports = Deno.readTextFileSync(file).match(/^import\b[^;]*?["']node:[^"']+["']/gm);
+      assert.deepEqual(nodeImports, null, `${file.pathname} imports no node: module statically`);
+    }
+    // No file of the bundle names another in a literal dynamic import: Deno would load it, and
+    // what it imports, with the file that names it, whatever the command.
+    for (const entry of Deno.readDirSync(new URL(".", CLI_BUNDLE))) {
+      if (!entry.name.endsWith(".js")) continue;
+      const text = Deno.readTextFileSync(new URL(entry.name, CLI_BUNDLE));
+      assert.deepEqual(text.match(/\bimport\("\.\.?\/[^"]*"\)/g), null, entry.name);
+    }
 
     const second = await task(["--version"]);
     assert.equal(second.code, 0, second.stderr);
