@@ -44,6 +44,7 @@ import {
   METRICS,
   SCOPE_NAME,
   SCOPE_VERSION,
+  SPAN_NAMES,
   STORE_BUCKETS,
 } from "./_names.ts";
 import { type DecisionTally, decisionTally, Tally } from "./_tally.ts";
@@ -386,7 +387,29 @@ class OtelTelemetryImpl implements OtelTelemetry {
       startTime: new Date(options.startTime),
       ...(options.attributes !== undefined && { attributes: options.attributes }),
     }, parent);
+    if (name === SPAN_NAMES.enforce && span.isRecording()) this.#bundleOfEnforce(span);
     return new OtelSpan(span);
+  }
+
+  /**
+   * The bundle that decided what the enforcer enforces, on its span: a
+   * decision does not say which bundle made it, but when this telemetry
+   * observes one client, that client's bundle in force did
+   * (docs/observability.md "Spans"). With several clients it cannot tell,
+   * and says nothing.
+   */
+  #bundleOfEnforce(span: otel.Span): void {
+    if (this.#clients.size !== 1) return;
+    try {
+      const [read] = this.#clients;
+      const state = read!();
+      span.setAttribute(ATTRIBUTES.bundleChecksum, state.checksum);
+      if (state.bundleVersion !== null) {
+        span.setAttribute(ATTRIBUTES.bundleVersion, state.bundleVersion);
+      }
+    } catch {
+      // A client that cannot say (closing) leaves the span without them.
+    }
   }
 
   observeClient(read: () => TelemetryClientState): () => void {

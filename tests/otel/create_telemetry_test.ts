@@ -127,6 +127,14 @@ Deno.test("a local client and an enforcer report every name of docs/observabilit
       );
       assert.equal(enforced[0]!.attributes["policy.decision"], "throttle");
       assert.equal(enforced[0]!.attributes["db.system.name"], "memory-test");
+      // The bundle in force of the one client this telemetry observes decided what is enforced.
+      for (const span of enforced) {
+        assert.equal(span.attributes["policy.bundle.version"], 7);
+        assert.equal(
+          span.attributes["policy.bundle.checksum"],
+          load!.attributes["policy.bundle.checksum"],
+        );
+      }
       // Timed on the enforcer's clock: the store call took 2 ms of it.
       assert.equal(millis(enforced[0]!.endTime) - millis(enforced[0]!.startTime), 2);
       assert.equal(sdk.spans("policy.evaluate").length, 0);
