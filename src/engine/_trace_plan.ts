@@ -28,8 +28,6 @@ export interface PlannedRule {
   readonly ruleId: string;
   readonly priority: number;
   readonly active: boolean;
-  /** The rule's compiled `when` (what `evaluate` runs); null without one, or disabled. */
-  readonly test: Test | null;
   /**
    * The program that tests the rule's `when` and explains it; null when the
    * rule has no `when`, or is disabled (its condition is not tested).
@@ -64,6 +62,11 @@ export interface TracePlan {
   readonly candidates: readonly PlannedCandidate[];
   /** The decision records of `candidates` (see `_target_program.ts`), candidate i at i × RECORD_SIZE. */
   readonly records: Code;
+  /**
+   * Per rule of `rules`, its compiled `when` (what `evaluate` runs); null
+   * without one (`rulesThatFire` tests them).
+   */
+  readonly tests: readonly (Test | null)[];
 }
 
 /**
@@ -107,15 +110,16 @@ export function planTrace(
     pushRecord(records, c);
   }
   const rules: PlannedRule[] = [];
+  const tests: (Test | null)[] = [];
   policies.forEach((policy, p) => {
     for (const ranked of policy.rules) {
+      tests.push(ranked.test);
       const { when } = ranked.rule;
       rules.push({
         policyKey: policy.policyKey,
         ruleId: ranked.rule.id,
         priority: ranked.rule.priority,
         active: ranked.active,
-        test: ranked.active ? ranked.test : null,
         explain: ranked.active && ranked.test !== null
           ? explanationOf(when, ranked.test, paths, explainers)
           : null,
@@ -125,7 +129,7 @@ export function planTrace(
       });
     }
   });
-  return { policiesSeen: policies.map((p) => p.policyKey), rules, candidates, records };
+  return { policiesSeen: policies.map((p) => p.policyKey), rules, candidates, records, tests };
 }
 
 /** Where candidate `index`'s record starts in a plan's `records`. */

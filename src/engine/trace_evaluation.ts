@@ -208,11 +208,12 @@ export function rulesThatFire(
   const { paths } = compiledCode;
   const mark = paths.open();
   try {
-    for (const rule of plan.rules) {
-      if (!rule.active) continue;
-      const chosen = rule.test === null || rule.test(context) ? rule.onTrue : rule.onFalse;
+    plan.rules.forEach((rule, i) => {
+      if (!rule.active) return;
+      const test = plan.tests[i]!;
+      const chosen = test === null || test(context) ? rule.onTrue : rule.onFalse;
       if (chosen >= 0) fired.push({ policyKey: rule.policyKey, ruleId: rule.ruleId });
-    }
+    });
   } finally {
     paths.close(mark);
   }
