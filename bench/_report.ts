@@ -96,12 +96,12 @@ export function writeDocBlock(repo: string, name: string, body: string): void {
 }
 
 /**
- * Lays a page out with `deno fmt` (the tasks grant running `deno`; the
- * benchmark's own writer already lays tables out so, and fmt wraps the
- * captions). Done here rather than by `&& deno fmt` in the task, which would
- * take the task's arguments.
+ * Lays a written file out with `deno fmt` (the tasks grant running `deno`;
+ * the benchmark's own writer already lays tables out so, and fmt wraps the
+ * captions and lays the charts out). Done here rather than by `&& deno fmt`
+ * in the task, which would take the task's arguments.
  */
-function formatPage(path: string): void {
+export function formatPage(path: string): void {
   const args = ["fmt", "--quiet", path];
   // Under Deno without node:child_process, which reads the whole environment (a permission the
   // tasks do not grant).

@@ -35,7 +35,7 @@ import {
   renderScenarioTable,
 } from "./_scenario_report.ts";
 import { median, ratioSpread, spread } from "../_stats.ts";
-import { runCaption, startRun, writeDocBlocks } from "../_report.ts";
+import { formatPage, runCaption, startRun, writeDocBlocks } from "../_report.ts";
 import { type Scenario, scenarioById, SCENARIOS, THREE_RULES } from "../scenarios/mod.ts";
 
 /** Rounds of the tables: every engine once per round. */
@@ -237,14 +237,13 @@ if (!flags["no-write"] && flags["only-before-after"]) {
   );
   const title = `ns per decision, ${runtime.name} ${runtime.version} (log scale; lower is better)`;
   const sizes = [...new Set(peerResults.map((r) => r.targets))];
-  writeFileSync(
-    join(
-      repo,
-      "docs",
-      `${runtime.name === "deno" ? "perf-chart" : `perf-chart-${runtime.name}`}.svg`,
-    ),
-    renderChart(peerResults, labels, sizes, title),
+  const chart = join(
+    repo,
+    "docs",
+    `${runtime.name === "deno" ? "perf-chart" : `perf-chart-${runtime.name}`}.svg`,
   );
+  writeFileSync(chart, renderChart(peerResults, labels, sizes, title));
+  formatPage(chart);
   writeDocBlocks(repo, {
     [`peers:${runtime.name}`]: table,
     [`scenarios:${runtime.name}`]: scenarioTable,
