@@ -19,9 +19,10 @@ import type { Effect, EffectType, PolicyDefault, Target } from "./types.ts";
 import { sharedConditionCompiler, type Test } from "./compile_condition.ts";
 import type { PathTable } from "./_path_table.ts";
 import { effectRate, RANK_KEY_SIZE, setRankKeys, sortByRank, strengthOf } from "./rank_target.ts";
-import { MEMO_BITS, NO_CANDIDATE, pushDecisionRecord, RECORD_SIZE } from "./_target_program.ts";
+import { pushDecisionRecord } from "./_target_program.ts";
+import { MEMO_BITS, NO_CANDIDATE, RECORD_SIZE } from "./_program_layout.ts";
 import { ProgramIndex } from "./_program_index.ts";
-import { ProgramLinker } from "./_program_dispatch.ts";
+import { ProgramLinker } from "./dispatch/program_dispatch.ts";
 import type { RuleTable } from "./_rule_table.ts";
 
 /** What compiling a bundle makes. */

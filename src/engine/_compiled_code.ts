@@ -2,7 +2,7 @@
 // The compiled form of a bundle, kept out of the public CompiledBundle object:
 // evaluate and traceEvaluation find it here.
 import { PolicyError } from "../public/policy_error.ts";
-import type { Code } from "./_target_program.ts";
+import type { Code } from "./_program_layout.ts";
 import type { TargetIndex } from "./_target_index.ts";
 import type { PathTable } from "./_path_table.ts";
 import type { TracePlan } from "./_trace_plan.ts";

@@ -7,7 +7,7 @@
  * holds the one definition of how conditions compare (docs/bundle-format.md
  * "Conditions"); `and`, `or`, `not` into closures over their children's.
  * Shapes also give the admissions the index of wide programs is built from
- * (`dispatch/admission.ts`, `_program_dispatch.ts`).
+ * (`dispatch/admission.ts`, `dispatch/program_dispatch.ts`).
  *
  * (A single loop running conditions laid out as leaf instructions with jumps
  * was measured against these closures: it cost 15-25 % on the three-rule

@@ -3,7 +3,7 @@
 // shared by evaluate and traceEvaluation.
 import { parseJson } from "./parse_json.ts";
 import type { Decision, EffectType, KillSwitchDescriptor, ThrottleDescriptor } from "./types.ts";
-import type { Code } from "./_target_program.ts";
+import type { Code } from "./_program_layout.ts";
 
 /**
  * A decision as it is built, one field after the other (one object, in the

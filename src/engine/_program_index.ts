@@ -4,7 +4,7 @@
 // resources name one action: then the second map holds the offset of that
 // action's string in the code, and its program starts just after it, so no
 // third map is made (one per target would be most of the index's memory).
-import type { Code } from "./_target_program.ts";
+import type { Code } from "./_program_layout.ts";
 
 /** Where each target's program starts in the code. */
 export class ProgramIndex {

@@ -12,7 +12,7 @@
  *
  * followed by the records of the candidates it can return. `test` is a
  * compiled condition, or null for "true"; once the program is linked
- * (`_program_dispatch.ts`, right after it is emitted) the first one may be
+ * (`dispatch/program_dispatch.ts`, right after it is emitted) the first one may be
  * replaced by the program's index. `ifTrue` and `ifFalse` each say
  * what comes next: a number >= 0 is the offset of the next instruction,
  * {@link NO_CANDIDATE} means no candidate fires, and a number <= -2 returns
@@ -26,11 +26,11 @@
  * result is kept in two integers for the rest of the evaluation; `memoBit` 0
  * means "just run the test" (a pure function of the context).
  *
- * A candidate record is {@link RECORD_SIZE} slots: type, reason, policyKey,
+ * A candidate record is `RECORD_SIZE` (`_program_layout.ts`) slots: type, reason, policyKey,
  * ruleId, and three descriptor slots (throttle: limit, windowSeconds, key;
  * kill_switch: service, reason or null; custom: value, whether it parses as
  * JSON; null otherwise). Traces keep records in the same form
- * (`_trace_plan.ts`).
+ * (`_trace_plan.ts`). The constants live in `_program_layout.ts`.
  *
  * @module
  */
@@ -38,20 +38,9 @@ import { parseJson } from "./parse_json.ts";
 import type { Candidate } from "./rank_target.ts";
 import type { Effect, EffectType } from "./types.ts";
 import type { PathTable } from "./_path_table.ts";
-import { type Dispatch, runDispatched } from "./_program_dispatch.ts";
+import { type Dispatch, runDispatched } from "./dispatch/program_dispatch.ts";
 import type { Test } from "./compile_condition.ts";
-
-/** The shared array holding every program and candidate record of a bundle. */
-export type Code = readonly unknown[];
-
-/** `ifTrue`/`ifFalse` value meaning that no candidate fires. */
-export const NO_CANDIDATE = -1;
-
-/** Slots of a candidate record. */
-export const RECORD_SIZE = 7;
-
-/** How many rule tests a program can remember results of (small integers only). */
-export const MEMO_BITS = 30;
+import { type Code, NO_CANDIDATE } from "./_program_layout.ts";
 
 /** Appends the record of a candidate (what its decision holds) to `code`. */
 export function pushRecord(code: unknown[], c: Candidate): void {
@@ -108,7 +97,7 @@ export function runProgram(
 ): number {
   const mark = paths.open();
   try {
-    // A program with an index (`_program_dispatch.ts`) has it in place of its first test, the
+    // A program with an index (`dispatch/program_dispatch.ts`) has it in place of its first test, the
     // only object there (a test is a function or null): cheaper to tell than `instanceof`.
     const head = code[start];
     return typeof head === "object" && head !== null

@@ -20,7 +20,8 @@ import {
 } from "./_explain_condition.ts";
 import type { PathTable } from "./_path_table.ts";
 import type { Test } from "./compile_condition.ts";
-import { type Code, pushRecord, RECORD_SIZE } from "./_target_program.ts";
+import { pushRecord } from "./_target_program.ts";
+import { type Code, RECORD_SIZE } from "./_program_layout.ts";
 
 /** A rule naming the target. */
 export interface PlannedRule {

@@ -1,5 +1,5 @@
 /**
- * The index of wide programs (`src/engine/_program_dispatch.ts`: constants,
+ * The index of wide programs (`src/engine/dispatch/program_dispatch.ts`: constants,
  * intervals, presence and absence) and the conditions' closures
  * (`src/engine/_condition_code.ts`): a wide target, indexed or not, decides
  * exactly as the naive reference does, which tests every rule in turn, on
@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { compileBundle, createEvaluator, type RuntimeBundleV1 } from "../../mod.ts";
 import { traceEvaluation } from "../../src/engine/mod.ts";
 import { compiledCodeOf } from "../../src/engine/_compiled_code.ts";
-import { Dispatch } from "../../src/engine/_program_dispatch.ts";
+import { Dispatch } from "../../src/engine/dispatch/program_dispatch.ts";
 import { admittedAt, rangeGroups } from "../../src/engine/dispatch/range_groups.ts";
 import { compileCondition } from "../../src/engine/compile_condition.ts";
 import {

@@ -7,7 +7,7 @@
  * interval). A test can be true only when at least one of its atoms holds:
  * a necessary condition, never a sufficient one (the test still decides).
  * Wide programs index their instructions by these atoms
- * (`_program_dispatch.ts`), so that an evaluation tests only the
+ * (`program_dispatch.ts`), so that an evaluation tests only the
  * instructions some fact of the request admits.
  *
  * How the value is read for each atom (docs/bundle-format.md

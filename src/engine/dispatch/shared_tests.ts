@@ -1,7 +1,7 @@
 // This module is browser compatible.
 /**
  * The shared-test memo of wide programs: the instructions an index cannot
- * skip (`_program_dispatch.ts`: tests with no admission on the paths it
+ * skip (`program_dispatch.ts`: tests with no admission on the paths it
  * indexes) run at every evaluation that reaches them, and identical
  * conditions compile to one test (`compile_condition.ts`), so a part shared
  * by several of them (`neq status "banned"` in a hundred rules) would run

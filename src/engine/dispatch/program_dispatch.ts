@@ -1,6 +1,6 @@
 // This module is browser compatible.
 /**
- * Dispatch on what the context holds: a program (`_target_program.ts`)
+ * Dispatch on what the context holds: a program (`../_target_program.ts`)
  * whose tests need the values at a few paths to be something in particular
  * (one of a few constants, a number in an interval, present, absent) gets an
  * index from those facts to the instructions that can be true, so that an
@@ -9,7 +9,7 @@
  * every test in rank order.
  *
  * An instruction is indexed when its test has an admission
- * (`dispatch/admission.ts`: facts of which one holds whenever the test is
+ * (`admission.ts`: facts of which one holds whenever the test is
  * true; `eq`, `in`, ordering tests, `exists` and `eq null`, `not` of those
  * last two, the operators added after the specification's (present),
  * `and` by its most selective child, `or` by all of its children) on paths the
@@ -36,18 +36,13 @@
  *
  * @module
  */
-import type { Test } from "./compile_condition.ts";
-import { ABSENT, type Admission, admissionOf, ONE_OF, PRESENT } from "./dispatch/admission.ts";
-import {
-  admittedAt,
-  type Interval,
-  type RangeGroup,
-  rangeGroups,
-} from "./dispatch/range_groups.ts";
-import { withSharedTests } from "./dispatch/shared_tests.ts";
-import { type PathTable, readPath } from "./_path_table.ts";
-import { NO_CANDIDATE } from "./_target_program.ts";
-import { toComparableNumber } from "../_internal/guards.ts";
+import type { Test } from "../compile_condition.ts";
+import { ABSENT, type Admission, admissionOf, ONE_OF, PRESENT } from "./admission.ts";
+import { admittedAt, type Interval, type RangeGroup, rangeGroups } from "./range_groups.ts";
+import { withSharedTests } from "./shared_tests.ts";
+import { type PathTable, readPath } from "../_path_table.ts";
+import { NO_CANDIDATE } from "../_program_layout.ts";
+import { toComparableNumber } from "../../_internal/guards.ts";
 
 /** A program gets an index when at least this many of its instructions are indexed. */
 const MIN_INDEXED = 4;
