@@ -47,13 +47,19 @@ app.refresh();
 
 // Sharing: the state into the fragment, never anywhere else.
 const shareLink = byId<HTMLInputElement>("share-link");
-/** The state the link in the box holds: once the page's state differs, the box goes. */
+/**
+ * The state the link in the address bar (and in the box, when one was made)
+ * holds: once the page's state differs, the box goes and so does the
+ * fragment, so that a reload or a copied address never brings back a state
+ * that is no longer the one on screen.
+ */
 let linked: SharedState | null = null;
 app.subscribe(() => {
   if (linked !== null && !sameShared(linked, app.shared())) {
     linked = null;
     shareLink.hidden = true;
     shareLink.value = "";
+    if (location.hash !== "") history.replaceState(null, "", location.pathname + location.search);
   }
 });
 byId("share").addEventListener("click", async () => {
@@ -94,7 +100,9 @@ byId("share").addEventListener("click", async () => {
 async function restoreFromFragment(): Promise<"none" | "restored" | { failed: string }> {
   if (!location.hash.startsWith(`#${SHARE_PREFIX}`)) return "none";
   try {
+    linked = null;
     await app.restore(await decodeShareFragment(location.hash));
+    linked = app.shared();
     app.announce("Restored the state of the link.");
     return "restored";
   } catch (error) {

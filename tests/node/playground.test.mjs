@@ -449,6 +449,10 @@ describe("the page opened as a file", { skip }, () => {
       assert.deepEqual(await restored.locator("#saved-contexts li > span").allTextContents(), [
         "finance: ",
       ]);
+      // The opened link stays in the address bar while the page shows its state, not after.
+      assert.match(await restored.evaluate(() => location.hash), /^#s=/);
+      await setText(restored, "#context", '{"role": "finance"}');
+      assert.equal(await restored.evaluate(() => location.hash), "");
     } finally {
       await restored.close();
     }
@@ -598,9 +602,12 @@ describe("the page opened as a file", { skip }, () => {
       await tab.waitForFunction(() => document.querySelector("#share-link").value.includes("#s="));
       assert.equal(await tab.locator("#share-link").isVisible(), true);
       assert.match(await status(), /^Link/);
+      assert.match(await tab.evaluate(() => location.hash), /^#s=/);
       await setText(tab, "#context", '{"plan": "pro"}');
       assert.equal(await tab.locator("#share-link").isVisible(), false);
       assert.equal(await status(), "");
+      // The address bar goes with it: a reload or a copied address must not bring back the old state.
+      assert.equal(await tab.evaluate(() => location.hash), "");
       await tab.getByRole("tab", { name: "Diff" }).click();
       await tab.getByRole("button", { name: "Use the editor's document as the old one" }).click();
       assert.match(await status(), /now the old side/);
