@@ -30,7 +30,7 @@ const NO_BUNDLE_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** `failed` when an attempt with `errorType` got no bundle, `rejected` when it refused one. */
-export function failureOutcome(errorType: string): "failed" | "rejected" {
+function failureOutcome(errorType: string): "failed" | "rejected" {
   return NO_BUNDLE_CODES.has(errorType) ? "failed" : "rejected";
 }
 

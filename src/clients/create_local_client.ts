@@ -38,7 +38,7 @@ import type { ClientListener, ClientOptions, LocalClientStatus, PolicyClient } f
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import { clockField } from "../_internal/check_options.ts";
-import { clientState, failureOutcome, type LoadAttempt, startLoad } from "./_client_telemetry.ts";
+import { clientState, type LoadAttempt, startLoad } from "./_client_telemetry.ts";
 import type { Telemetry } from "../telemetry/types.ts";
 
 /** Poll interval of `watch: true` and `watch: {}`: one second. */
@@ -416,20 +416,14 @@ class LocalClientImpl implements LocalClient {
   }
 
   /**
-   * A failed reload: the telemetry's count of it (and its load span, if one
-   * started), `onError`, then the `reload-failed` event.
+   * A failed reload: its load span (started here when the failure came
+   * before any read: a file that went, a check that threw) and the
+   * telemetry's count of it, `onError`, then the `reload-failed` event.
    */
   #report(error: PolicyError, load?: LoadAttempt): void {
     if (this.#closed) return load?.abandoned();
     this.#failures++;
-    if (load !== undefined) load.failed(error);
-    else {
-      this.#init.telemetry?.recordBundleUpdate({
-        outcome: failureOutcome(error.code),
-        origin: "local",
-        errorType: error.code,
-      });
-    }
+    (load ?? this.#startLoad()).failed(error);
     callSafely(this.#init.onError, error);
     this.#events.emit(() => ({ type: "reload-failed", error, status: this.status() }));
   }

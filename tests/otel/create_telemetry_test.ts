@@ -198,6 +198,44 @@ Deno.test("reloads of a watched file: updated, unchanged, rejected with error.ty
   });
 });
 
+Deno.test("a reload that cannot read the file is a failed load span too, once per cause", async () => {
+  await withTempDir(async (dir) => {
+    const sdk = new Sdk();
+    const clock = new FakeClock();
+    const bundlePath = `${dir}/bundle.json`;
+    await writeFile(bundlePath, JSON.stringify(bundle(1)));
+    const client = await createLocalClient({
+      bundlePath,
+      allowUnsigned: true,
+      clock,
+      watch: { intervalMs: 1000 },
+      telemetry: sdk.telemetry(),
+    });
+    const check = async () => {
+      const next = clock.nextTimer();
+      clock.tick(1000);
+      await next;
+    };
+    try {
+      await Deno.remove(bundlePath);
+      await check();
+      await check(); // still gone: not a second failure
+      const loads = sdk.spans("policy.bundle.load");
+      assert.equal(loads.length, 2, "the start, then the failed reload");
+      assert.equal(loads[1]!.status.code, SpanStatusCode.ERROR);
+      assert.equal(loads[1]!.attributes["error.type"], "BUNDLE_READ_ERROR");
+      assert.equal(loads[1]!.attributes.outcome, "failed");
+      assert.deepEqual(await sdk.points("policy.bundle.updates"), [
+        [{ "error.type": "BUNDLE_READ_ERROR", outcome: "failed", "policy.origin": "local" }, 1],
+        [{ outcome: "updated", "policy.origin": "local" }, 1],
+      ]);
+    } finally {
+      await client.close();
+      await sdk.shutdown();
+    }
+  });
+});
+
 Deno.test("a client that cannot start reports a failed load with its code", async () => {
   const sdk = new Sdk();
   try {
