@@ -13,14 +13,20 @@ import { issueLicense } from "../_license.ts";
 const ESC = "\x1b";
 /**
  * Data that rewrites a terminal: a carriage return, erase line and cursor up (CSI), a clipboard
- * write (OSC 52, ended by BEL), a C1 CSI, DEL, bidi overrides and isolates, and a newline that
- * would start a line of its own.
+ * write (OSC 52, ended by BEL), a C1 CSI, DEL, bidi overrides, isolates and marks, a line
+ * separator, and a newline that would start a line of its own.
  */
-const H = `\r${ESC}[2K${ESC}[1A${ESC}[2K${ESC}]52;c;aGk=\x07\u009b2J\x7f\u202e\u2066\u2069\nFAKE`;
+const H =
+  `\r${ESC}[2K${ESC}[1A${ESC}[2K${ESC}]52;c;aGk=\x07\u009b2J\x7f\u202e\u2066\u2069\u200f\u061c\u2028\nFAKE`;
 
-/** What must never reach a terminal raw: C0 controls but the line feed, DEL, C1, bidi controls. */
+/**
+ * What must never reach a terminal raw: C0 controls but the line feed, DEL, C1, the bidi controls
+ * (Unicode's Bidi_Control: embeddings, overrides, isolates, marks) and the line and paragraph
+ * separators.
+ */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
-const RAW = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u;
+const RAW =
+  /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** The text output of `name` holds no raw control, no line started by data, and (when it shows the data) its escaped form. */
 function assertEscaped(name: string, result: RunResult, shows = true): void {

@@ -43,11 +43,14 @@ export interface OutputOptions {
 
 /**
  * What must not reach a terminal raw from data: the C0 controls (the line
- * feed included: a line of data stays one line), DEL, the C1 controls, and
- * the bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+ * feed included: a line of data stays one line), DEL, the C1 controls,
+ * the bidi controls (Unicode's Bidi_Control: the embeddings, overrides and
+ * isolates U+202A–U+202E and U+2066–U+2069, and the marks U+061C, U+200E,
+ * U+200F) and the line and paragraph separators (U+2028, U+2029).
  */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
-const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `text` with every terminal control written as a `\uXXXX` escape (`\u001b`
