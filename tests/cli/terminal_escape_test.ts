@@ -178,6 +178,12 @@ Deno.test("simulate --suite and diff: scenario names, rule ids and requests are 
     ],
   });
   assertEscaped("simulate --suite", await s.run(["simulate", "--suite", "suite.json", "--draft"]));
+  // JUnit XML is read by CI systems and shown in their logs and dashboards: the same escapes,
+  // never a control dropped (a name changed without a trace) or passed on.
+  await s.run(["simulate", "--suite", "suite.json", "--draft", "--junit", "junit.xml"]);
+  const xml = await s.read("junit.xml");
+  assertEscaped("simulate --junit (the file)", { stdout: xml, stderr: "" } as RunResult);
+  assert.ok(xml.includes("scenario\\u000d\\u001b[2K"), `the scenario's name, escaped:\n${xml}`);
   const changed = hostileDraft();
   const billing = (changed.policies as Record<string, unknown>[])[0]!;
   (billing.rules as unknown[]).push(

@@ -72,8 +72,8 @@ export function escapeControls(text: string): string {
   );
 }
 
-/** `text` made of lines: each line escaped, the line feeds between them kept. */
-function escapeLines(text: string): string {
+/** `text` made of lines: each line escaped as {@link escapeControls} does, the line feeds between them kept. */
+export function escapeLines(text: string): string {
   return text.split("\n").map(escapeControls).join("\n");
 }
 

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { escapeControls, escapeLines } from "../../kit/output.ts";
 
 /** One scenario result as JUnit sees it. */
 export interface JunitCase {
@@ -95,15 +96,24 @@ export function renderJunit(suites: readonly JunitSuite[]): string {
   return lines.join("\n") + "\n";
 }
 
-/** Characters XML 1.0 cannot carry at all. */
-// deno-lint-ignore no-control-regex
-const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+/** The two noncharacters XML 1.0 cannot carry (the controls it cannot carry are escaped before). */
+const INVALID_XML = /[\uFFFE\uFFFF]/g;
 
+/**
+ * Element text: data's terminal controls as the CLI's text output writes
+ * them (`\u001b`: CI systems show these files in logs and dashboards), the
+ * line feeds of the details kept, then XML's escapes.
+ */
 function text(value: string): string {
-  return value.replace(INVALID_XML, "").replaceAll("&", "&amp;").replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;");
+  return xml(escapeLines(value));
 }
 
+/** An attribute value: one line, every control escaped (a line feed too). */
 function attr(value: string): string {
-  return text(value).replaceAll('"', "&quot;").replaceAll("'", "&apos;").replaceAll("\n", "&#10;");
+  return xml(escapeControls(value)).replaceAll('"', "&quot;").replaceAll("'", "&apos;");
+}
+
+function xml(value: string): string {
+  return value.replace(INVALID_XML, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+    .replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
