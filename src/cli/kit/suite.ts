@@ -1,8 +1,8 @@
 /**
  * Simulation suites (`simulate --suite`, `diff --suite`) as the CLI reads
  * them: the check of `src/authoring/suite.ts` with the file's name in the
- * error, and which files `--suite` names (a file, or every `*.suite.json`
- * below a folder).
+ * error, and which files `--suite` names (a file, or every `suite.json` and
+ * `*.suite.json` below a folder).
  *
  * @module
  */
@@ -43,10 +43,9 @@ export function parseSuite(
 export const SUITE_FILE_SUFFIX = ".suite.json";
 
 /**
- * The names of the suites a command finds by itself when none is named
- * (`fmt`, `playground`): `suite.json`, the name the README and the
- * walkthrough give their suite, or `*.suite.json` as `--suite <folder>`
- * reads.
+ * The names of suite files: `suite.json`, the name the README and the
+ * walkthrough give their suite, or `*.suite.json`. `--suite <folder>` runs
+ * these, and `fmt` and `playground` find these when no suite is named.
  */
 export function isSuiteFileName(name: string): boolean {
   return name === "suite.json" || (name.endsWith(SUITE_FILE_SUFFIX) && name !== SUITE_FILE_SUFFIX);
@@ -58,7 +57,7 @@ export const MAX_SUITE_FOLDER_ENTRIES = 100_000;
 
 /**
  * The suite files that `--suite` values name, in order: a file as it is; a
- * folder, every `*.suite.json` below it (symbolic links to folders are not
+ * folder, every `suite.json` and `*.suite.json` below it (symbolic links to folders are not
  * followed), sorted by path. A file named twice runs once. `onFolder` is
  * called with each folder looked at (`simulate --watch` watches them, so a
  * new suite file is seen). With `within` (the working folder), a folder whose
@@ -84,7 +83,7 @@ export async function suiteFiles(
     if (inFolder.length === 0) {
       throw new CliError(
         "DOCUMENT_READ_ERROR",
-        `no *${SUITE_FILE_SUFFIX} file below the folder ${given}`,
+        `no suite.json or *${SUITE_FILE_SUFFIX} file below the folder ${given}`,
         { hint: `name suite files like billing${SUITE_FILE_SUFFIX}, or pass the file itself` },
       );
     }
@@ -100,13 +99,13 @@ export async function suiteFiles(
   return unique;
 }
 
-/** Every `*.suite.json` below `folder`, sorted by path (hidden folders included). */
+/** Every suite file below `folder` ({@link isSuiteFileName}), sorted by path (hidden folders included). */
 async function suiteFilesBelow(
   folder: string,
   options: { onFolder?: (folder: string) => void; within?: string },
 ): Promise<string[]> {
   try {
-    return await findFiles(folder, (name) => name.endsWith(SUITE_FILE_SUFFIX), {
+    return await findFiles(folder, isSuiteFileName, {
       enter: () => true,
       maxEntries: MAX_SUITE_FOLDER_ENTRIES,
       unreadable: "throw",

@@ -35,8 +35,8 @@ export const SIMULATE_SPEC: CommandSpec = {
     "Evaluates a request with the same engine as the SDK and prints the decision, reason,",
     "policy and rule; --trace full also lists the rules seen, each rule's outcome with its",
     "condition explained leaf by leaf (the value read, the comparison, the outcome), and the",
-    "candidates. --suite runs simulation suites (a file, or every *.suite.json below a",
-    "folder; repeatable), prints each scenario's result, a summary and the active rules no",
+    "candidates. --suite runs simulation suites (a file, or every suite.json and *.suite.json",
+    "below a folder; repeatable), prints each scenario's result, a summary and the active rules no",
     "scenario exercised. --draft evaluates the draft as the bundle built from it would decide",
     "(nothing is built or written). With a verification key (found as 'policy inspect' finds",
     "it) the bundle's signature is verified first; without one a signed bundle is evaluated",
@@ -66,7 +66,8 @@ export const SIMULATE_SPEC: CommandSpec = {
       type: "string",
       value: "<path>",
       multiple: true,
-      description: "run a suite file, or every *.suite.json below a folder (repeatable)",
+      description:
+        "run a suite file, or every suite.json and *.suite.json below a folder (repeatable)",
     },
     run: {
       type: "string",

@@ -81,18 +81,25 @@ Deno.test("simulate --suite may be given more than once: every suite runs, in or
   assert.match(text.stdout, /suite "billing" \(billing\.json\): 3 scenarios\n/);
 });
 
-Deno.test("simulate --suite <folder> runs every *.suite.json below it, sorted by path", async () => {
+Deno.test("simulate --suite <folder> runs every suite.json and *.suite.json below it, sorted by path", async () => {
   await using s = await built();
   await s.write("tests/search/search.suite.json", searchSuite);
   await s.write("tests/billing.suite.json", billingSuite);
   await s.write("tests/z/one.suite.json", { ...searchSuite, name: "z one" });
+  // The name the README and the walkthrough give their suite, as fmt and playground find it.
+  await s.write("tests/z/suite.json", { ...searchSuite, name: "z suite" });
   await s.write("tests/notes.json", { name: "not a suite file", scenarios: [] });
   await s.write("tests/README.md", "suites live here");
   const r = await s.json(["simulate", "--suite", "tests"]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(
     (r.doc.suites as { path: string }[]).map((x) => path.relative(s.wf, x.path)),
-    ["tests/billing.suite.json", "tests/search/search.suite.json", "tests/z/one.suite.json"],
+    [
+      "tests/billing.suite.json",
+      "tests/search/search.suite.json",
+      "tests/z/one.suite.json",
+      "tests/z/suite.json",
+    ],
   );
   // A file named again, by itself, runs once.
   const again = await s.json([
@@ -102,12 +109,12 @@ Deno.test("simulate --suite <folder> runs every *.suite.json below it, sorted by
     "--suite",
     "tests",
   ]);
-  assert.equal((again.doc.suites as unknown[]).length, 3);
+  assert.equal((again.doc.suites as unknown[]).length, 4);
   // A folder with no suite file is an input that is not there (exit 2).
   await Deno.mkdir(path.join(s.wf, "empty"));
   const empty = await s.run(["simulate", "--suite", "empty"]);
   assertError(empty, 2, "DOCUMENT_READ_ERROR");
-  assert.match(empty.stderr, /no \*\.suite\.json file below the folder/);
+  assert.match(empty.stderr, /no suite\.json or \*\.suite\.json file below the folder/);
 });
 
 Deno.test("simulate --run selects scenarios by name; a bad pattern is a usage error", async () => {
