@@ -24,8 +24,8 @@ const H =
  * (Unicode's Bidi_Control: embeddings, overrides, isolates, marks) and the line and paragraph
  * separators.
  */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
 const RAW =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
   /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** The text output of `name` holds no raw control, no line started by data, and (when it shows the data) its escaped form. */

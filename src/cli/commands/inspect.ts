@@ -13,7 +13,7 @@ import { defineCommand, type Session } from "../kit/session.ts";
 import { describeStatement, timeLeftMs } from "../kit/freshness.ts";
 import { describeDuration } from "../kit/duration.ts";
 import { inCliWords, inspectBundleFile } from "../kit/bundle.ts";
-import { bundleDocument } from "../kit/documents.ts";
+import { bundleDocument, explainUnbuilt } from "../kit/documents.ts";
 import { countRules } from "../../authoring/draft.ts";
 import { describeEffect, describeTarget } from "../kit/describe.ts";
 import { mergeSigningBlocks } from "../kit/signing.ts";
@@ -175,7 +175,9 @@ export const runInspect = defineCommand(INSPECT_SPEC, async (session) => {
   const key = showSignature ? await verificationKey(session, algorithm) : null;
   if (key !== null) out.note(`verifying with ${key.algorithm} key from ${key.source}`);
   // The library's load pipeline, reporting (not throwing) what makes the bundle untrusted.
-  const loaded = await inspectBundleFile(session, file, key);
+  const loaded = await inspectBundleFile(session, file, key).catch(async (error) => {
+    throw await explainUnbuilt(session, error, file);
+  });
   const bundle = loaded.document;
   const failure = loaded.integrity;
   const verification = key === null

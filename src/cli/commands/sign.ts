@@ -7,7 +7,7 @@ import { computeDigest } from "../../engine/canonical_payload.ts";
 import { requireToolkitLicense } from "../kit/license.ts";
 import { defineCommand } from "../kit/session.ts";
 import { bundleText, checkParity, readBundleFileUnverified } from "../kit/bundle.ts";
-import { bundleDocument } from "../kit/documents.ts";
+import { bundleDocument, explainUnbuilt } from "../kit/documents.ts";
 import { describeStatement } from "../kit/freshness.ts";
 import {
   freshnessFor,
@@ -61,7 +61,9 @@ export const runSign = defineCommand(SIGN_SPEC, async (session) => {
   const { file } = await bundleDocument(session);
   return await session.exclusive(async () => {
     // The library's pipeline; the old signature is being replaced, so only the checksum counts.
-    const loaded = await readBundleFileUnverified(session, file);
+    const loaded = await readBundleFileUnverified(session, file).catch(async (error) => {
+      throw await explainUnbuilt(session, error, file);
+    });
     const bundle = loaded.document;
     const previous = bundle.signature;
     const signed = await sign(bundle, key);

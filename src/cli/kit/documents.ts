@@ -17,8 +17,9 @@
  */
 import type { Session } from "./session.ts";
 import { exists } from "./read_document.ts";
-import { CliError } from "./errors.ts";
+import { CliError, withHint } from "./errors.ts";
 import type { DocumentType } from "../../authoring/document_type.ts";
+import { isPolicyError } from "../../public/policy_error.ts";
 
 /** Where the path of a document came from. */
 export type DocumentSource = "argument" | "--bundle" | "draft.path" | "bundle.path";
@@ -49,6 +50,33 @@ export async function bundleDocument(session: Session): Promise<ChosenDocument> 
     flag === undefined
       ? { file: (await session.config()).bundlePath, type: "bundle", source: "bundle.path" }
       : { file: await session.fromWorkingFolder(flag), type: "bundle", source: "--bundle" },
+  );
+}
+
+/**
+ * `error` as a command that reads the bundle (`file`, from
+ * {@link bundleDocument}) throws it, with a hint when it is the configured
+ * bundle missing because nothing was built yet: build it from the draft
+ * (or, when there is none, start one). `instead` is what the command
+ * offers besides building (`simulate`: its `--draft`). Any other error, and
+ * a bundle named with `--bundle`, is returned as it is.
+ */
+export async function explainUnbuilt(
+  session: Session,
+  error: unknown,
+  file: string,
+  instead?: string,
+): Promise<unknown> {
+  if (!isPolicyError(error, "BUNDLE_READ_ERROR") || session.has("bundle")) return error;
+  if (await exists(session.files, file)) return error;
+  const draft = await exists(session.files, (await session.config()).draftPath);
+  return withHint(
+    error,
+    draft
+      ? `no bundle has been built here yet: run 'policy build' to build it from the draft${
+        instead === undefined ? "" : `, or ${instead}`
+      }`
+      : "no bundle has been built here yet: run 'policy build' (it needs a draft: 'policy policies add-rule' or 'policy policies import' starts one), or pass --bundle <path>",
   );
 }
 

@@ -48,8 +48,8 @@ export interface OutputOptions {
  * isolates U+202A–U+202E and U+2066–U+2069, and the marks U+061C, U+200E,
  * U+200F) and the line and paragraph separators (U+2028, U+2029).
  */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
 const TERMINAL_CONTROLS =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**

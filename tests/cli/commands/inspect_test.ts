@@ -367,3 +367,25 @@ Deno.test("inspect lists the operators a bundle uses and names those an older ru
     /\n {2}operators ne, or, not, contains, semver, rollout \(contains, semver, rollout added after the specification's: older runtimes read them as false\)\n/,
   );
 });
+
+Deno.test("inspect and sign before any build say to build, as simulate does", async () => {
+  await using s = await scratch();
+  await s.fixture("draft.json", "policy-drafts.json");
+  const r = await s.run(["inspect"]);
+  assertError(r, 2, "BUNDLE_READ_ERROR");
+  assert.match(r.stderr, /no bundle has been built here yet: run 'policy build'/);
+  // No --draft to offer: inspect and sign work on a built bundle only.
+  assert.doesNotMatch(r.stderr, /--draft/);
+  const signed = await s.run(
+    ["sign", "--hmac-secret-env", "S", "--signing-key-id", "k"],
+    { env: { S: HMAC_SECRET } },
+  );
+  assertError(signed, 2, "BUNDLE_READ_ERROR");
+  assert.match(signed.stderr, /no bundle has been built here yet: run 'policy build'/);
+  // In an empty folder: how to start a draft; a bundle named with --bundle gets no hint.
+  await Deno.remove(path.join(s.wf, "policy-drafts.json"));
+  assert.match((await s.run(["inspect"])).stderr, /policy policies add-rule/);
+  const named = await s.run(["inspect", "--bundle", "elsewhere.json"]);
+  assertError(named, 2, "BUNDLE_READ_ERROR");
+  assert.doesNotMatch(named.stderr, /policy build/);
+});

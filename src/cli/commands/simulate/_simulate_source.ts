@@ -18,8 +18,7 @@ import {
   loadBundleText,
   readBundleFileUnverified,
 } from "../../kit/bundle.ts";
-import { bundleDocument, draftDocument } from "../../kit/documents.ts";
-import { exists } from "../../kit/read_document.ts";
+import { bundleDocument, draftDocument, explainUnbuilt } from "../../kit/documents.ts";
 import { bundleFromDraft, readValidDraft } from "../../kit/build_bundle.ts";
 import { withHint } from "../../kit/errors.ts";
 import { mergeSigningBlocks } from "../../kit/signing.ts";
@@ -69,13 +68,11 @@ export async function simulationSource(session: Session): Promise<SimulationSour
 async function unbuilt(session: Session, error: unknown): Promise<unknown> {
   if (!isPolicyError(error, "BUNDLE_READ_ERROR") || session.has("bundle")) return error;
   const { file } = await bundleDocument(session);
-  if (await exists(session.files, file)) return error;
-  const draft = await exists(session.files, (await session.config()).draftPath);
-  return withHint(
+  return await explainUnbuilt(
+    session,
     error,
-    draft
-      ? "no bundle has been built here yet: run 'policy build' to build it from the draft, or add --draft to evaluate the draft as it stands"
-      : "no bundle has been built here yet: run 'policy build' (it needs a draft: 'policy policies add-rule' or 'policy policies import' starts one), or pass --bundle <path>",
+    file,
+    "add --draft to evaluate the draft as it stands",
   );
 }
 
