@@ -14,7 +14,7 @@ import { isSignatureAlgorithm } from "./signature_algorithms.ts";
 import { subtleCrypto } from "../_internal/subtle_crypto.ts";
 import { describeThrown } from "../_internal/describe_thrown.ts";
 import { checkedByCaller, checkOptions } from "../_internal/check_options.ts";
-import { assertValidBundle } from "../engine/validate_bundle.ts";
+import { assertSignable } from "./_signable.ts";
 import type { WebCryptoKey } from "./web_crypto_key.ts";
 
 /** Options of {@link signBundle}. */
@@ -94,7 +94,7 @@ export async function signBundle<T extends RuntimeBundleV1>(
     );
   }
   // What no client would load is not signed (docs/errors.md BUNDLE_INVALID, with the issues).
-  assertValidBundle(copy);
+  assertSignable(copy);
   // Rules and defaults in canonical key order: the payload below, and every
   // later load of the file written from the result, take the faster path. A
   // payload the canonical form refuses (nested too deep, a number that is not

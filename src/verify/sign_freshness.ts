@@ -14,7 +14,7 @@ import {
 import type { FreshnessStatement, RuntimeBundleV1 } from "../engine/types.ts";
 import { PolicyError } from "../public/policy_error.ts";
 import { checkedByCaller, checkOptions, describeValue } from "../_internal/check_options.ts";
-import { assertValidBundle } from "../engine/validate_bundle.ts";
+import { assertSignable } from "./_signable.ts";
 
 /** The options of {@link signFreshness}, for the one option checker (each checked below). */
 const SIGN_FRESHNESS_FIELDS = {
@@ -98,7 +98,7 @@ export async function signFreshness(
     throw new PolicyError("INVALID_OPTIONS", "expiresAt must not be before issuedAt");
   }
   // A statement for what no client would load is not issued (docs/errors.md BUNDLE_INVALID).
-  assertValidBundle(bundle);
+  assertSignable(bundle);
   const version = bundle.bundleVersion;
   if (!Number.isSafeInteger(version) || version! < 1) {
     throw new PolicyError(

@@ -161,6 +161,15 @@ const MALFORMED: [string, unknown][] = [
     policies: [{ policyKey: "p", activeVersion: 1, rules: [], defaults: null }],
   }],
   ["schemaVersion 2", { schemaVersion: 2, env: "prod", bundleVersion: 2, policies: [] }],
+  // Not JSON data at all: an object whose field throws when read.
+  ["a throwing getter", {
+    schemaVersion: 1,
+    env: "prod",
+    bundleVersion: 2,
+    get policies() {
+      throw new Error("boom");
+    },
+  }],
 ];
 
 const TIMES = { issuedAt: 0, expiresAt: 86_400_000 };
