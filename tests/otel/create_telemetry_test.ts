@@ -146,7 +146,20 @@ Deno.test("a local client and an enforcer report every name of docs/observabilit
   });
 });
 
-Deno.test("reloads of a watched file: updated, unchanged, rejected with error.type, failures as a gauge", async () => {
+/**
+ * Runs `fn` with a local client watching `bundle.json` (bundle 1) in a
+ * scratch folder, on a fake clock, reporting to an in-memory SDK. `check`
+ * writes the file when given a text, then runs the watch's next check to
+ * its end.
+ */
+async function withWatchedClient(
+  fn: (
+    sdk: Sdk,
+    check: (text?: string) => Promise<void>,
+    bundlePath: string,
+    errors: string[],
+  ) => Promise<void>,
+): Promise<void> {
   await withTempDir(async (dir) => {
     const sdk = new Sdk();
     const clock = new FakeClock();
@@ -161,78 +174,63 @@ Deno.test("reloads of a watched file: updated, unchanged, rejected with error.ty
       telemetry: sdk.telemetry(),
       onError: (error) => errors.push(error.code),
     });
-    /** Writes the file, then runs the next check of the watch to its end. */
-    const check = async (text: string) => {
-      await writeFile(bundlePath, text);
+    const check = async (text?: string) => {
+      if (text !== undefined) await writeFile(bundlePath, text);
       const next = clock.nextTimer();
       clock.tick(1000);
       await next;
     };
     try {
-      await check(JSON.stringify(bundle(2)));
-      await check("{ not json");
-      const failed = sdk.spans("policy.bundle.load")[2]!;
-      assert.equal(failed.status.code, SpanStatusCode.ERROR);
-      assert.equal(failed.attributes["error.type"], "BUNDLE_PARSE_ERROR");
-      assert.deepEqual(await sdk.points("policy.client.consecutive_failures"), [
-        [{ "policy.origin": "local" }, 1],
-      ]);
-      await check(JSON.stringify(bundle(2), null, 2));
-      assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR"]);
-      assert.deepEqual(await sdk.points("policy.bundle.updates"), [
-        [{ "error.type": "BUNDLE_PARSE_ERROR", outcome: "rejected", "policy.origin": "local" }, 1],
-        [{ outcome: "unchanged", "policy.origin": "local" }, 1],
-        [{ outcome: "updated", "policy.origin": "local" }, 2],
-      ]);
-      assert.deepEqual(await sdk.points("policy.client.consecutive_failures"), [
-        [{ "policy.origin": "local" }, 0],
-      ]);
-      assert.deepEqual(await sdk.points("policy.bundle.version"), [[
-        { "policy.origin": "local" },
-        2,
-      ]]);
+      await fn(sdk, check, bundlePath, errors);
     } finally {
       await client.close();
       await sdk.shutdown();
     }
   });
+}
+
+Deno.test("reloads of a watched file: updated, unchanged, rejected with error.type, failures as a gauge", async () => {
+  await withWatchedClient(async (sdk, check, _bundlePath, errors) => {
+    await check(JSON.stringify(bundle(2)));
+    await check("{ not json");
+    const failed = sdk.spans("policy.bundle.load")[2]!;
+    assert.equal(failed.status.code, SpanStatusCode.ERROR);
+    assert.equal(failed.attributes["error.type"], "BUNDLE_PARSE_ERROR");
+    assert.deepEqual(await sdk.points("policy.client.consecutive_failures"), [
+      [{ "policy.origin": "local" }, 1],
+    ]);
+    await check(JSON.stringify(bundle(2), null, 2));
+    assert.deepEqual(errors, ["BUNDLE_PARSE_ERROR"]);
+    assert.deepEqual(await sdk.points("policy.bundle.updates"), [
+      [{ "error.type": "BUNDLE_PARSE_ERROR", outcome: "rejected", "policy.origin": "local" }, 1],
+      [{ outcome: "unchanged", "policy.origin": "local" }, 1],
+      [{ outcome: "updated", "policy.origin": "local" }, 2],
+    ]);
+    assert.deepEqual(await sdk.points("policy.client.consecutive_failures"), [
+      [{ "policy.origin": "local" }, 0],
+    ]);
+    assert.deepEqual(await sdk.points("policy.bundle.version"), [[
+      { "policy.origin": "local" },
+      2,
+    ]]);
+  });
 });
 
 Deno.test("a reload that cannot read the file is a failed load span too, once per cause", async () => {
-  await withTempDir(async (dir) => {
-    const sdk = new Sdk();
-    const clock = new FakeClock();
-    const bundlePath = `${dir}/bundle.json`;
-    await writeFile(bundlePath, JSON.stringify(bundle(1)));
-    const client = await createLocalClient({
-      bundlePath,
-      allowUnsigned: true,
-      clock,
-      watch: { intervalMs: 1000 },
-      telemetry: sdk.telemetry(),
-    });
-    const check = async () => {
-      const next = clock.nextTimer();
-      clock.tick(1000);
-      await next;
-    };
-    try {
-      await Deno.remove(bundlePath);
-      await check();
-      await check(); // still gone: not a second failure
-      const loads = sdk.spans("policy.bundle.load");
-      assert.equal(loads.length, 2, "the start, then the failed reload");
-      assert.equal(loads[1]!.status.code, SpanStatusCode.ERROR);
-      assert.equal(loads[1]!.attributes["error.type"], "BUNDLE_READ_ERROR");
-      assert.equal(loads[1]!.attributes.outcome, "failed");
-      assert.deepEqual(await sdk.points("policy.bundle.updates"), [
-        [{ "error.type": "BUNDLE_READ_ERROR", outcome: "failed", "policy.origin": "local" }, 1],
-        [{ outcome: "updated", "policy.origin": "local" }, 1],
-      ]);
-    } finally {
-      await client.close();
-      await sdk.shutdown();
-    }
+  await withWatchedClient(async (sdk, check, bundlePath, errors) => {
+    await Deno.remove(bundlePath);
+    await check();
+    await check(); // still gone: not a second failure
+    assert.deepEqual(errors, ["BUNDLE_READ_ERROR"]);
+    const loads = sdk.spans("policy.bundle.load");
+    assert.equal(loads.length, 2, "the start, then the failed reload");
+    assert.equal(loads[1]!.status.code, SpanStatusCode.ERROR);
+    assert.equal(loads[1]!.attributes["error.type"], "BUNDLE_READ_ERROR");
+    assert.equal(loads[1]!.attributes.outcome, "failed");
+    assert.deepEqual(await sdk.points("policy.bundle.updates"), [
+      [{ "error.type": "BUNDLE_READ_ERROR", outcome: "failed", "policy.origin": "local" }, 1],
+      [{ outcome: "updated", "policy.origin": "local" }, 1],
+    ]);
   });
 });
 
