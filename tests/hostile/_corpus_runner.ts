@@ -2,7 +2,7 @@
  * Loads every document of the hostile corpus in this process and prints
  * one JSON line per document: the outcome, the issues kept, and the time
  * the load took (the faster of two) against the time `JSON.parse` takes on the same bytes
- * (or a SHA-256 of them, when that is longer)
+ * (or a SHA-256 of them, when that is longer), both on the two clocks of `_elapsed.ts`
  * (measured after the load, so the load's peak memory is its own). Run by
  * `corpus_test.ts` as a child with a capped heap:
  * `deno run --v8-flags=--max-old-space-size=<MiB> _corpus_runner.ts <seed> [<index>,…]`.
@@ -10,7 +10,8 @@
  * @module
  */
 import { loadBundle, parseJson, validateBundle } from "../../mod.ts";
-import { baselineMs as measureBaseline } from "./_baseline.ts";
+import { baseline as measureBaseline } from "./_baseline.ts";
+import { type Elapsed, fastest, NOT_YET, startClocks } from "./_elapsed.ts";
 import { hostileDocuments } from "./_corpus.ts";
 
 /** One line of output. */
@@ -23,9 +24,9 @@ export interface CorpusReport {
   /** Issues carried by a BUNDLE_INVALID error. */
   issues: number;
   messageLength: number;
-  loadMs: number;
+  load: Elapsed;
   /** The longer of JSON.parse of the document and of a SHA-256 of its bytes. */
-  baselineMs: number;
+  baseline: Elapsed;
   /** validateBundle() with its default cap, on documents that parse. */
   validation: { errors: number; warnings: number; omitted: number } | null;
 }
@@ -41,9 +42,9 @@ for (const doc of hostileDocuments(seed, only)) {
   let messageLength = 0;
   // The faster of two loads, as for JSON.parse below: one run can be slowed
   // by whatever else the machine does.
-  let loadMs = Infinity;
+  let load = NOT_YET;
   for (let run = 0; run < 2; run++) {
-    const started = performance.now();
+    const elapsed = startClocks();
     try {
       await loadBundle(bytes, { allowUnsigned: true });
     } catch (error) {
@@ -52,10 +53,10 @@ for (const doc of hostileDocuments(seed, only)) {
       issues = e.issues?.length ?? 0;
       messageLength = e.message?.length ?? 0;
     }
-    loadMs = Math.min(loadMs, performance.now() - started);
+    load = fastest(load, elapsed());
   }
   // Measured after the load, so the load's peak memory is its own (see _baseline.ts).
-  const baselineMs = await measureBaseline(doc.text, bytes);
+  const baseline = await measureBaseline(doc.text, bytes);
   let validation: CorpusReport["validation"] = null;
   try {
     const result = validateBundle(parseJson(doc.text));
@@ -74,8 +75,8 @@ for (const doc of hostileDocuments(seed, only)) {
     outcome,
     issues,
     messageLength,
-    loadMs,
-    baselineMs,
+    load,
+    baseline,
     validation,
   };
   console.log(JSON.stringify(report));

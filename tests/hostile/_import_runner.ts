@@ -6,7 +6,8 @@
  * longer, what no run can avoid: a SHA-256 of its bytes (reading them costs
  * at least that), decoding them as UTF-8, and, when the import succeeds,
  * writing its draft's bytes atomically. The floor is measured right after
- * each of three runs, and the report is the run with the lowest ratio. Run
+ * each of three runs, and the report is the run with the lowest ratio (both
+ * on the two clocks of `_elapsed.ts`). Run
  * by `import_hostile_test.ts` as a child with a capped heap:
  * `deno run --v8-flags=--max-old-space-size=<MiB> --allow-read=<dir> --allow-write=<dir> _import_runner.ts <dir> [<index>,…]`.
  *
@@ -17,7 +18,16 @@ import { runCli } from "../../src/cli/run_cli.ts";
 import type { CliIo } from "../../src/cli/cli_io.ts";
 import { writeFileAtomic } from "../../src/io/write_file_atomic.ts";
 import { SYSTEM_CLOCK } from "../../src/public/clock.ts";
-import { baselineMs } from "./_baseline.ts";
+import { baseline } from "./_baseline.ts";
+import {
+  type Elapsed,
+  fastest,
+  NOT_YET,
+  NOTHING,
+  ratio,
+  slowest,
+  startClocks,
+} from "./_elapsed.ts";
 import { importInputs } from "./_import_inputs.ts";
 
 /** One line of output. */
@@ -27,8 +37,8 @@ export interface ImportReport {
   exitCode: number;
   /** `ok`, or the code the error names. */
   outcome: string;
-  ms: number;
-  baselineMs: number;
+  took: Elapsed;
+  baseline: Elapsed;
   /** What the measured run printed, stdout and stderr together. */
   printedBytes: number;
   lines: number;
@@ -73,13 +83,13 @@ async function run(folder: string, args: string[]) {
     cwd: folder,
     clock: SYSTEM_CLOCK,
   };
-  const started = performance.now();
+  const elapsed = startClocks();
   const exitCode = await runCli(["policies", "import", ...args], io);
-  const ms = performance.now() - started;
+  const took = elapsed();
   const outcome = exitCode === 0
     ? "ok"
     : /^error: .*\(([A-Z][A-Z_]+)\)$/m.exec(error)?.[1] ?? `uncoded: ${error.slice(0, 300)}`;
-  return { exitCode, outcome, ms, printedBytes, lines, longestLine, warningLines };
+  return { exitCode, outcome, took, printedBytes, lines, longestLine, warningLines };
 }
 
 // The command's modules are loaded by a first run, which is not measured.
@@ -93,19 +103,23 @@ await run(path.join(root, "warm-up"), ["in.json"]);
  * succeeded, writing its draft's bytes atomically (a draft of tiny wrappers
  * is three times the file).
  */
-async function floorMs(text: string, bytes: Uint8Array<ArrayBuffer>, draft: Uint8Array | null) {
-  let decodeMs = Infinity;
-  let writeMs = draft === null ? 0 : Infinity;
+async function floor(
+  text: string,
+  bytes: Uint8Array<ArrayBuffer>,
+  draft: Uint8Array | null,
+): Promise<Elapsed> {
+  let decode = NOT_YET;
+  let write = draft === null ? NOTHING : NOT_YET;
   for (let attempt = 0; attempt < 2; attempt++) {
-    let started = performance.now();
+    let elapsed = startClocks();
     new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    decodeMs = Math.min(decodeMs, performance.now() - started);
+    decode = fastest(decode, elapsed());
     if (draft === null) continue;
-    started = performance.now();
+    elapsed = startClocks();
     await writeFileAtomic(path.join(root, "written.json"), draft);
-    writeMs = Math.min(writeMs, performance.now() - started);
+    write = fastest(write, elapsed());
   }
-  return Math.max(await baselineMs(text, bytes), decodeMs, writeMs);
+  return slowest(slowest(await baseline(text, bytes), decode), write);
 }
 
 for (const [i, input] of importInputs().entries()) {
@@ -113,7 +127,7 @@ for (const [i, input] of importInputs().entries()) {
   const bytes = new TextEncoder().encode(input.text);
   // Three runs, each measured against its floor taken right after it (so that both see the same
   // load of the machine); the report is the run with the lowest ratio.
-  let best: (Awaited<ReturnType<typeof run>> & { baselineMs: number }) | undefined;
+  let best: (Awaited<ReturnType<typeof run>> & { baseline: Elapsed }) | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     const folder = path.join(root, `${i}-${attempt}`);
     await Deno.mkdir(folder);
@@ -128,8 +142,11 @@ for (const [i, input] of importInputs().entries()) {
       ? await Deno.readFile(path.join(folder, "policy-drafts.json"))
       : null;
     await Deno.remove(folder, { recursive: true });
-    const measured = { ...result, baselineMs: await floorMs(input.text, bytes, draft) };
-    if (best === undefined || measured.ms / measured.baselineMs < best.ms / best.baselineMs) {
+    const measured = { ...result, baseline: await floor(input.text, bytes, draft) };
+    if (
+      best === undefined ||
+      ratio(measured.took, measured.baseline) < ratio(best.took, best.baseline)
+    ) {
       best = measured;
     }
   }

@@ -18,6 +18,7 @@ import { DENO, explainIgnored, runDeno } from "../faults/_policy_process.ts";
 import { importInputs } from "./_import_inputs.ts";
 import { LONG, noteLong, sampled } from "../_long.ts";
 import type { ImportReport } from "./_import_runner.ts";
+import { describeElapsed, ratio } from "./_elapsed.ts";
 
 /** The heap cap of the child, as for loading (docs/security.md). */
 const HEAP_MIB = 320;
@@ -85,12 +86,12 @@ Deno.test({
           const where = `${report.name} (${report.bytes} bytes)`;
           assert.ok(report.bytes <= 8 * 1024 * 1024, `${where}: at most 8 MiB`);
           assert.ok(inputs[i]!.outcomes.includes(report.outcome), `${where}: ${report.outcome}`);
-          const ratio = report.ms / report.baselineMs;
+          const times = ratio(report.took, report.baseline);
           assert.ok(
-            ratio <= MAX_RATIO,
-            `${where}: took ${report.ms.toFixed(0)} ms, ${ratio.toFixed(1)}x JSON.parse (${
-              report.baselineMs.toFixed(0)
-            } ms)`,
+            times <= MAX_RATIO,
+            `${where}: took ${describeElapsed(report.took)}, ${times.toFixed(1)}x JSON.parse (${
+              describeElapsed(report.baseline)
+            })`,
           );
           assert.ok(report.longestLine <= MAX_LINE, `${where}: a line of ${report.longestLine}`);
           // The warnings, the line that counts the others, and the report of the policies.
