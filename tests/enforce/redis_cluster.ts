@@ -130,7 +130,8 @@ export async function startRedisCluster(
         const server = await startRedisServer(nodeDir, {
           password,
           pickPort: freeFixedPort,
-          config: [
+          // A function: a start that finds a port taken draws the bus port again too.
+          config: () => [
             "cluster-enabled yes",
             "cluster-config-file nodes.conf",
             // The bus on a free port of its own: client port + 10,000 may be taken or beyond 65,535.

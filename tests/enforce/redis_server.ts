@@ -46,8 +46,12 @@ export interface RedisServer extends AsyncDisposable {
 export interface RedisServerOptions {
   /** The password (default: a random one). Nodes of one cluster share theirs. */
   password?: string;
-  /** More configuration lines (a cluster node's settings). */
-  config?: string[];
+  /**
+   * More configuration lines (a cluster node's settings), or what makes them:
+   * called again for each new attempt when a port was taken (a cluster
+   * node's bus port is drawn there), and not on a restart, which keeps them.
+   */
+  config?: string[] | (() => string[]);
   /**
    * Picks the port (default: `freePort`, in the ephemeral range); a server
    * that other nodes keep calling while it is down needs one outside it.
@@ -63,6 +67,7 @@ export async function startRedisServer(
   const password = options.password ?? crypto.randomUUID().replaceAll("-", "");
   let child: Deno.ChildProcess | null = null;
   let port = 0;
+  let extra: string[] = [];
 
   async function stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
     if (child === null) return;
@@ -80,8 +85,11 @@ export async function startRedisServer(
   async function launch(fixedPort?: number): Promise<void> {
     for (let attempt = 1;; attempt++) {
       port = fixedPort ?? (options.pickPort ?? freePort)();
+      if (fixedPort === undefined) {
+        extra = typeof options.config === "function" ? options.config() : options.config ?? [];
+      }
       const config = `${dir}/redis.conf`;
-      await Deno.writeTextFile(config, redisConfig(dir, port, password, options.config));
+      await Deno.writeTextFile(config, redisConfig(dir, port, password, extra));
       const started = new Deno.Command("redis-server", {
         args: [config],
         stdin: "null",
@@ -92,8 +100,9 @@ export async function startRedisServer(
       if (await listening(port, started)) return;
       await stop();
       const log = await Deno.readTextFile(`${dir}/redis.log`).catch(() => "");
-      // Another process may have taken the port between freePort() and redis-server.
-      if (attempt < 3 && /Address already in use/.test(log)) continue;
+      // Another process may have taken a port between its draw and redis-server: new ones. A
+      // restart keeps its port (others know it), so it has nothing else to try.
+      if (fixedPort === undefined && attempt < 3 && /Address already in use/.test(log)) continue;
       throw new Error(`redis-server did not start:\n${log}`);
     }
   }
