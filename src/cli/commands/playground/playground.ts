@@ -38,9 +38,9 @@ export const PLAYGROUND_SPEC: CommandSpec = {
     "Serves the playground page on http://127.0.0.1:<port>/ (default 4010), preloaded with",
     "the working folder's draft (else its bundle; or the file named) and its suites",
     "(suite.json and *.suite.json up to three folders deep; or --suite <file or folder>, a",
-    "folder's suite.json and *.suite.json), and pushes them to the page whenever one changes. Only this machine can",
-    "reach it; it never writes. --open starts the system's browser on it. Runs until",
-    "stopped (Ctrl-C).",
+    "folder's suite.json and *.suite.json), and pushes them to the page whenever one",
+    "changes. Only this machine can reach it; it never writes. --open starts the system's",
+    "browser on it. Runs until stopped (Ctrl-C).",
   ].join("\n"),
   flags: {
     port: {
@@ -53,7 +53,7 @@ export const PLAYGROUND_SPEC: CommandSpec = {
       value: "<path>",
       multiple: true,
       description:
-        "the suites to follow: a file, or every suite.json and *.suite.json below a folder (repeatable)",
+        "the suites to follow: a file, or a folder's suite.json and *.suite.json (repeatable)",
     },
     open: { type: "boolean", description: "open the page in the system's browser" },
   },

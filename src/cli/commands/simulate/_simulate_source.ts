@@ -54,26 +54,18 @@ export interface SimulationSource {
 /** The bundle (or with `--draft` the draft's bundle) that `simulate` evaluates. */
 export async function simulationSource(session: Session): Promise<SimulationSource> {
   if (session.has("draft")) return await fromDraft(session);
-  try {
-    return await fromBundle(session);
-  } catch (error) {
-    throw await unbuilt(session, error);
-  }
-}
-
-/**
- * The error of a bundle that was never built (the configured bundle is
- * missing), with a hint: build it, or evaluate the draft as it stands.
- */
-async function unbuilt(session: Session, error: unknown): Promise<unknown> {
-  if (!isPolicyError(error, "BUNDLE_READ_ERROR") || session.has("bundle")) return error;
   const { file } = await bundleDocument(session);
-  return await explainUnbuilt(
-    session,
-    error,
-    file,
-    "add --draft to evaluate the draft as it stands",
-  );
+  try {
+    return await fromBundle(session, file);
+  } catch (error) {
+    // A bundle never built: build it, or evaluate the draft as it stands.
+    throw await explainUnbuilt(
+      session,
+      error,
+      file,
+      "add --draft to evaluate the draft as it stands",
+    );
+  }
 }
 
 /**
@@ -109,9 +101,8 @@ async function fromDraft(session: Session): Promise<SimulationSource> {
  * `--skip-verify` evaluates a bundle whose signature is not to be checked;
  * its checksum must still match.
  */
-async function fromBundle(session: Session): Promise<SimulationSource> {
+async function fromBundle(session: Session, file: string): Promise<SimulationSource> {
   const config = await session.config();
-  const { file } = await bundleDocument(session);
   const nothing = { algorithm: null, keyId: null, keySource: null };
   // Every usage error before anything is read.
   const keyAlgorithm = verifyAlgorithm(session);

@@ -66,8 +66,7 @@ export const SIMULATE_SPEC: CommandSpec = {
       type: "string",
       value: "<path>",
       multiple: true,
-      description:
-        "run a suite file, or every suite.json and *.suite.json below a folder (repeatable)",
+      description: "run a suite file, or a folder's suite.json and *.suite.json (repeatable)",
     },
     run: {
       type: "string",
