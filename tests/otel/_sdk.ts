@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  AggregationTemporality,
   type DataPoint,
   type Histogram,
   MeterProvider,
@@ -42,8 +43,21 @@ export type Point = [Record<string, unknown>, number];
 
 /** The three SDKs, a telemetry on them, and what they collected. */
 export class Sdk {
-  readonly reader = new TestReader();
-  readonly meterProvider = new MeterProvider({ readers: [this.reader] });
+  readonly reader: TestReader;
+  readonly meterProvider: MeterProvider;
+
+  /**
+   * With `delta`, each collection reports only what was recorded or
+   * observed since the last one (a gauge no callback observes any more is
+   * absent); else cumulative, as a Prometheus exporter reads.
+   */
+  constructor({ delta = false }: { delta?: boolean } = {}) {
+    this.reader = new TestReader(
+      delta ? { aggregationTemporalitySelector: () => AggregationTemporality.DELTA } : {},
+    );
+    this.meterProvider = new MeterProvider({ readers: [this.reader] });
+  }
+
   readonly spanExporter = new InMemorySpanExporter();
   readonly tracerProvider = new TracerProvider({
     spanProcessors: [new SimpleSpanProcessor({ exporter: this.spanExporter })],

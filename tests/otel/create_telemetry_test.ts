@@ -142,7 +142,32 @@ Deno.test("a local client and an enforcer report every name of docs/observabilit
       await client.close();
       await sdk.shutdown();
     }
-    // Closed: the client is no longer observed.
+  });
+});
+
+Deno.test("a closed client is no longer observed by the gauges", async () => {
+  await withTempDir(async (dir) => {
+    // Delta: a collection shows only the series observed in it.
+    const sdk = new Sdk({ delta: true });
+    const bundlePath = `${dir}/bundle.json`;
+    await writeFile(bundlePath, JSON.stringify(bundle(7)));
+    const client = await createLocalClient({
+      bundlePath,
+      allowUnsigned: true,
+      clock: new FakeClock(),
+      telemetry: sdk.telemetry(),
+    });
+    try {
+      assert.deepEqual(await sdk.points("policy.bundle.version"), [[
+        { "policy.origin": "local" },
+        7,
+      ]]);
+      await client.close();
+      assert.deepEqual(await sdk.points("policy.bundle.version"), []);
+    } finally {
+      await client.close();
+      await sdk.shutdown();
+    }
   });
 });
 
@@ -399,8 +424,11 @@ Deno.test("createTelemetry and the telemetry options refuse what they cannot use
     () => createEnforcer({ telemetri: createTelemetry() } as never),
     /unknown option "telemetri"; did you mean "telemetry"\?/,
   );
-  assertThrowsCode(
-    () => createEnforcer({ telemetry: { ...createTelemetry(), evaluateSampleRate: -1 } }),
+  // A telemetry whose methods are all there (on its prototype) but whose rate is out of range.
+  const outOfRange = Object.assign(Object.create(createTelemetry()), { evaluateSampleRate: -1 });
+  const refused = assertThrowsCode(
+    () => createEnforcer({ telemetry: outOfRange }),
     "INVALID_OPTIONS",
   );
+  assert.match(refused.message, /evaluateSampleRate must be a number from 0 to 1/);
 });
