@@ -78,13 +78,21 @@ export const stringField: Field = {
       : `must be a non-empty string; got ${describeValue(value)}`,
 };
 
+/** A whole number of `what` (bytes, records), at least 1. */
+function countOf(what: string): Field {
+  return {
+    check: (value) =>
+      typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+        ? undefined
+        : `must be a whole number of ${what}, at least 1; got ${describeValue(value)}`,
+  };
+}
+
 /** A whole number of bytes, at least 1. */
-export const bytesField: Field = {
-  check: (value) =>
-    typeof value === "number" && Number.isSafeInteger(value) && value >= 1
-      ? undefined
-      : `must be a whole number of bytes, at least 1; got ${describeValue(value)}`,
-};
+export const bytesField: Field = countOf("bytes");
+
+/** A whole number of records, at least 1. */
+export const recordsField: Field = countOf("records");
 
 /** Milliseconds a timer can wait: above 0, at most 2^31 - 1. */
 export const durationField: Field = {

@@ -17,11 +17,14 @@ interface Series {
 export class Tally {
   readonly #series = new Map<string, Series>();
 
-  /** Adds `n` to the series `key`, made with `attributes()` on its first count. */
-  add(key: string, n: number, attributes: () => Attributes): void {
+  /**
+   * Adds `n` to the series `key`, made with `attributes(key)` on its first
+   * count (a function made once, not per call: the key says what it needs).
+   */
+  add(key: string, n: number, attributes: (key: string) => Attributes): void {
     const series = this.#series.get(key);
     if (series !== undefined) series.value += n;
-    else this.#series.set(key, { attributes: Object.freeze(attributes()), value: n });
+    else this.#series.set(key, { attributes: Object.freeze(attributes(key)), value: n });
   }
 
   /** Reports every series. */

@@ -7,12 +7,12 @@
  */
 import { type Clock, SYSTEM_CLOCK } from "../public/clock.ts";
 import {
-  bytesField,
   checkOptions,
   clockField,
   durationField,
   type Fields,
   invalidOption,
+  recordsField,
   required,
 } from "../_internal/check_options.ts";
 import type { DecisionRecord } from "../clients/types.ts";
@@ -65,8 +65,8 @@ export interface OtelDecisionLog extends AsyncDisposable {
 
 const FIELDS: Fields = {
   telemetry: required(telemetryField),
-  maxBufferRecords: bytesField,
-  flushRecords: bytesField,
+  maxBufferRecords: recordsField,
+  flushRecords: recordsField,
   flushIntervalMs: durationField,
   clock: clockField,
 };

@@ -322,7 +322,7 @@ class OtelTelemetryImpl implements OtelTelemetry {
 
   recordEvaluationError(errorType: string): void {
     this.#instruments();
-    this.#evaluationErrors.add(errorType, 1, () => ({ [ATTRIBUTES.errorType]: errorType }));
+    this.#evaluationErrors.add(errorType, 1, errorTypeAttributes);
   }
 
   recordBundleUpdate(update: TelemetryBundleUpdate): void {
@@ -346,10 +346,7 @@ class OtelTelemetryImpl implements OtelTelemetry {
 
   recordRateLimit(result: RateLimitResult, policyKey: string): void {
     this.#instruments();
-    this.#rateLimits.add(`${result}\u0000${policyKey}`, 1, () => ({
-      [ATTRIBUTES.rateLimitResult]: result,
-      [ATTRIBUTES.policyKey]: policyKey,
-    }));
+    this.#rateLimits.add(`${result}\u0000${policyKey}`, 1, rateLimitAttributes);
   }
 
   recordStoreCall(call: TelemetryStoreCall): void {
@@ -361,12 +358,12 @@ class OtelTelemetryImpl implements OtelTelemetry {
 
   recordDecisionLogRecords(count: number): void {
     this.#instruments();
-    this.#logRecords.add("", count, () => ({}));
+    this.#logRecords.add("", count, noAttributes);
   }
 
   recordDecisionLogDropped(reason: DecisionLogDropReason, count: number): void {
     this.#instruments();
-    this.#logDropped.add(reason, count, () => ({ [ATTRIBUTES.dropReason]: reason }));
+    this.#logDropped.add(reason, count, dropReasonAttributes);
   }
 
   recordFlagEvaluation(evaluation: TelemetryFlagEvaluation): void {
@@ -420,6 +417,21 @@ class OtelTelemetryImpl implements OtelTelemetry {
     return () => void this.#clients.delete(entry);
   }
 }
+
+// The attributes of a tallied series, from its key (`Tally.add`).
+const errorTypeAttributes = (errorType: string): Attributes => ({
+  [ATTRIBUTES.errorType]: errorType,
+});
+const noAttributes = (): Attributes => ({});
+const dropReasonAttributes = (reason: string): Attributes => ({ [ATTRIBUTES.dropReason]: reason });
+/** `<result>\u0000<policyKey>`: the result is one of a few words, never holding a NUL. */
+const rateLimitAttributes = (key: string): Attributes => {
+  const at = key.indexOf("\u0000");
+  return {
+    [ATTRIBUTES.rateLimitResult]: key.slice(0, at),
+    [ATTRIBUTES.policyKey]: key.slice(at + 1),
+  };
+};
 
 /**
  * The attributes of a `feature_flag.evaluation` event, as the OpenTelemetry
