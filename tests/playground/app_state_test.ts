@@ -93,5 +93,7 @@ Deno.test("what the page says stays until the state it was said in changes", asy
   // Said once: a later change does not clear it again.
   app.set({ contextText: "{}" });
   assert.deepEqual(said, ["Saved the context.", ""]);
+  // Two reads of the same state are the same shared state; a field changed is not.
   assert.equal(sameShared(app.shared(), app.shared()), true);
+  assert.equal(sameShared(app.shared(), { ...app.shared(), suite: "another suite" }), false);
 });
