@@ -12,13 +12,13 @@
  */
 import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import type { HammerJob } from "./_hammer.ts";
-import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./redis_clients.ts";
+import { connectClient, connectClusterClient, STORE_TIMEOUT_MS } from "./redis_clients.ts";
 
 const job = JSON.parse(Deno.args[0]!) as HammerJob;
 await using client = job.cluster === undefined
   ? await connectClient(job.kind, job.url!)
   : await connectClusterClient(job.kind, job.cluster);
-const store = createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS });
+const store = createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS });
 console.log("ready");
 await Deno.stdin.readable.getReader().read(); // the go
 const stopAt = Date.now() + job.durationMs;

@@ -19,7 +19,7 @@ import {
  * a hang into a failure. A loaded CI machine can stall a process for longer
  * than the default 200 ms (a check then fails that the test expects to count).
  */
-export const HANG_BOUND_MS = 10_000;
+export const STORE_TIMEOUT_MS = 10_000;
 
 /** Which client library. */
 export type ClientKind = "redis" | "ioredis";

@@ -21,7 +21,7 @@ import type { RedisCluster } from "./redis_cluster.ts";
 import {
   type ClientKind,
   connectClusterClient,
-  HANG_BOUND_MS,
+  STORE_TIMEOUT_MS,
   type TestRedisClient,
 } from "./redis_clients.ts";
 import { redisClusterTest } from "./_redis_test.ts";
@@ -56,7 +56,7 @@ function jobs(cluster: RedisCluster, durationMs: number, failuresExpected = fals
 
 /** What EXACT counted, read through the store: a check under its limit says what remains. */
 async function exactTotal(commands: RedisCommands): Promise<number> {
-  const store = createRedisStore(commands, { timeoutMs: HANG_BOUND_MS });
+  const store = createRedisStore(commands, { timeoutMs: STORE_TIMEOUT_MS });
   const { remaining } = await store.hit(EXACT.bucket, EXACT.limit, EXACT.windowMicros);
   return EXACT.limit - 1 - remaining; // this check counted itself
 }

@@ -18,7 +18,7 @@ import {
 import type { Decision } from "../../src/engine/mod.ts";
 import { assertThrowsCode } from "../_assert_policy_error.ts";
 import type { RedisCluster } from "./redis_cluster.ts";
-import { connectClient, connectClusterClient, HANG_BOUND_MS } from "./redis_clients.ts";
+import { connectClient, connectClusterClient, STORE_TIMEOUT_MS } from "./redis_clients.ts";
 import { redisClusterTest } from "./_redis_test.ts";
 
 /** Per node: calls of EVAL, EVALSHA, and errors by prefix, since the last CONFIG RESETSTAT. */
@@ -52,7 +52,7 @@ redisClusterTest(
     await using nodeRedis = await connectClusterClient("redis", cluster);
     await using ioredis = await connectClusterClient("ioredis", cluster);
     const stores = [nodeRedis, ioredis].map((client) =>
-      createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS })
+      createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS })
     );
     const buckets = await bucketsByMaster(cluster);
     const topology = await cluster.nodes();

@@ -13,7 +13,7 @@ import { checkAndCount, LAYOUT_VERSION } from "../../src/enforce/redis/_check_an
 import { createRedisStore, type RedisCommands } from "../../src/enforce/redis/mod.ts";
 import { LONG } from "../_long.ts";
 import { LAYOUT_1_SCRIPT } from "./layout_1_script.ts";
-import { connectClient, HANG_BOUND_MS } from "./redis_clients.ts";
+import { connectClient, STORE_TIMEOUT_MS } from "./redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import {
   type Answer,
@@ -221,7 +221,7 @@ redisTest(
   async (server) => {
     await using client = await connectClient("redis", server.url);
     const redis = client.commands;
-    const store = createRedisStore(redis, { timeoutMs: HANG_BOUND_MS });
+    const store = createRedisStore(redis, { timeoutMs: STORE_TIMEOUT_MS });
     for (let i = 0; i < 3; i++) assert.ok((await store.hit("b", 3, 60e6)).admitted);
     assert.equal((await store.hit("b", 3, 60e6)).admitted, false);
     assert.equal(await redis.send(["TYPE", "policy:throttle:v2:b"]), "hash");

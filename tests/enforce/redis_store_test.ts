@@ -12,7 +12,7 @@ import { createEnforcer } from "../../src/enforce/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode, assertThrowsCode } from "../_assert_policy_error.ts";
 import { enforcementClient, TARGETS } from "./fixtures.ts";
-import { type ClientKind, connectClient, HANG_BOUND_MS } from "./redis_clients.ts";
+import { type ClientKind, connectClient, STORE_TIMEOUT_MS } from "./redis_clients.ts";
 import { redisTest } from "./_redis_test.ts";
 import { type Answer, assertGuarantee, fc, play, SEED, timeline } from "./_window_scenarios.ts";
 import { answersOf, hammer } from "./_hammer.ts";
@@ -46,7 +46,7 @@ test("Redis: node-redis and ioredis count in one bucket, on the server's clock, 
   await using nodeRedis = await connectClient("redis", server.url);
   await using ioredis = await connectClient("ioredis", server.url);
   const stores = [nodeRedis, ioredis].map((client) =>
-    createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS })
+    createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS })
   );
   const admitted = [];
   for (let i = 0; i < 8; i++) admitted.push((await stores[i % 2]!.hit("b", 5, 60e6)).admitted);
@@ -59,14 +59,14 @@ test("Redis: node-redis and ioredis count in one bucket, on the server's clock, 
   assert.ok(ttl > 60_000 && ttl <= 63_000, `expires with its last slot: ${ttl} ms`);
   const prefixed = createRedisStore(nodeRedis.commands, {
     prefix: "other:",
-    timeoutMs: HANG_BOUND_MS,
+    timeoutMs: STORE_TIMEOUT_MS,
   });
   assert.ok((await prefixed.hit("b", 5, 60e6)).admitted, "another prefix, another bucket");
 });
 
 test("Redis: the script is sent again when the server lost it (NOSCRIPT)", async (server) => {
   await using client = await connectClient("ioredis", server.url);
-  const store = createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS });
+  const store = createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS });
   assert.ok((await store.hit("a", 2, 1e6)).admitted);
   await client.commands.send(["SCRIPT", "FLUSH"]);
   assert.ok((await store.hit("a", 2, 1e6)).admitted);

@@ -14,7 +14,7 @@ import { createRedisStore } from "../../src/enforce/redis/mod.ts";
 import type { PolicyError } from "../../src/engine/mod.ts";
 import { assertRejectsCode } from "../_assert_policy_error.ts";
 import { enforcementClient, TARGETS } from "../enforce/fixtures.ts";
-import { type ClientKind, connectClient, HANG_BOUND_MS } from "../enforce/redis_clients.ts";
+import { type ClientKind, connectClient, STORE_TIMEOUT_MS } from "../enforce/redis_clients.ts";
 import { type Resp, startFakeRedis } from "./_fake_redis.ts";
 
 const NOW = 1_767_225_600_000_000;
@@ -64,7 +64,7 @@ for (const { kind, protocols } of SETUPS) {
   Deno.test(`hostile Redis (${setup}): a reply that is not the script's is THROTTLE_STORE_UNAVAILABLE`, async () => {
     await using fake = startFakeRedis({ protocols });
     await using client = await connectClient(kind, fake.url, { failFast: true });
-    const store = createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS });
+    const store = createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS });
     // The fake answers like Redis when the reply is right: the failures below are the replies'.
     fake.scriptReply = [1, 2, 60_000_000, 0, NOW];
     assert.deepEqual(await store.hit("b", 3, 60e6), {
@@ -88,7 +88,7 @@ for (const { kind, protocols } of SETUPS) {
   Deno.test(`hostile Redis (${setup}): the enforcer applies whenStoreFails and calls onError, never NaN`, async () => {
     await using fake = startFakeRedis({ protocols });
     await using client = await connectClient(kind, fake.url, { failFast: true });
-    const store = createRedisStore(client.commands, { timeoutMs: HANG_BOUND_MS });
+    const store = createRedisStore(client.commands, { timeoutMs: STORE_TIMEOUT_MS });
     const { evaluate } = enforcementClient(3, 60);
     const context = { tenant: "acme" };
     const decision = evaluate({ target: TARGETS.throttle, context });
