@@ -171,12 +171,13 @@ export const runInspect = defineCommand(INSPECT_SPEC, async (session) => {
     }
   }
   await session.config();
-  const { file } = await bundleDocument(session);
+  const document = await bundleDocument(session);
+  const { file } = document;
   const key = showSignature ? await verificationKey(session, algorithm) : null;
   if (key !== null) out.note(`verifying with ${key.algorithm} key from ${key.source}`);
   // The library's load pipeline, reporting (not throwing) what makes the bundle untrusted.
   const loaded = await inspectBundleFile(session, file, key).catch(async (error) => {
-    throw await explainUnbuilt(session, error, file);
+    throw await explainUnbuilt(session, error, document);
   });
   const bundle = loaded.document;
   const failure = loaded.integrity;

@@ -58,11 +58,12 @@ export const runSign = defineCommand(SIGN_SPEC, async (session) => {
   const settings = await signingSettings(session, block, "sign.signing");
   const license = await requireToolkitLicense(session, "sign");
   const key = await readSigningKey(session, settings);
-  const { file } = await bundleDocument(session);
+  const document = await bundleDocument(session);
+  const { file } = document;
   return await session.exclusive(async () => {
     // The library's pipeline; the old signature is being replaced, so only the checksum counts.
     const loaded = await readBundleFileUnverified(session, file).catch(async (error) => {
-      throw await explainUnbuilt(session, error, file);
+      throw await explainUnbuilt(session, error, document);
     });
     const bundle = loaded.document;
     const previous = bundle.signature;

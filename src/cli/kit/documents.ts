@@ -54,7 +54,7 @@ export async function bundleDocument(session: Session): Promise<ChosenDocument> 
 }
 
 /**
- * `error` as a command that reads the bundle (`file`, from
+ * `error` as a command that reads the bundle (`bundle`, from
  * {@link bundleDocument}) throws it, with a hint when it is the configured
  * bundle missing because nothing was built yet: build it from the draft
  * (or, when there is none, start one). `instead` is what the command
@@ -64,11 +64,11 @@ export async function bundleDocument(session: Session): Promise<ChosenDocument> 
 export async function explainUnbuilt(
   session: Session,
   error: unknown,
-  file: string,
+  bundle: ChosenDocument,
   instead?: string,
 ): Promise<unknown> {
-  if (!isPolicyError(error, "BUNDLE_READ_ERROR") || session.has("bundle")) return error;
-  if (await exists(session.files, file)) return error;
+  if (!isPolicyError(error, "BUNDLE_READ_ERROR") || bundle.source !== "bundle.path") return error;
+  if (await exists(session.files, bundle.file)) return error;
   const draft = await exists(session.files, (await session.config()).draftPath);
   return withHint(
     error,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CompiledBundle } from "../../../engine/compile_bundle.ts";
-import { isPolicyError, PolicyError } from "../../../public/policy_error.ts";
+import { PolicyError } from "../../../public/policy_error.ts";
 import type { LoadedBundle } from "../../../verify/load_bundle.ts";
 import type { Session } from "../../kit/session.ts";
 import {
@@ -54,15 +54,15 @@ export interface SimulationSource {
 /** The bundle (or with `--draft` the draft's bundle) that `simulate` evaluates. */
 export async function simulationSource(session: Session): Promise<SimulationSource> {
   if (session.has("draft")) return await fromDraft(session);
-  const { file } = await bundleDocument(session);
+  const document = await bundleDocument(session);
   try {
-    return await fromBundle(session, file);
+    return await fromBundle(session, document.file);
   } catch (error) {
     // A bundle never built: build it, or evaluate the draft as it stands.
     throw await explainUnbuilt(
       session,
       error,
-      file,
+      document,
       "add --draft to evaluate the draft as it stands",
     );
   }
