@@ -77,6 +77,15 @@ export {
   policiesOf,
 } from "./compile_bundle.ts";
 export { createEvaluator, evaluate, type EvaluateOptions, type Evaluator } from "./evaluate.ts";
-export * from "./trace_evaluation.ts";
+// Not rulesThatFire: what suites count as covered (src/authoring/suite.ts), not an API.
+export {
+  type CandidateTrace,
+  type EvaluationTrace,
+  type FiredRuleTrace,
+  type RuleOutcome,
+  type RuleTrace,
+  type SkippedRuleTrace,
+  traceEvaluation,
+} from "./trace_evaluation.ts";
 export * from "./condition_trace.ts";
 export { formatCondition, formatConditionTrace } from "./format_condition.ts";
