@@ -182,17 +182,24 @@ export class BundleSlot {
     this.#stopWatching = watchExpiry(freshness, skew, this.#clock, () => {
       const live = this.#live;
       const error = expiredError(freshness, skew, "the bundle in force");
-      const telemetry = this.#options.telemetry;
       this.#expired = true;
       this.#current = Object.freeze({
-        evaluate: () => {
-          telemetry?.recordEvaluationError("BUNDLE_EXPIRED");
+        // Counted (and traced) as any evaluator's error is.
+        evaluate: this.#counted(() => {
           throw expiredError(freshness, skew, "the bundle in force");
-        },
+        }, live.status),
         status: live.status,
         loaded: live.loaded,
       });
       this.onExpired?.(error);
+    });
+  }
+
+  /** `evaluate` as the telemetry sees it: its decisions and errors counted, sampled spans. */
+  #counted(evaluate: Evaluator, status: BundleStatus): Evaluator {
+    return withTelemetry(evaluate, status, this.#options.telemetry, {
+      random: () => this.#env.random(),
+      clock: this.#clock,
     });
   }
 
@@ -203,12 +210,13 @@ export class BundleSlot {
       ...(this.#options.contextPolicy !== undefined &&
         { contextPolicy: this.#options.contextPolicy }),
     });
-    const counted = withTelemetry(evaluate, loaded.status, this.#options.telemetry, {
-      random: () => this.#env.random(),
-      clock: this.#clock,
-    });
     return Object.freeze({
-      evaluate: withDecisionLog(counted, loaded.status, this.#options, this.#env),
+      evaluate: withDecisionLog(
+        this.#counted(evaluate, loaded.status),
+        loaded.status,
+        this.#options,
+        this.#env,
+      ),
       status: loaded.status,
       loaded,
     });

@@ -4,6 +4,7 @@
 // server and status; updates by outcome and error.type; the state gauges
 // (degraded, stale, consecutive failures, the freshness statement's age and
 // expiry); BUNDLE_STALE counted as an evaluation error.
+import { DEFAULT_CLOCK_SKEW_MS } from "../../src/verify/verify_freshness.ts";
 import assert from "node:assert/strict";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { createRemoteClient, signFreshness } from "../../mod.ts";
@@ -164,6 +165,13 @@ test("a freshness statement in force: its age and time to expiry as gauges, in s
     assert.deepEqual(await sdk.points("policy.bundle.age"), [[{ "policy.origin": "remote" }, 720]]);
     assert.deepEqual(await sdk.points("policy.bundle.expires_in"), [
       [{ "policy.origin": "remote" }, 3000],
+    ]);
+    // Expired: an evaluation is refused, and counted as an evaluation error with its code.
+    clock.tick(3_000_000 + DEFAULT_CLOCK_SKEW_MS + 1);
+    const request = { target: { service: "s", resource: "r", action: "a" } };
+    assert.throws(() => client.evaluate(request), /BUNDLE_EXPIRED|expired/);
+    assert.deepEqual(await sdk.points("policy.evaluation.errors"), [
+      [{ "error.type": "BUNDLE_EXPIRED" }, 1],
     ]);
   } finally {
     await client.close();
