@@ -94,6 +94,14 @@ export const bytesField: Field = countOf("bytes");
 /** A whole number of records, at least 1. */
 export const recordsField: Field = countOf("records");
 
+/** A rate: a number from 0 to 1 (sampling). */
+export const rateField: Field = {
+  check: (value) =>
+    typeof value === "number" && value >= 0 && value <= 1
+      ? undefined
+      : `must be a number from 0 to 1; got ${describeValue(value)}`,
+};
+
 /** Milliseconds a timer can wait: above 0, at most 2^31 - 1. */
 export const durationField: Field = {
   check: (value) =>

@@ -5,10 +5,10 @@ import { EVALUATE_FIELDS } from "../engine/evaluate.ts";
 import {
   booleanField,
   bytesField,
-  describeValue,
   type Fields,
   functionField,
   objectField,
+  rateField,
   stringListField,
 } from "../_internal/check_options.ts";
 import { importVerifyKey } from "../verify/import_key.ts";
@@ -30,12 +30,7 @@ export const COMMON_FIELDS: Fields = {
   ...FRESHNESS_FIELDS,
   onDecision: functionField,
   decisionLog: objectField({
-    sampleRate: {
-      check: (value) =>
-        typeof value === "number" && value >= 0 && value <= 1
-          ? undefined
-          : `must be a number from 0 to 1; got ${describeValue(value)}`,
-    },
+    sampleRate: rateField,
     maskContextKeys: stringListField(MAX_MASKED_KEYS),
   }, "{ sampleRate?, maskContextKeys? }"),
   telemetry: telemetryField,

@@ -23,6 +23,7 @@ import {
   describeValue,
   type Field,
   type Fields,
+  rateField,
 } from "../_internal/check_options.ts";
 import type { Decision } from "../engine/types.ts";
 import type {
@@ -129,12 +130,7 @@ const FIELDS: Fields = {
   meterProvider: providerField("getMeter"),
   tracerProvider: providerField("getTracer"),
   loggerProvider: providerField("getLogger"),
-  evaluateSampleRate: {
-    check: (value) =>
-      typeof value === "number" && value >= 0 && value <= 1
-        ? undefined
-        : `must be a number from 0 to 1; got ${describeValue(value)}`,
-  },
+  evaluateSampleRate: rateField,
   ruleIdAttribute: booleanField,
 };
 

@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // The `telemetry` option of every factory that takes one (docs/observability.md),
 // for the library's one option checker.
-import { describeValue, type Field } from "../_internal/check_options.ts";
+import { describeValue, type Field, rateField } from "../_internal/check_options.ts";
 
 /** The methods a `Telemetry` must have. */
 const METHODS = [
@@ -37,9 +37,7 @@ export const telemetryField: Field = {
         missing.map((m) => `${m}()`).join(", ")
       } missing`;
     }
-    const rate = record.evaluateSampleRate;
-    return typeof rate === "number" && rate >= 0 && rate <= 1
-      ? undefined
-      : `.evaluateSampleRate must be a number from 0 to 1; got ${describeValue(rate)}`;
+    const wrong = rateField.check(record.evaluateSampleRate, "evaluateSampleRate");
+    return wrong === undefined ? undefined : `.evaluateSampleRate ${wrong}`;
   },
 };
