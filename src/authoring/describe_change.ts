@@ -9,6 +9,7 @@
  */
 import type { FieldChange, RankEntry } from "../diff/mod.ts";
 import { formatCondition } from "../engine/format_condition.ts";
+import { cutText } from "../_internal/cut_text.ts";
 
 /**
  * For example `priority: 10 -> 20` (`->` by default; the page uses an
@@ -24,8 +25,7 @@ export function describeFieldChange(c: FieldChange, arrow = "->"): string {
 /** A condition in readable form, cut to 120 characters; `(none)` for null (absent). */
 function conditionText(value: unknown): string {
   if (value === null) return "(none)";
-  const text = formatCondition(value);
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+  return cutText(formatCondition(value), 120);
 }
 
 /** A ranking, strongest first: `deny (p/r), allow (defaults of p)`, or `(no rule)`. */
@@ -40,6 +40,5 @@ export function describeRanking(ranking: readonly RankEntry[]): string {
 
 /** A value as compact JSON, cut to 80 characters; `(none)` for null (absent). */
 export function shortJson(value: unknown): string {
-  const text = value === null ? "(none)" : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return cutText(value === null ? "(none)" : JSON.stringify(value), 80);
 }

@@ -22,6 +22,7 @@ import { isRecord } from "../_internal/guards.ts";
 import { suggest } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/describe_value.ts";
 import { CappedIssues } from "./capped_issues.ts";
+import { cutText } from "../_internal/cut_text.ts";
 
 /** `schemaVersion` of drafts. */
 export const DRAFT_SCHEMA_VERSION = "1.0";
@@ -204,19 +205,14 @@ function checkDraftPolicy(policy: unknown, index: number, issues: CappedIssues) 
       code: "RULE_TARGET_UNMATCHED",
       path: `${at}/rules/${i}/target`,
       message: `${name}, rule ${describeValue(id)}: target ${
-        shortText(target)
+        cutText(target, 120)
       } is neither the policy's discoveredTarget (${
-        shortText(expected)
+        cutText(expected, 120)
       }) nor the target of another of its rules, so no evaluation point found in the code reaches it${
-        close === undefined ? "" : `; did you mean ${shortText(close)}?`
+        close === undefined ? "" : `; did you mean ${cutText(close, 120)}?`
       }`,
     });
   });
-}
-
-/** `text` as a message quotes it: at most 120 characters. */
-function shortText(text: string): string {
-  return text.length <= 120 ? text : `${text.slice(0, 119)}…`;
 }
 
 /** True for `{service, resource, action}` with non-empty strings. */

@@ -19,6 +19,7 @@ import type { Output } from "../../kit/output.ts";
 import { exists } from "../../kit/read_document.ts";
 import { describeEffect, plural } from "../../kit/describe.ts";
 import { refuseUnknownOperators, UNKNOWN_OPERATORS_FLAG } from "./_unknown_operators.ts";
+import { cutText } from "../../../_internal/cut_text.ts";
 
 /** Where the warnings of an import go: {@link CappedWarnings} prints them, a test keeps them. */
 export interface WarningSink {
@@ -312,7 +313,7 @@ const LISTED_ERRORS = 5;
 /** A JSON Pointer as quoted in a warning: "/" for the root, at most 120 characters. */
 function shortPointer(path: string): string {
   if (path === "") return "/";
-  return path.length <= 120 ? path : `${path.slice(0, 119)}…`;
+  return cutText(path, 120);
 }
 
 /**
