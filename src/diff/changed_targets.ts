@@ -1,7 +1,7 @@
 // This module is browser compatible.
 import type { Policy, Target } from "../engine/types.ts";
 import { collectTargets } from "../engine/rank_target.ts";
-import { compareTargets, same, sameCondition } from "./diff_bundles.ts";
+import { compareTargets, same, sameField } from "./diff_bundles.ts";
 
 /** The fields of a rule that decide what it gives (`description` is for people). */
 const DECIDING_FIELDS = [
@@ -113,7 +113,7 @@ function sameRules(
     for (const field of DECIDING_FIELDS) {
       const x = Object.hasOwn(ruleA, field) ? ruleA[field] : undefined;
       const y = Object.hasOwn(ruleB, field) ? ruleB[field] : undefined;
-      if (!(field === "when" ? sameCondition(x, y) : same(x, y))) return false;
+      if (!sameField(field, x, y)) return false;
     }
   }
   return true;

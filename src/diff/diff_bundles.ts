@@ -228,7 +228,7 @@ function changedFields(
   for (const field of names) {
     const before = Object.hasOwn(a, field) ? a[field] : undefined;
     const after = Object.hasOwn(b, field) ? b[field] : undefined;
-    if (field === "when" ? sameCondition(before, after) : same(before, after)) continue;
+    if (sameField(field, before, after)) continue;
     changes.push({ field, old: before ?? null, new: after ?? null });
   }
   return changes;
@@ -265,8 +265,13 @@ export function same(a: unknown, b: unknown): boolean {
  * version's `v` and build metadata, a `like` pattern's redundant stars and
  * escapes, the order of `containsAny` and `containsAll` values).
  */
-export function sameCondition(a: unknown, b: unknown): boolean {
+function sameCondition(a: unknown, b: unknown): boolean {
   return same(a, b) || same(conditionMeaning(a), conditionMeaning(b));
+}
+
+/** Equality of a rule's `field` in two versions: `when` by meaning, the others by {@link same}. */
+export function sameField(field: string, a: unknown, b: unknown): boolean {
+  return field === "when" ? sameCondition(a, b) : same(a, b);
 }
 
 function diffRankings(
