@@ -187,10 +187,11 @@ export const runInspect = defineCommand(INSPECT_SPEC, async (session) => {
   if (key === null && failure?.code === "CHECKSUM_MISMATCH") {
     out.warn(failure.code, `${file}: ${failure.message}`);
   }
+  const result = inspectDocument(file, bundle, showPolicies, verification);
   out.result(
-    { ...inspectDocument(file, bundle, showPolicies, verification), warnings: out.warnings },
+    { ...result, warnings: out.warnings },
     () => {
-      if (showPolicies) printPolicies(out, file, bundle);
+      if (showPolicies) printPolicies(out, file, bundle, result.operators as string[]);
       if (verification !== null) renderVerification(out, verification);
     },
   );
@@ -247,8 +248,7 @@ function bundleOperators(bundle: RuntimeBundleV1): string[] {
  * `  operators eq, in, rollout (rollout added after the specification's: …)`:
  * what a runtime must know to decide as this bundle says.
  */
-function operatorsLine(bundle: RuntimeBundleV1): string {
-  const operators = bundleOperators(bundle);
+function operatorsLine(operators: readonly string[]): string {
   if (operators.length === 0) return "  operators (none)";
   const added = operators.filter((op) => (ADDED_OPERATORS as readonly string[]).includes(op));
   const note = added.length === 0
@@ -288,6 +288,7 @@ function printPolicies(
   out: { line(text?: string): void },
   file: string,
   bundle: RuntimeBundleV1,
+  operators: readonly string[],
 ): void {
   out.line(`bundle ${file}`);
   out.line(
@@ -303,7 +304,7 @@ function printPolicies(
         : `${bundle.signature.algorithm}, key id ${bundle.signature.keyId}`
     }`,
   );
-  out.line(operatorsLine(bundle));
+  out.line(operatorsLine(operators));
   for (const policy of bundle.policies) {
     const d = policy.defaults;
     out.line(
