@@ -37,15 +37,12 @@ export function planRequest(
   };
 }
 
-/** Evaluates the request of the flags and prints its decision. */
-export async function runRequest(session: Session): Promise<number> {
+/** Evaluates the request of the flags (read by `simulate`'s option check) and prints its decision. */
+export async function runRequest(
+  session: Session,
+  { target, context }: { target: Target; context: Record<string, unknown> },
+): Promise<number> {
   const out = session.out;
-  const target: Target = {
-    service: session.requireString("service", "(or --suite)"),
-    resource: session.requireString("resource", "(or --suite)"),
-    action: session.requireString("action", "(or --suite)"),
-  };
-  const context = parseContext(session.string("context"));
   const { file, source, compiled, verification } = await simulationSource(session);
   const { decision, trace } = planRequest(compiled, target, context, session.has("trace"));
   out.result(

@@ -13,6 +13,7 @@ import { VERIFY_ALGORITHM_FLAG } from "../../kit/verify_key.ts";
 import { plural } from "../../kit/describe.ts";
 import { scenarioFilter } from "./scenario_filter.ts";
 import { type FileStates, fileStates, waitForChange } from "./watch.ts";
+import type { Target } from "../../../engine/types.ts";
 import type { CommandSpec } from "../../kit/command_spec.ts";
 import { parseContext, runRequest } from "./request.ts";
 import { runSuites, type SuiteOptions } from "./suites.ts";
@@ -124,8 +125,8 @@ export const runSimulate = defineCommand(SIMULATE_SPEC, async (session) => {
 
 /** What the flags ask for, checked before anything is read. */
 interface SimulationOptions extends SuiteOptions {
-  /** `--suite`: run suites, not one request. */
-  suites: boolean;
+  /** Without `--suite`: the request of the flags (with it, the suites run). */
+  request: { target: Target; context: Record<string, unknown> } | null;
 }
 
 /**
@@ -172,18 +173,22 @@ function simulationOptions(session: Session): SimulationOptions {
   if (threshold !== null && !(threshold >= 0 && threshold <= 100)) {
     throw usageError(`--coverage-threshold is a percentage from 0 to 100, not ${threshold}`);
   }
-  if (!suites) {
-    for (const flag of ["service", "resource", "action"]) {
-      session.requireString(flag, "(or --suite)");
-    }
-    parseContext(session.string("context"));
-  }
-  return { suites, filter: run === undefined ? null : scenarioFilter(run), threshold };
+  const request = suites ? null : {
+    target: {
+      service: session.requireString("service", "(or --suite)"),
+      resource: session.requireString("resource", "(or --suite)"),
+      action: session.requireString("action", "(or --suite)"),
+    },
+    context: parseContext(session.string("context")),
+  };
+  return { request, filter: run === undefined ? null : scenarioFilter(run), threshold };
 }
 
 /** One run: a request or the suites. */
 async function runOnce(session: Session, options: SimulationOptions): Promise<number> {
-  return options.suites ? await runSuites(session, options) : await runRequest(session);
+  return options.request === null
+    ? await runSuites(session, options)
+    : await runRequest(session, options.request);
 }
 
 /**
