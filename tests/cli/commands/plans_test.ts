@@ -24,6 +24,16 @@ import {
 import { planKeys } from "../../../src/cli/commands/keys.ts";
 import { gracePeriod } from "../../../src/license/grace_period.ts";
 import { schemaUrl } from "../../../src/cli/kit/schema.ts";
+import { compileBundle } from "../../../src/engine/compile_bundle.ts";
+import { planRequest } from "../../../src/cli/commands/simulate/request.ts";
+import {
+  junitSuites,
+  planSuiteRun,
+  suiteExitCode,
+} from "../../../src/cli/commands/simulate/suites.ts";
+import { COVERAGE_SUITE } from "../../../src/cli/commands/simulate/_junit.ts";
+import { exitCodeFor } from "../../../src/cli/kit/errors.ts";
+import { FakeClock } from "../../_fake_clock.ts";
 
 const OPTIONS: BuildOptions = {
   env: "prod",
@@ -341,4 +351,59 @@ Deno.test("keys generate: a secret is printed, never written; a pair is written,
     privateKeyPath: "/k/private-key.pem",
     publicKeyPath: "/k/public-key.pem",
   });
+});
+
+Deno.test("simulate: a request's decision and trace, and suites' summary, coverage, exit code and JUnit", () => {
+  const compiled = compileBundle(BUNDLE);
+  const target = { service: "billing", resource: "invoice", action: "create" };
+  const one = planRequest(compiled, target, {}, false);
+  assert.deepEqual([one.decision.decision, one.decision.ruleId, one.trace], [
+    "allow",
+    "always",
+    null,
+  ]);
+  assert.equal(planRequest(compiled, target, {}, true).trace?.rulesSeen, 2);
+  const clock = new FakeClock();
+  const loaded = [{
+    path: "/s.suite.json",
+    name: "s",
+    skipped: 1,
+    scenarios: [
+      { name: "allowed", target, context: {}, expected: { decision: "allow" as const } },
+      { name: "wrong", target, context: {}, expected: { decision: "deny" as const } },
+    ],
+  }];
+  // Both rules have no condition: a scenario on the target exercises both.
+  const run = planSuiteRun(compiled, loaded, 100, clock, clock.now());
+  assert.deepEqual(run.summary, { scenarios: 2, passed: 1, failed: 1, skipped: 1, durationMs: 0 });
+  assert.deepEqual(run.suites.map((x) => [x.passed, x.failed, x.skipped]), [[1, 1, 1]]);
+  assert.deepEqual(run.coverage, {
+    activeRules: 2,
+    exercised: 2,
+    unexercised: [],
+    percent: 100,
+    threshold: 100,
+    belowThreshold: false,
+  });
+  assert.equal(suiteExitCode(run), exitCodeFor("SIMULATION_FAILED"));
+  // Passing, on another target: nothing exercised, below the threshold, its own exit code.
+  const elsewhere = [{
+    ...loaded[0]!,
+    scenarios: [{
+      name: "other",
+      target: { service: "search", resource: "query", action: "run" },
+      context: {},
+      expected: { decision: "deny" as const },
+    }],
+  }];
+  const short = planSuiteRun(compiled, elsewhere, 50, clock, clock.now());
+  assert.deepEqual([short.summary.failed, short.coverage.percent], [0, 0]);
+  assert.equal(short.coverage.belowThreshold, true);
+  assert.equal(suiteExitCode(short), exitCodeFor("COVERAGE_BELOW_THRESHOLD"));
+  assert.equal(suiteExitCode(planSuiteRun(compiled, elsewhere, null, clock, clock.now())), 0);
+  // JUnit: a testsuite per suite file, then the coverage's, failing below the threshold.
+  const junit = junitSuites(short, elsewhere, new Date(0));
+  assert.deepEqual(junit.map((x) => x.name), ["s", COVERAGE_SUITE]);
+  assert.equal(junit[1]!.cases[0]!.failure?.type, "COVERAGE_BELOW_THRESHOLD");
+  assert.equal(junitSuites(run, loaded, new Date(0))[1]!.cases[0]!.failure, null);
 });
