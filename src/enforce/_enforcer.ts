@@ -56,7 +56,7 @@ export const ENFORCER_FIELDS: Fields = {
 /** The enforcer of options already checked (a guard checks its own, which include these). */
 export function enforcerOf(options: EnforcerOptions): Enforcer {
   const { store, whenStoreFails = "closed", onError, telemetry, clock = SYSTEM_CLOCK } = options;
-  const counts = store ?? createMemoryStore(options.clock === undefined ? {} : { clock });
+  const counts = store ?? createMemoryStore({ clock });
   const report = onError ?? null;
   const system = typeof counts.system === "string" ? counts.system : null;
 
