@@ -3,7 +3,7 @@
 // docs/performance.md, computed from one run's results: every ratio taken
 // round by round, shown as its median with the lowest and highest round.
 import { nsRounds, type PeerResult } from "./report.ts";
-import { formatCount } from "./report.ts";
+import { formatCount } from "../_report.ts";
 import { formatRatioSpread, ratioSpread, type Spread } from "../_stats.ts";
 import { scenarioById } from "../scenarios/mod.ts";
 

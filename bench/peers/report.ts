@@ -3,9 +3,6 @@ import type { Measurement } from "./_measure.ts";
 import { formatCount, formatMs, markdownTable } from "../_report.ts";
 import { formatRatioSpread, type Spread } from "../_stats.ts";
 
-export { formatCount, formatMs, replaceBetweenMarkers } from "../_report.ts";
-export { formatRatio } from "../_stats.ts";
-
 /** One engine at one size: measured in every round, skipped (with the reason) or failed. */
 export interface PeerResult {
   engine: string;
