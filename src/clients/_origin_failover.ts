@@ -141,9 +141,7 @@ function fetchTelemetry(
 ): (status: number | null, error: PolicyError | null) => void {
   const { telemetry, clock } = context.config;
   if (telemetry === null) return () => {};
-  const url = new URL(origin.url);
-  const serverAddress = url.hostname;
-  const serverPort = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  const { serverAddress, serverPort } = origin;
   const span = startTimedSpan(telemetry, clock, SPAN_NAMES.bundleFetch, {
     kind: "client",
     attributes: {

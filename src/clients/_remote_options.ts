@@ -43,6 +43,9 @@ export interface Origin {
   url: string;
   /** `host:port`, for permission messages. */
   host: string;
+  /** The host name and the port (the scheme's default when none is written), for telemetry. */
+  serverAddress: string;
+  serverPort: number;
 }
 
 /** The checked options of a remote client. */
@@ -178,7 +181,18 @@ export async function resolveRemoteOptions(options: RemoteClientOptions): Promis
   const origins = bases.map((base: string | URL): Origin => {
     const href = new URL(base).href;
     const url = `${href.replace(/\/+$/, "")}/v1/${path}/bundle.json`;
-    return { base: href, url, host: new URL(url).host };
+    const parsed = new URL(url);
+    return {
+      base: href,
+      url,
+      host: parsed.host,
+      serverAddress: parsed.hostname,
+      serverPort: parsed.port !== ""
+        ? Number(parsed.port)
+        : parsed.protocol === "https:"
+        ? 443
+        : 80,
+    };
   });
   return {
     origins,
