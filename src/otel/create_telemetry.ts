@@ -278,19 +278,16 @@ class OtelTelemetryImpl implements OtelTelemetry {
     counted(METRICS.rateLimitRequests, this.#rateLimits);
     counted(METRICS.decisionLogRecords, this.#logRecords);
     counted(METRICS.decisionLogDropped, this.#logDropped);
-    const gauge = (
-      metric: typeof METRICS[keyof typeof METRICS],
-      value: (state: TelemetryClientState) => number | null,
-    ) =>
-      meter.createObservableGauge(metric.name, {
-        description: metric.description,
-        unit: metric.unit,
-      }).addCallback((result) => {
-        for (const read of this.#clients) {
-          const state = read();
-          const observed = value(state);
-          if (observed !== null) result.observe(observed, { [ATTRIBUTES.origin]: state.origin });
-        }
+    // The client gauges, observed together: each client's state is read once per collection.
+    type Value = (state: TelemetryClientState) => number | null;
+    const gauges: { gauge: otel.ObservableGauge; value: Value }[] = [];
+    const gauge = (metric: typeof METRICS[keyof typeof METRICS], value: Value) =>
+      gauges.push({
+        gauge: meter.createObservableGauge(metric.name, {
+          description: metric.description,
+          unit: metric.unit,
+        }),
+        value,
       });
     gauge(METRICS.bundleVersion, (state) => state.bundleVersion ?? -1);
     gauge(METRICS.bundleAge, (state) => state.ageSeconds);
@@ -298,6 +295,16 @@ class OtelTelemetryImpl implements OtelTelemetry {
     gauge(METRICS.clientStale, (state) => state.stale ? 1 : 0);
     gauge(METRICS.clientDegraded, (state) => state.degraded ? 1 : 0);
     gauge(METRICS.clientConsecutiveFailures, (state) => state.consecutiveFailures);
+    meter.addBatchObservableCallback((result) => {
+      for (const read of this.#clients) {
+        const state = read();
+        const attributes = { [ATTRIBUTES.origin]: state.origin };
+        for (const { gauge, value } of gauges) {
+          const observed = value(state);
+          if (observed !== null) result.observe(gauge, observed, attributes);
+        }
+      }
+    }, gauges.map(({ gauge }) => gauge));
     return {
       bundleUpdates: meter.createCounter(METRICS.bundleUpdates.name, {
         description: METRICS.bundleUpdates.description,
